@@ -1,0 +1,1 @@
+"""The UI-free core: parsing, segmenting, storage, retrieval. Never imports Textual."""

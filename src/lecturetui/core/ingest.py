@@ -1,0 +1,305 @@
+"""Files -> parsed lectures -> segments -> the store, one file per transaction.
+
+A bad file gets one clear message and leaves nothing behind; the batch goes on with the others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lecturetui.core.errors import LectureTuiError, TranscriptError
+from lecturetui.core.models import ParsedLecture, Segment
+from lecturetui.core.segmenting import SegmentConfig, TokenCounter, segment_cues
+from lecturetui.core.store import LectureRecord, SaveResult, Store
+from lecturetui.core.textclean import decode_transcript
+from lecturetui.core.transcripts import EXTENSIONS, parse_transcript, sniff_format
+
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+
+ProgressCallback = Callable[[int, int, str], None]
+
+
+@dataclass(slots=True)
+class IngestOptions:
+    course: str | None = None
+    title: str | None = None
+    url: str | None = None
+    language: str | None = None
+    segment_config: SegmentConfig = field(default_factory=SegmentConfig)
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+@dataclass(slots=True)
+class FileResult:
+    path: Path
+    status: str  # added | updated | unchanged | duplicate | failed
+    lectures: list[str] = field(default_factory=list)
+    segments: int = 0
+    message: str = ""
+    warnings: list[str] = field(default_factory=list)
+    changes: list[SaveResult] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "failed"
+
+
+@dataclass(slots=True)
+class IngestReport:
+    results: list[FileResult] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[FileResult]:
+        return [r for r in self.results if r.failed]
+
+    def count(self, status: str) -> int:
+        return sum(1 for r in self.results if r.status == status)
+
+
+def discover(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]:
+    """Expand folders into the transcript files below them (by extension, sorted)."""
+    files: list[Path] = []
+    missing: list[FileResult] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and p.suffix.lower() in EXTENSIONS and not p.name.startswith(".")
+            )
+            if not found:
+                missing.append(
+                    FileResult(
+                        path,
+                        "failed",
+                        message="has no transcript files in it (.vtt, .srt, .json, .jsonl, .txt)",
+                    )
+                )
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            missing.append(FileResult(path, "failed", message="does not exist"))
+    seen: set[Path] = set()
+    unique = []
+    for f in files:
+        r = f.resolve()
+        if r not in seen:
+            seen.add(r)
+            unique.append(f)
+    return unique, missing
+
+
+def ingest_paths(
+    store: Store,
+    paths: Iterable[Path],
+    options: IngestOptions | None = None,
+    counter: TokenCounter | None = None,
+    progress: ProgressCallback | None = None,
+    on_saved: Callable[[FileResult], None] | None = None,
+) -> IngestReport:
+    """Ingest every file (folders are expanded). `on_saved` runs after each file that changed."""
+    options = options or IngestOptions()
+    files, report_missing = discover(paths)
+    report = IngestReport(results=list(report_missing))
+    for n, path in enumerate(files):
+        if progress:
+            progress(n, len(files), path.name)
+        result = ingest_file(store, path, options, counter)
+        report.results.append(result)
+        if on_saved and result.status in ("added", "updated"):
+            on_saved(result)
+    if progress:
+        progress(len(files), len(files), "")
+    return report
+
+
+def ingest_file(
+    store: Store, path: Path, options: IngestOptions, counter: TokenCounter | None = None
+) -> FileResult:
+    counter = counter or TokenCounter()
+    try:
+        return _ingest_file(store, path, options, counter)
+    except TranscriptError as exc:
+        msg = exc.message if exc.line is None else f"line {exc.line}: {exc.message}"
+        return FileResult(path, "failed", message=msg + (f" ({exc.hint})" if exc.hint else ""))
+    except LectureTuiError as exc:
+        return FileResult(path, "failed", message=str(exc))
+    except OSError as exc:
+        return FileResult(path, "failed", message=f"cannot be read ({exc.strerror or exc})")
+
+
+def _ingest_file(
+    store: Store, path: Path, options: IngestOptions, counter: TokenCounter
+) -> FileResult:
+    size = path.stat().st_size
+    if size > options.max_bytes:
+        raise TranscriptError(
+            f"is too large ({size / 1e6:.0f} MB; the limit is {options.max_bytes / 1e6:.0f} MB)",
+            hint="a transcript is rarely over a few MB; split it, or raise --max-size",
+        )
+    data = path.read_bytes()
+    source_path = str(path.resolve())
+    source_hash = hashlib.sha256(data).hexdigest()
+    config_json = json.dumps(
+        {**options.segment_config.as_dict(), "counter": counter.name}, sort_keys=True
+    )
+    existing = store.records_for_source(source_path)
+    unchanged = existing and all(
+        r.source_hash == source_hash and r.segment_config == config_json for r in existing
+    )
+    if unchanged and not _options_change(existing, options):
+        return FileResult(path, "unchanged", lectures=[r.id for r in existing], message="unchanged")
+
+    decoded = decode_transcript(data)
+    fmt = sniff_format(decoded.text, path.suffix)
+    if fmt is None:
+        raise TranscriptError(
+            "is not in a format lecturetui knows",
+            hint="WebVTT, SRT, Whisper JSON, segment JSONL, or lines like '[00:01:02] text'",
+        )
+    parsed = parse_transcript(decoded.text, fmt, path.stem)
+    result = FileResult(path, "unchanged", warnings=list(decoded.warnings))
+    _apply_options(parsed, options, result)
+
+    planned: list[tuple[LectureRecord, list[Segment]]] = []
+    twins: list[str] = []
+    for lecture in parsed:
+        content_hash = _content_hash(lecture)
+        previous = store.find_by_source(source_path, lecture.key)
+        if previous is None:
+            twin = store.find_by_content(content_hash)
+            if twin is not None:
+                twins.append(f"{twin.id} ({Path(twin.source_path or '?').name})")
+                continue
+        segments = _segments_for(lecture, options.segment_config, counter, result)
+        record = LectureRecord(
+            id=previous.id if previous else store.unique_lecture_id(_slug(lecture.key)),
+            title=lecture.title or _humanize(lecture.key),
+            course=lecture.course,
+            language=lecture.language or _detect_language(lecture),
+            source_path=source_path,
+            source_key=lecture.key,
+            source_url=lecture.url,
+            source_format=lecture.source_format,
+            duration=lecture.duration,
+            content_hash=content_hash,
+            source_hash=source_hash,
+            segment_config=config_json,
+        )
+        if previous is not None and _same(previous, record):
+            result.lectures.append(previous.id)
+            continue
+        planned.append((record, segments))
+
+    with store.transaction():  # every lecture of the file, or none
+        for record, segments in planned:
+            was_there = store.find_by_source(source_path, record.source_key) is not None
+            result.changes.append(store.save_lecture(record, segments))
+            result.lectures.append(record.id)
+            result.segments += len(segments)
+            if result.status != "added":
+                result.status = "updated" if was_there else "added"
+        for rec in existing:  # the file no longer holds these lectures
+            if rec.source_key not in {p.key for p in parsed}:
+                removed = store.delete_lecture(rec.id)
+                result.changes.append(SaveResult(rec.id, removed, []))
+                result.status = "updated"
+        if not planned and existing:
+            for rec in existing:
+                store.touch_source_hash(rec.id, source_hash)
+    if twins:
+        shown = ", ".join(twins[:4]) + (f" and {len(twins) - 4} more" if len(twins) > 4 else "")
+        note = f"same content as {shown}, already in the library"
+        if not planned and result.status == "unchanged" and not result.lectures:
+            result.status = "duplicate"
+            result.message = note + "; nothing stored"
+        else:
+            result.warnings.append(note + "; those lectures were skipped")
+    return result
+
+
+def _options_change(existing: list[LectureRecord], options: IngestOptions) -> bool:
+    return any(
+        (options.course is not None and r.course != options.course)
+        or (options.title is not None and r.title != options.title)
+        or (options.url is not None and r.source_url != options.url)
+        or (options.language is not None and r.language != options.language)
+        for r in existing
+    )
+
+
+def _same(a: LectureRecord, b: LectureRecord) -> bool:
+    keys = ("title", "course", "language", "source_url", "content_hash", "segment_config")
+    return all(getattr(a, k) == getattr(b, k) for k in keys)
+
+
+def _apply_options(parsed: list[ParsedLecture], options: IngestOptions, result: FileResult) -> None:
+    single = len(parsed) == 1
+    for lecture in parsed:
+        if options.course is not None:
+            lecture.course = options.course
+        if options.language is not None:
+            lecture.language = options.language
+        if single:
+            if options.title is not None:
+                lecture.title = options.title
+            if options.url is not None:
+                lecture.url = options.url
+    if not single and (options.title or options.url):
+        result.warnings.append(
+            f"--title/--url ignored: the file holds {len(parsed)} lectures (set them per line in the JSONL)"
+        )
+
+
+def _segments_for(
+    lecture: ParsedLecture, config: SegmentConfig, counter: TokenCounter, result: FileResult
+) -> list[Segment]:
+    if lecture.cues:
+        return segment_cues(lecture.cues, config, counter)
+    out = []
+    over = 0
+    for seg in lecture.segments:
+        n = counter.total(seg.text)
+        over += n > config.max_tokens
+        out.append(Segment(seg.start, seg.end, seg.text, corpus_id=seg.corpus_id, n_tokens=n))
+    if over:
+        result.warnings.append(
+            f"{lecture.key}: {over} pre-made segment(s) exceed the {config.max_tokens}-token budget;"
+            " the encoder will not see their end"
+        )
+    return out
+
+
+def _content_hash(lecture: ParsedLecture) -> str:
+    """Hash of what was said and when, independent of file name, encoding and segmenting."""
+    items = lecture.cues or lecture.segments
+    payload = json.dumps(
+        [[round(x.start, 3), round(x.end, 3), x.text] for x in items], ensure_ascii=False
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _slug(key: str) -> str:
+    slug = re.sub(r"[^\w.-]+", "-", key.strip(), flags=re.UNICODE).strip("-.").lower()
+    return slug or "lecture"
+
+
+def _humanize(key: str) -> str:
+    words = re.sub(r"[_-]+", " ", key).strip()
+    return words[:1].upper() + words[1:] if words else key
+
+
+def _detect_language(lecture: ParsedLecture) -> str | None:
+    text = lecture.all_text()[:20000]
+    if len(text.split()) < 20:
+        return None
+    import py3langid
+
+    lang, _score = py3langid.classify(text)
+    return str(lang)

@@ -1,0 +1,80 @@
+"""Plain dataclasses passed between the pipeline's stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    """One timed piece of transcript text, as a subtitle or Whisper segment gives it."""
+
+    start: float
+    end: float
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A timed window of transcript text: the unit that is embedded, searched and cited."""
+
+    start: float
+    end: float
+    text: str
+    corpus_id: int | None = None
+    n_tokens: int | None = None
+
+
+@dataclass(slots=True)
+class ParsedLecture:
+    """One lecture read from a file, before it is stored.
+
+    `cues` is filled for ordinary transcripts (they are segmented later); `segments` is filled
+    for an already-segmented corpus, whose windows and ids are kept as they are.
+    """
+
+    key: str
+    source_format: str
+    cues: list[Cue] = field(default_factory=list)
+    segments: list[Segment] = field(default_factory=list)
+    title: str | None = None
+    course: str | None = None
+    language: str | None = None
+    url: str | None = None
+
+    @property
+    def duration(self) -> float:
+        ends = [c.end for c in self.cues] + [s.end for s in self.segments]
+        return max(ends, default=0.0)
+
+    def all_text(self) -> str:
+        return "\n".join([c.text for c in self.cues] + [s.text for s in self.segments])
+
+
+@dataclass(frozen=True, slots=True)
+class Lecture:
+    """A lecture as stored in the library."""
+
+    id: str
+    title: str
+    course: str | None
+    language: str | None
+    source_path: str | None
+    source_url: str | None
+    source_format: str
+    duration: float
+    content_hash: str
+    segment_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSegment:
+    """A segment as stored: `id` is the database id (also the vector index label)."""
+
+    id: int
+    lecture_id: str
+    ordinal: int
+    start: float
+    end: float
+    text: str
+    corpus_id: int | None = None

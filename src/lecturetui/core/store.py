@@ -1,0 +1,375 @@
+"""The SQLite library: lectures, segments and a full-text (FTS5) table over segment text.
+
+One file, WAL mode, schema versioned with `PRAGMA user_version`. Every change to a lecture runs in
+one transaction, so an interrupted ingest leaves the library as it was before that file.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from lecturetui.core.errors import StoreError
+from lecturetui.core.models import Lecture, Segment, StoredSegment
+
+SCHEMA_VERSION = 1
+
+_MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE lectures (
+        id             TEXT PRIMARY KEY,
+        title          TEXT NOT NULL,
+        course         TEXT,
+        language       TEXT,
+        source_path    TEXT,
+        source_key     TEXT NOT NULL,
+        source_url     TEXT,
+        source_format  TEXT NOT NULL,
+        duration       REAL NOT NULL,
+        content_hash   TEXT NOT NULL,
+        source_hash    TEXT,
+        segment_config TEXT NOT NULL,
+        added_at       TEXT NOT NULL,
+        updated_at     TEXT NOT NULL,
+        UNIQUE (source_path, source_key)
+    );
+    CREATE INDEX lectures_content_hash ON lectures (content_hash);
+    CREATE TABLE segments (
+        id          INTEGER PRIMARY KEY,
+        lecture_id  TEXT NOT NULL REFERENCES lectures (id) ON DELETE CASCADE,
+        ordinal     INTEGER NOT NULL,
+        start       REAL NOT NULL,
+        "end"       REAL NOT NULL,
+        text        TEXT NOT NULL,
+        corpus_id   INTEGER,
+        n_tokens    INTEGER,
+        UNIQUE (lecture_id, ordinal)
+    );
+    CREATE INDEX segments_corpus_id ON segments (corpus_id);
+    CREATE VIRTUAL TABLE segments_fts USING fts5 (
+        text, content='segments', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER segments_ai AFTER INSERT ON segments BEGIN
+        INSERT INTO segments_fts (rowid, text) VALUES (new.id, new.text);
+    END;
+    CREATE TRIGGER segments_ad AFTER DELETE ON segments BEGIN
+        INSERT INTO segments_fts (segments_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    END;
+    CREATE TRIGGER segments_au AFTER UPDATE ON segments BEGIN
+        INSERT INTO segments_fts (segments_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        INSERT INTO segments_fts (rowid, text) VALUES (new.id, new.text);
+    END;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+}
+
+_LECTURE_COLUMNS = (
+    "l.id, l.title, l.course, l.language, l.source_path, l.source_url, l.source_format, "
+    "l.duration, l.content_hash, (SELECT count(*) FROM segments s WHERE s.lecture_id = l.id)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LectureRecord:
+    """Everything stored about a lecture except its segments."""
+
+    id: str
+    title: str
+    course: str | None
+    language: str | None
+    source_path: str | None
+    source_key: str
+    source_url: str | None
+    source_format: str
+    duration: float
+    content_hash: str
+    source_hash: str | None
+    segment_config: str
+
+
+@dataclass(frozen=True, slots=True)
+class SaveResult:
+    lecture_id: str
+    removed_segment_ids: list[int]
+    added_segment_ids: list[int]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Store:
+    """A connection to the library database. Use as a context manager, or call close()."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"The library database {path} cannot be opened: {exc}.",
+                hint="move the file away and ingest your transcripts again",
+            ) from None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- schema -----------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"The library at {self.path} was made by a newer lecturetui (schema {version}).",
+                hint="upgrade lecturetui",
+            )
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            with self.transaction():
+                for statement in _split_sql(_MIGRATIONS[target]):
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {target}")
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT; any exception (KeyboardInterrupt too) rolls back."""
+        if self._db.in_transaction:
+            yield
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # -- lectures ---------------------------------------------------------------------------
+    def find_by_source(self, source_path: str, source_key: str) -> LectureRecord | None:
+        row = self._db.execute(
+            "SELECT * FROM lectures WHERE source_path = ? AND source_key = ?",
+            (source_path, source_key),
+        ).fetchone()
+        return self._record(row) if row else None
+
+    def records_for_source(self, source_path: str) -> list[LectureRecord]:
+        rows = self._db.execute("SELECT * FROM lectures WHERE source_path = ?", (source_path,))
+        return [self._record(r) for r in rows]
+
+    def find_by_content(self, content_hash: str) -> LectureRecord | None:
+        row = self._db.execute(
+            "SELECT * FROM lectures WHERE content_hash = ? LIMIT 1", (content_hash,)
+        ).fetchone()
+        return self._record(row) if row else None
+
+    def _record(self, row: Sequence[object]) -> LectureRecord:
+        cols = [d[0] for d in self._db.execute("SELECT * FROM lectures LIMIT 0").description]
+        data = dict(zip(cols, row, strict=True))
+        return LectureRecord(
+            id=str(data["id"]),
+            title=str(data["title"]),
+            course=_opt(data["course"]),
+            language=_opt(data["language"]),
+            source_path=_opt(data["source_path"]),
+            source_key=str(data["source_key"]),
+            source_url=_opt(data["source_url"]),
+            source_format=str(data["source_format"]),
+            duration=float(str(data["duration"])),
+            content_hash=str(data["content_hash"]),
+            source_hash=_opt(data["source_hash"]),
+            segment_config=str(data["segment_config"]),
+        )
+
+    def unique_lecture_id(self, base: str) -> str:
+        candidate, n = base, 2
+        while self._db.execute("SELECT 1 FROM lectures WHERE id = ?", (candidate,)).fetchone():
+            candidate = f"{base}-{n}"
+            n += 1
+        return candidate
+
+    def save_lecture(self, record: LectureRecord, segments: Sequence[Segment]) -> SaveResult:
+        """Insert a lecture, or replace an existing one (same id) and all its segments."""
+        with self.transaction():
+            removed = [
+                int(r[0])
+                for r in self._db.execute(
+                    "SELECT id FROM segments WHERE lecture_id = ?", (record.id,)
+                )
+            ]
+            existing = self._db.execute(
+                "SELECT added_at FROM lectures WHERE id = ?", (record.id,)
+            ).fetchone()
+            added_at = existing[0] if existing else _now()
+            self._db.execute("DELETE FROM segments WHERE lecture_id = ?", (record.id,))
+            self._db.execute(
+                "INSERT OR REPLACE INTO lectures (id, title, course, language, source_path, source_key,"
+                " source_url, source_format, duration, content_hash, source_hash, segment_config,"
+                " added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.id, record.title, record.course, record.language, record.source_path,
+                    record.source_key, record.source_url, record.source_format, record.duration,
+                    record.content_hash, record.source_hash, record.segment_config, added_at, _now(),
+                ),
+            )  # fmt: skip
+            added: list[int] = []
+            for ordinal, seg in enumerate(segments):
+                cur = self._db.execute(
+                    'INSERT INTO segments (lecture_id, ordinal, start, "end", text, corpus_id, n_tokens)'
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (record.id, ordinal, seg.start, seg.end, seg.text, seg.corpus_id, seg.n_tokens),
+                )
+                added.append(int(cur.lastrowid or 0))
+        return SaveResult(record.id, removed, added)
+
+    def touch_source_hash(self, lecture_id: str, source_hash: str) -> None:
+        with self.transaction():
+            self._db.execute(
+                "UPDATE lectures SET source_hash = ? WHERE id = ?", (source_hash, lecture_id)
+            )
+
+    def delete_lecture(self, lecture_id: str) -> list[int]:
+        with self.transaction():
+            removed = [
+                int(r[0])
+                for r in self._db.execute(
+                    "SELECT id FROM segments WHERE lecture_id = ?", (lecture_id,)
+                )
+            ]
+            self._db.execute("DELETE FROM lectures WHERE id = ?", (lecture_id,))
+        return removed
+
+    def lectures(self) -> list[Lecture]:
+        rows = self._db.execute(
+            f"SELECT {_LECTURE_COLUMNS} FROM lectures l ORDER BY coalesce(l.course, ''), l.title"
+        )
+        return [_lecture(r) for r in rows]
+
+    def lecture(self, lecture_id: str) -> Lecture | None:
+        row = self._db.execute(
+            f"SELECT {_LECTURE_COLUMNS} FROM lectures l WHERE l.id = ?", (lecture_id,)
+        ).fetchone()
+        return _lecture(row) if row else None
+
+    def resolve_lecture(self, name: str) -> list[Lecture]:
+        """Lectures matching `name`: exact id, exact title (any case), else id/title prefix."""
+        all_lectures = self.lectures()
+        needle = name.casefold()
+        for match in (
+            [x for x in all_lectures if x.id == name],
+            [x for x in all_lectures if x.title.casefold() == needle or x.id.casefold() == needle],
+            [
+                x
+                for x in all_lectures
+                if x.id.casefold().startswith(needle) or x.title.casefold().startswith(needle)
+            ],
+        ):
+            if match:
+                return match
+        return []
+
+    # -- segments ---------------------------------------------------------------------------
+    def segments(self, lecture_id: str) -> list[StoredSegment]:
+        rows = self._db.execute(
+            'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id FROM segments'
+            " WHERE lecture_id = ? ORDER BY ordinal",
+            (lecture_id,),
+        )
+        return [_segment(r) for r in rows]
+
+    def segments_by_id(self, ids: Sequence[int]) -> dict[int, StoredSegment]:
+        out: dict[int, StoredSegment] = {}
+        for chunk_start in range(0, len(ids), 500):
+            chunk = list(ids[chunk_start : chunk_start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id FROM segments'
+                f" WHERE id IN ({marks})",
+                chunk,
+            )
+            out.update((int(r[0]), _segment(r)) for r in rows)
+        return out
+
+    def all_segment_ids(self) -> list[int]:
+        return [int(r[0]) for r in self._db.execute("SELECT id FROM segments ORDER BY id")]
+
+    def counts(self) -> tuple[int, int]:
+        lectures = int(self._db.execute("SELECT count(*) FROM lectures").fetchone()[0])
+        segments = int(self._db.execute("SELECT count(*) FROM segments").fetchone()[0])
+        return lectures, segments
+
+    def fts_match(self, query: str, limit: int = 10) -> list[int]:
+        """Segment ids whose text matches an FTS5 query, best BM25 first."""
+        rows = self._db.execute(
+            "SELECT rowid FROM segments_fts WHERE segments_fts MATCH ? ORDER BY rank LIMIT ?",
+            (query, limit),
+        )
+        return [int(r[0]) for r in rows]
+
+    def integrity_ok(self) -> bool:
+        return bool(self._db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
+
+    def segment_config_json(self, config: dict[str, object]) -> str:
+        return json.dumps(config, sort_keys=True)
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a migration into statements (sqlite3.complete_statement knows about triggers)."""
+    statements, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            statements.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        statements.append(buf.strip())
+    return statements
+
+
+def _opt(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _lecture(row: Sequence[object]) -> Lecture:
+    return Lecture(
+        id=str(row[0]),
+        title=str(row[1]),
+        course=_opt(row[2]),
+        language=_opt(row[3]),
+        source_path=_opt(row[4]),
+        source_url=_opt(row[5]),
+        source_format=str(row[6]),
+        duration=float(str(row[7])),
+        content_hash=str(row[8]),
+        segment_count=int(str(row[9])),
+    )
+
+
+def _segment(row: Sequence[object]) -> StoredSegment:
+    return StoredSegment(
+        id=int(str(row[0])),
+        lecture_id=str(row[1]),
+        ordinal=int(str(row[2])),
+        start=float(str(row[3])),
+        end=float(str(row[4])),
+        text=str(row[5]),
+        corpus_id=None if row[6] is None else int(str(row[6])),
+    )

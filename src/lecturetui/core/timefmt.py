@@ -1,0 +1,52 @@
+"""Timestamps: parse `hh:mm:ss(.mmm)` / `mm:ss` / seconds, and format as `hh:mm:ss`."""
+
+from __future__ import annotations
+
+import re
+
+_TS = re.compile(r"^(?:(\d+):)?([0-5]?\d):([0-5]\d)(?:[.,](\d{1,3}))?$")
+
+
+def parse_timestamp(value: str | float | int) -> float:
+    """Seconds from `01:02:03.500`, `01:02:03,5`, `02:03`, or a number. Raises ValueError."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a timestamp: {value!r}")
+    if isinstance(value, int | float):
+        if value < 0 or value != value:  # negative or NaN
+            raise ValueError(f"not a valid time: {value!r}")
+        return float(value)
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        pass
+    else:
+        if seconds < 0:
+            raise ValueError(f"not a valid time: {value!r}")
+        return seconds
+    m = _TS.match(text)
+    if not m:
+        raise ValueError(f"not a timestamp: {value!r}")
+    hours, minutes, secs, frac = m.groups()
+    total: float = int(hours or 0) * 3600 + int(minutes) * 60 + int(secs)
+    if frac:
+        total += int(frac.ljust(3, "0")) / 1000
+    return float(total)
+
+
+def format_timestamp(seconds: float) -> str:
+    """`hh:mm:ss`, rounding down, as the seeds show times."""
+    whole = max(0, int(seconds))
+    return f"{whole // 3600:02d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+def format_duration(seconds: float) -> str:
+    """Short human duration: `1h02m`, `12m30s`, `45s`."""
+    whole = max(0, round(seconds))
+    h, rest = divmod(whole, 3600)
+    m, s = divmod(rest, 60)
+    if h:
+        return f"{h}h{m:02d}m"
+    if m:
+        return f"{m}m{s:02d}s"
+    return f"{s}s"

@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lecturetui.cli import cli
+
+from .conftest import SEED_CORPUS
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_ingest_list_show_seed_corpus(home: Path) -> None:
+    code, out = run("ingest", str(SEED_CORPUS), "--course", "Sistemas distribuídos")
+    assert code == 0, out
+    assert "added" in out and "8 lectures, 26 segments" in out
+    code, out = run("ingest", str(SEED_CORPUS))
+    assert code == 0 and "unchanged" in out
+    code, out = run("lectures", "--json")
+    lectures = json.loads(out)
+    assert len(lectures) == 8 and sum(x["segments"] for x in lectures) == 26
+    assert {x["course"] for x in lectures} == {"Sistemas distribuídos"}
+    code, out = run("show", "aula-f", "--json")
+    shown = json.loads(out)
+    assert shown["title"] == "Aula F" and len(shown["segments"]) == 5
+    code, out = run("show", "aula-f")
+    assert code == 0 and "00:05:17–00:07:31" in out and "#7016" in out
+    assert (home / "index" / "library.sqlite3").exists()
+
+
+def test_show_unknown_and_ambiguous(home: Path) -> None:
+    run("ingest", str(SEED_CORPUS))
+    code, out = run("show", "nope")
+    assert code == 2 and "No lecture matches 'nope'" in out
+    code, out = run("show", "aula")
+    assert code == 2 and "matches 8 lectures" in out
+
+
+def test_empty_library_says_what_to_do(home: Path) -> None:
+    code, out = run("lectures")
+    assert code == 0 and "is empty" in out and "lecturetui ingest" in out
+
+
+def test_bad_inputs_each_get_one_line_and_the_batch_goes_on(home: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "a_empty.srt").write_text("")
+    (bad / "b_timestamp.vtt").write_text("WEBVTT\n\n00:00:01.000 --> 00:0x:04.000\noi\n")
+    (bad / "c_backwards.srt").write_text("1\n00:00:09,000 --> 00:00:02,000\noi\n")
+    (bad / "d_binary.srt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 20)
+    (bad / "e_untimed.txt").write_text("only words here\nand no times at all\n")
+    with (bad / "f_huge.vtt").open("wb") as f:  # sparse: 200 MB without using the disk
+        f.truncate(200 * 1024 * 1024)
+    (bad / "g_good.vtt").write_text("WEBVTT\n\n00:00:01.000 --> 00:00:04.000\nolá, turma\n")
+    (tmp_path / "slides.md").write_text("# Aula 1\n\n- GPUs\n")
+    code, out = run("ingest", str(bad), str(tmp_path / "slides.md"))
+    assert code == 1
+    lines = [ln for ln in out.splitlines() if ln.startswith("failed")]
+    assert len(lines) == 7
+    expect = {
+        "a_empty.srt": "is empty",
+        "b_timestamp.vtt": "line 3: has a malformed timestamp '00:0x:04.000'",
+        "c_backwards.srt": "line 2: has a cue that ends before it starts",
+        "d_binary.srt": "is not a text transcript (binary data)",
+        "e_untimed.txt": "has no timestamped lines (expected lines like '[00:01:02] text')",
+        "slides.md": "is not in a format lecturetui knows",
+        "f_huge.vtt": "is too large (210 MB; the limit is 50 MB)",
+    }
+    for name, message in expect.items():
+        [line] = [ln for ln in lines if name in ln]
+        assert message in line
+    assert "added" in out and "g_good.vtt" in out
+    assert "Traceback" not in out
+    code, out = run("lectures", "--json")
+    assert [x["id"] for x in json.loads(out)] == ["g_good"]
+
+
+def test_missing_path(home: Path, tmp_path: Path) -> None:
+    code, out = run("ingest", str(tmp_path / "nao-existe.vtt"))
+    assert code == 1 and "does not exist" in out
+
+
+def test_bad_segment_settings(home: Path, fixtures: Path) -> None:
+    code, out = run("ingest", str(fixtures / "lecture.vtt"), "--window", "30", "--overlap", "40")
+    assert code == 2 and "overlap must be" in out
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["ingest", "--help"]])
+def test_entry_points(args: list[str]) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "lecturetui", *args], capture_output=True, text=True, check=True
+    )
+    assert "lecturetui" in out.stdout or "Usage" in out.stdout
+
+
+def test_home_option_wins_over_environment(tmp_path: Path, fixtures: Path) -> None:
+    other = tmp_path / "other-home"
+    code, _ = run("--home", str(other), "ingest", str(fixtures / "whisper.json"))
+    assert code == 0
+    assert (other / "index" / "library.sqlite3").exists()
