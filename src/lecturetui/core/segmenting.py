@@ -139,7 +139,9 @@ def segment_cues(
             end = max(end, cues[j].end)
             j += 1
         text = " ".join(c.text for c in cues[i:j])
-        while j > i + 1 and counter.total(text) > config.max_tokens:  # a counter that isn't additive
+        while (
+            j > i + 1 and counter.total(text) > config.max_tokens
+        ):  # a counter that isn't additive
             j -= 1
             text = " ".join(c.text for c in cues[i:j])
             end = max(c.end for c in cues[i:j])
