@@ -14,8 +14,15 @@ from .conftest import SEED_CORPUS
 
 
 def run(*args: str) -> tuple[int, str]:
+    """Exit code and what a terminal would show (stdout and stderr)."""
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
     return result.exit_code, result.output
+
+
+def run_json(*args: str) -> object:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
 
 
 def test_ingest_list_show_seed_corpus(home: Path) -> None:
@@ -24,12 +31,12 @@ def test_ingest_list_show_seed_corpus(home: Path) -> None:
     assert "added" in out and "8 lectures, 26 segments" in out
     code, out = run("ingest", str(SEED_CORPUS))
     assert code == 0 and "unchanged" in out
-    code, out = run("lectures", "--json")
-    lectures = json.loads(out)
+    lectures = run_json("lectures", "--json")
+    assert isinstance(lectures, list)
     assert len(lectures) == 8 and sum(x["segments"] for x in lectures) == 26
     assert {x["course"] for x in lectures} == {"Sistemas distribuídos"}
-    code, out = run("show", "aula-f", "--json")
-    shown = json.loads(out)
+    shown = run_json("show", "aula-f", "--json")
+    assert isinstance(shown, dict)
     assert shown["title"] == "Aula F" and len(shown["segments"]) == 5
     code, out = run("show", "aula-f")
     assert code == 0 and "00:05:17–00:07:31" in out and "#7016" in out
@@ -79,8 +86,7 @@ def test_bad_inputs_each_get_one_line_and_the_batch_goes_on(home: Path, tmp_path
         assert message in line
     assert "added" in out and "g_good.vtt" in out
     assert "Traceback" not in out
-    code, out = run("lectures", "--json")
-    assert [x["id"] for x in json.loads(out)] == ["g_good"]
+    assert [x["id"] for x in run_json("lectures", "--json")] == ["g_good"]  # type: ignore[attr-defined]
 
 
 def test_missing_path(home: Path, tmp_path: Path) -> None:
@@ -106,3 +112,54 @@ def test_home_option_wins_over_environment(tmp_path: Path, fixtures: Path) -> No
     code, _ = run("--home", str(other), "ingest", str(fixtures / "whisper.json"))
     assert code == 0
     assert (other / "index" / "library.sqlite3").exists()
+
+
+@pytest.mark.slow
+def test_search_with_the_real_model(home: Path) -> None:
+    """Seed question 43 over the seed corpus, offline, with the converted multilingual-e5-small."""
+    code, out = run("ingest", str(SEED_CORPUS))
+    assert code == 0, out
+    question = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
+    hits = run_json("search", question, "--json")
+    assert isinstance(hits, list)
+    assert len(hits) == 10
+    for key in (
+        "lecture",
+        "lecture_title",
+        "corpus_id",
+        "start_s",
+        "end_s",
+        "score",
+        "text",
+        "url",
+    ):
+        assert key in hits[0]
+    scores = [h["score"] for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert 0.8 < scores[-1] <= scores[0] < 0.95  # E5's cosine range, like the seeds' 0.86-0.89
+    assert any("priorizar GPU" in h["text"] for h in hits[:3])
+    code, out = run("search", question, "-k", "3")
+    assert code == 0 and "Aula" in out and "–" in out
+    code, out = run("reindex")
+    assert code == 0 and "Indexed 26 segments" in out
+    again = run_json("search", question, "--json")
+    assert [h["corpus_id"] for h in again] == [h["corpus_id"] for h in hits]  # type: ignore[attr-defined]
+
+
+def test_search_on_an_empty_library(home: Path) -> None:
+    code, out = run("search", "gpu")
+    assert code == 2 and "library is empty" in out and "lecturetui ingest" in out
+
+
+def test_models_pull_offline_is_one_sentence(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    code, out = run("models", "pull", "intfloat/multilingual-e5-base")
+    assert code == 2
+    assert "Cannot reach the Hugging Face hub to download 'intfloat/multilingual-e5-base'" in out
+    assert "Traceback" not in out
+
+
+def test_unknown_embed_model(home: Path) -> None:
+    run("ingest", str(SEED_CORPUS))
+    code, out = run("--embed-model", "someone/unknown", "search", "gpu")
+    assert code == 2 and "is not in" in out and "models pull someone/unknown" in out

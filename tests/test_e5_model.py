@@ -68,9 +68,15 @@ def test_token_counts_match_the_model(e5) -> None:  # type: ignore[no-untyped-de
 
 def test_segments_never_exceed_the_real_budget(e5) -> None:  # type: ignore[no-untyped-def]
     # fast English speech with long technical words: ~4 words/s in 4-second cues for 10 minutes
-    words = (
-        ["backpropagation", "through", "heterogeneous", "accelerators", "parallelizes", "gradient", "updates"]
-    )
+    words = [
+        "backpropagation",
+        "through",
+        "heterogeneous",
+        "accelerators",
+        "parallelizes",
+        "gradient",
+        "updates",
+    ]
     cues = [
         Cue(i * 4.0, i * 4.0 + 4.0, " ".join(words[(i + j) % len(words)] for j in range(16)))
         for i in range(150)

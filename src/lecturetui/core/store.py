@@ -40,7 +40,7 @@ _MIGRATIONS: dict[int, str] = {
     );
     CREATE INDEX lectures_content_hash ON lectures (content_hash);
     CREATE TABLE segments (
-        id          INTEGER PRIMARY KEY,
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: ids are vector labels
         lecture_id  TEXT NOT NULL REFERENCES lectures (id) ON DELETE CASCADE,
         ordinal     INTEGER NOT NULL,
         start       REAL NOT NULL,

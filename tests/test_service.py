@@ -1,0 +1,148 @@
+"""The library facade: ingest embeds as it stores, the index follows the store, search."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.index import SearchIndexError, VectorIndex
+from lecturetui.core.ingest import IngestOptions
+from lecturetui.core.paths import DataHome
+from lecturetui.core.service import Library
+
+from .conftest import SEED_CORPUS
+from .fakes import FakeEmbedder
+
+
+@pytest.fixture
+def library(home: Path) -> Library:
+    lib = Library(DataHome.resolve(), embedder=FakeEmbedder())
+    yield lib  # type: ignore[misc]
+    lib.close()
+
+
+def test_ingest_embeds_and_search_finds(library: Library) -> None:
+    report = library.ingest([SEED_CORPUS])
+    assert report.count("added") == 1
+    index = library.index()
+    assert index is not None and index.labels() == set(library.store.all_segment_ids())
+    result = library.search("tensor Flow prioriza GPU", k=5)
+    assert len(result.hits) == 5
+    assert result.hits[0].score >= result.hits[-1].score
+    assert {"embed_ms", "ann_ms", "store_ms", "total_ms"} <= set(result.timings_ms)
+    hit = result.hits[0].to_json()
+    for key in (
+        "lecture",
+        "lecture_title",
+        "corpus_id",
+        "start_s",
+        "end_s",
+        "score",
+        "text",
+        "url",
+    ):
+        assert key in hit
+
+
+def test_unchanged_files_are_not_embedded_again(library: Library) -> None:
+    library.ingest([SEED_CORPUS])
+    fake = library.embedder
+    assert isinstance(fake, FakeEmbedder)
+    n = len(fake.embedded)
+    assert n == 26
+    library.ingest([SEED_CORPUS])
+    assert len(fake.embedded) == n
+
+
+def test_replacing_a_lecture_replaces_its_vectors(
+    library: Library, fixtures: Path, tmp_path: Path
+) -> None:
+    src = tmp_path / "aula.vtt"
+    shutil.copy(fixtures / "lecture.vtt", src)
+    library.ingest([src])
+    before = library.index().labels()  # type: ignore[union-attr]
+    src.write_text(
+        src.read_text(encoding="utf-8").replace("CUDA_VISIBLE_DEVICES", "zeppelin"),
+        encoding="utf-8",
+    )
+    library.ingest([src])
+    after = library.index().labels()  # type: ignore[union-attr]
+    assert after == set(library.store.all_segment_ids())
+    assert not (before & after)
+    assert "zeppelin" in library.search("zeppelin", k=1).hits[0].segment.text
+    # and the saved index agrees after a reload
+    again = Library(library.home, embedder=FakeEmbedder())
+    assert again.index().labels() == after  # type: ignore[union-attr]
+
+
+def test_index_catches_up_after_a_crash_between_store_and_index(
+    library: Library, fixtures: Path
+) -> None:
+    library.ingest([SEED_CORPUS])
+    # as if killed after the store committed but before the index was saved
+    from lecturetui.core.ingest import ingest_paths
+
+    ingest_paths(
+        library.store, [fixtures / "whisper.json"], IngestOptions(), library.token_counter()
+    )
+    fresh = Library(library.home, embedder=FakeEmbedder())
+    result = fresh.search("taxa de aprendizado controla o passo", k=1)
+    assert result.hits[0].lecture.id == "whisper"
+    assert fresh.index().count == library.store.counts()[1]  # type: ignore[union-attr]
+
+
+def test_interrupted_embedding_stores_nothing(
+    library: Library, fixtures: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    library.ingest([fixtures / "lecture.vtt"])
+    counts = library.store.counts()
+
+    def interrupted(texts, progress=None):  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(library.embedder, "embed_passages", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        library.ingest([SEED_CORPUS])
+    assert library.store.counts() == counts
+    monkeypatch.undo()
+    fresh = Library(library.home, embedder=FakeEmbedder())
+    assert fresh.index().labels() == set(fresh.store.all_segment_ids())  # type: ignore[union-attr]
+
+
+def test_other_model_is_refused_then_reindex_fixes_it(library: Library) -> None:
+    library.ingest([SEED_CORPUS])
+    other = Library(library.home, embedder=FakeEmbedder(dim=48, model_id="other-e5"))
+    with pytest.raises(SearchIndexError) as info:
+        other.search("gpu")
+    assert "built with fake-e5" in info.value.message and "reindex" in (info.value.hint or "")
+    assert other.reindex() == 26
+    assert other.search("gpu", k=3).hits
+    manifest = VectorIndex.read_manifest(library.home.index_dir)
+    assert manifest is not None and (manifest.model_id, manifest.dim) == ("other-e5", 48)
+
+
+def test_empty_library_and_empty_question(library: Library) -> None:
+    with pytest.raises(LectureTuiError, match="library is empty"):
+        library.search("gpu")
+    library.ingest([SEED_CORPUS])
+    with pytest.raises(LectureTuiError, match="question is empty"):
+        library.search("   ")
+
+
+def test_deep_links_at_the_segment_start(library: Library, fixtures: Path) -> None:
+    library.ingest([fixtures / "lecture.vtt"], IngestOptions(url="https://youtu.be/abc123"))
+    hit = library.search("TensorFlow GPU", k=1).hits[0]
+    assert hit.url == f"https://youtu.be/abc123?t={int(hit.segment.start)}"
+
+
+def test_missing_default_model_is_prepared_or_named(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LECTURETUI_MODELS", str(tmp_path / "no-models"))
+    lib = Library(DataHome.resolve(), embed_model="someone/unknown-e5")
+    with pytest.raises(LectureTuiError, match="not in") as info:
+        _ = lib.embedder
+    assert "models pull someone/unknown-e5" in (info.value.hint or "")
