@@ -139,7 +139,7 @@ class E5Embedder:
         """Passage vectors in the order given; batches are formed longest first (less padding)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        step = self.batch_size * 2
+        step = self.batch_size * 4
         done = 0
         for start in range(0, len(order), step):
             idx = order[start : start + step]
