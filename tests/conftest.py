@@ -10,6 +10,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[1]
 MODELS_DIR = ROOT / "models"  # the project's model folder doubles as the tests' model cache
 SEED_CORPUS = ROOT / "examples" / "seed_lectures.jsonl"
+# what every search hit carries in JSON (the search issue's list)
+HIT_FIELDS = {"lecture", "lecture_title", "corpus_id", "start_s", "end_s", "score", "text", "url"}
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -135,9 +135,9 @@ class Library:
     def embedder(self) -> Embedder:
         if self._embedder is None:
             path, model_id = self._resolve_model()
-            if self._notify:
-                self._notify(f"Loading {model_id}…")
             self._embedder = E5Embedder(path, model_id=model_id, device=self._device)
+            if self._notify:
+                self._notify(f"{model_id} on {self._embedder.device}")
         return self._embedder
 
     def token_counter(self) -> TokenCounter:
@@ -178,6 +178,14 @@ class Library:
     ) -> IngestReport:
         """Store and index files. The index is saved at the end, also when interrupted."""
         options = options or IngestOptions()
+        config = options.segment_config
+        if config.max_tokens > 512 and config.max_tokens > self.embedder.max_tokens:
+            limit = self.embedder.max_tokens
+            if self._notify:
+                self._notify(
+                    f"--max-tokens {config.max_tokens} is over the model's {limit}-token limit; using {limit}"
+                )
+            options.segment_config = SegmentConfig(config.window_s, config.overlap_s, limit)
         dirty = False
 
         def embed(texts: list[str]) -> npt.NDArray[np.float32]:
