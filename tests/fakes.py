@@ -53,3 +53,24 @@ class FakeEmbedder:
 
     def fingerprint(self) -> str:
         return "fake-" + self.model_id
+
+
+class FakeGenerator:
+    """Streams a scripted answer word by word; counts a prompt's tokens as its words."""
+
+    def __init__(self, answer: str = "A GPU [1].", n_ctx: int = 4096) -> None:
+        self.answer = answer
+        self.n_ctx = n_ctx
+        self.name = "fake.gguf"
+        self.gpu = False
+        self.prompts: list[list[dict[str, str]]] = []
+
+    def count_prompt_tokens(self, messages: list[dict[str, str]]) -> int:
+        return sum(len(m["content"].split()) + 4 for m in messages)
+
+    def stream(self, messages, max_tokens, stop=None):  # type: ignore[no-untyped-def]
+        self.prompts.append(messages)
+        for i, word in enumerate(self.answer.split(" ")):
+            if stop is not None and stop.is_set():
+                return
+            yield word if i == 0 else " " + word

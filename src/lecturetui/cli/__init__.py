@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from lecturetui.cli.ask_cmds import ask_cmd
 from lecturetui.cli.base import cli
 from lecturetui.cli.library_cmds import ingest_cmd, lectures_cmd, show_cmd
 from lecturetui.cli.models_cmds import models_group
@@ -11,7 +12,7 @@ from lecturetui.cli.search_cmds import reindex_cmd, search_cmd
 
 __all__ = ["cli", "main"]
 
-for command in (ingest_cmd, lectures_cmd, show_cmd, search_cmd, reindex_cmd, models_group):
+for command in (ingest_cmd, lectures_cmd, show_cmd, search_cmd, ask_cmd, reindex_cmd, models_group):
     cli.add_command(command)
 
 

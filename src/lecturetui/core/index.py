@@ -293,6 +293,11 @@ class VectorIndex:
         finally:
             Path(tmp_name).unlink(missing_ok=True)
 
+    def vectors(self, labels: list[int]) -> npt.NDArray[np.float32]:
+        """The stored (normalised) vectors of these labels."""
+        with self._lock:
+            return np.asarray(self._index.get_items(labels), dtype=np.float32)
+
     # -- searching ---------------------------------------------------------------------------
     def search(
         self, vector: npt.NDArray[np.float32], k: int, exact: bool | None = None

@@ -163,6 +163,11 @@ class Library:
         )
         return VectorIndex.create(self.home.index_dir, manifest, capacity)
 
+    def warm(self) -> None:
+        """Load the embedding model and the index now (the app does this while the user types)."""
+        _ = self.embedder
+        self.index()
+
     def close(self) -> None:
         if self._store is not None:
             self._store.close()

@@ -1,0 +1,174 @@
+"""llama.cpp answers: one worker thread owns the model; tokens are streamed and can be stopped.
+
+llama_cpp is imported when a model is loaded, never at import time. llama.cpp writes its logs to
+the process's stderr even with verbose=False, so loading and generating run with file
+descriptor 2 pointed at /dev/null unless `verbose` is set.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+from lecturetui.core.errors import LectureTuiError
+
+_DONE = object()
+
+
+class Generator(Protocol):
+    """What the answer pipeline needs of a language model."""
+
+    name: str
+    n_ctx: int
+    gpu: bool
+
+    def count_prompt_tokens(self, messages: list[dict[str, str]]) -> int: ...
+
+    def stream(
+        self, messages: list[dict[str, str]], max_tokens: int, stop: threading.Event | None = None
+    ) -> Iterator[str]: ...
+
+
+_stderr_lock = threading.Lock()
+
+
+@contextmanager
+def quiet_stderr(enabled: bool = True) -> Iterator[None]:
+    """Point file descriptor 2 at /dev/null for the duration (C libraries write there directly)."""
+    if not enabled:
+        yield
+        return
+    with _stderr_lock:
+        saved = os.dup(2)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 2)
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            os.close(devnull)
+
+
+class LlamaGenerator:
+    """A GGUF model in llama-cpp-python, owned by one worker thread (Llama is not thread-safe)."""
+
+    def __init__(
+        self,
+        path: Path,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        verbose: bool = False,
+        gpu_layers: int | None = None,
+    ) -> None:
+        self.path = path
+        self.name = path.name
+        self.n_ctx = n_ctx
+        self.verbose = verbose
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
+        self.gpu = False
+        self.notice: str | None = None
+        try:
+            import llama_cpp
+        except ImportError:
+            raise LectureTuiError(
+                "llama-cpp-python is not installed, so answers cannot be written.",
+                hint="run the set-up again (make run); search still works",
+            ) from None
+        self.gpu = bool(llama_cpp.llama_supports_gpu_offload())
+        layers = gpu_layers if gpu_layers is not None else (-1 if self.gpu else 0)
+        if not self.gpu:
+            self.notice = "answers run on the CPU (this llama.cpp build has no GPU offload)"
+        # one thread per physical core (about half the logical ones); on 2 cores llama.cpp with
+        # 2 threads sometimes stalls 3-100x, with 1 it is steady
+        threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
+
+        def load() -> Any:
+            with quiet_stderr(not verbose):
+                return llama_cpp.Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=threads,
+                    n_gpu_layers=layers,
+                    verbose=verbose,
+                )
+
+        try:
+            self._llm: Any = self._pool.submit(load).result()
+        except (ValueError, RuntimeError) as exc:
+            raise LectureTuiError(f"The answer model {path.name} cannot be loaded ({exc}).",
+                                  hint="check the file, or use --llm with another .gguf") from None  # fmt: skip
+        self._formatter = self._chat_formatter()
+
+    def _chat_formatter(self) -> Any:
+        template = (self._llm.metadata or {}).get("tokenizer.chat_template")
+        if not template:
+            return None
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        eos = self._llm.detokenize([self._llm.token_eos()]).decode("utf-8", "ignore")
+        bos = self._llm.detokenize([self._llm.token_bos()]).decode("utf-8", "ignore")
+        return Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+
+    def _run(self, fn: Any) -> Any:
+        return self._pool.submit(fn).result()
+
+    def count_prompt_tokens(self, messages: list[dict[str, str]]) -> int:
+        if self._formatter is not None:
+            prompt = self._formatter(messages=messages).prompt
+        else:  # ChatML-like estimate
+            prompt = "".join(
+                f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages
+            )
+        return len(
+            self._run(
+                lambda: self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+            )
+        )
+
+    def stream(
+        self, messages: list[dict[str, str]], max_tokens: int, stop: threading.Event | None = None
+    ) -> Iterator[str]:
+        """Yield text pieces as they are generated; setting `stop` ends it between tokens."""
+        out: queue.Queue[object] = queue.Queue()
+        stop = stop or threading.Event()
+        halt = threading.Event()  # the consumer went away (closed or interrupted)
+
+        def work() -> None:
+            try:
+                with quiet_stderr(not self.verbose):
+                    chunks = self._llm.create_chat_completion(
+                        messages=messages, max_tokens=max_tokens, temperature=0.2, stream=True
+                    )
+                    for chunk in chunks:
+                        if stop.is_set() or halt.is_set():
+                            break
+                        piece = chunk["choices"][0]["delta"].get("content")
+                        if piece:
+                            out.put(piece)
+            except Exception as exc:  # surfaced in the consumer thread
+                out.put(exc)
+            finally:
+                out.put(_DONE)
+
+        future: Future[None] = self._pool.submit(work)
+        try:
+            while True:
+                item = out.get()
+                if item is _DONE:
+                    break
+                if isinstance(item, Exception):
+                    raise LectureTuiError(f"The answer model failed ({item}).") from None
+                yield str(item)
+        finally:
+            halt.set()
+            future.result()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)

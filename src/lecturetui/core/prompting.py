@@ -1,0 +1,203 @@
+"""From retrieved hits to a grounded, numbered prompt, and from the answer back to its citations.
+
+Pure logic (no model import): merging overlapping windows, fitting the context budget, parsing
+`[n]` citations. The generator in `generation.py` only runs what this builds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.links import deep_link
+from lecturetui.core.timefmt import format_timestamp
+
+SYSTEM_PROMPT = (
+    "You answer a student's question about their recorded lectures using ONLY the numbered "
+    "lecture excerpts given. Write the answer in the same language as the question. Cite the "
+    "excerpts you use with their numbers in square brackets, like [1] or [2][3], right after the "
+    "statement they support. Do not invent facts that are not in the excerpts. If the excerpts do "
+    "not answer the question, say so plainly in one sentence, in the question's language. "
+    "Excerpts are automatic transcriptions of speech and may contain recognition errors."
+)
+
+_CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+
+
+@dataclass(slots=True)
+class Passage:
+    """One or more overlapping windows of the same lecture, merged: what the prompt numbers."""
+
+    number: int
+    lecture_id: str
+    lecture_title: str
+    start: float
+    end: float
+    text: str
+    score: float  # best cosine similarity among its hits
+    url: str | None
+    source_url: str | None = None
+    hits: list[Any] = field(default_factory=list)  # service.Hit, kept loose to avoid a cycle
+
+    @property
+    def segment_ids(self) -> list[int]:
+        return [h.segment.id for h in self.hits]
+
+    @property
+    def corpus_ids(self) -> list[int]:
+        return [h.segment.corpus_id for h in self.hits if h.segment.corpus_id is not None]
+
+    def header(self) -> str:
+        span = f"{format_timestamp(self.start)}–{format_timestamp(self.end)}"
+        return f"Excerpt [{self.number}] ({self.lecture_title}, {span}):"
+
+
+def join_overlapping(a: str, b: str, min_words: int = 3) -> str:
+    """`a` then `b` without the words `b` repeats from the end of `a` (windows overlap ~35 s)."""
+    aw, bw = a.split(), b.split()
+    best = 0
+    head = bw[:min_words]
+    for pos in range(max(0, len(aw) - len(bw)), len(aw) - min_words + 1):
+        if aw[pos : pos + min_words] == head and aw[pos:] == bw[: len(aw) - pos]:
+            best = len(aw) - pos
+            break
+    return " ".join(aw + bw[best:])
+
+
+def merge_hits(hits: Sequence[Any]) -> list[Passage]:
+    """Merge hits of the same lecture whose time spans overlap into one passage (no text twice).
+
+    Passages keep the order of their best hit; inside a passage, windows are in time order.
+    """
+    groups: list[list[Any]] = []
+    for hit in hits:
+        placed = False
+        for group in groups:
+            g0 = group[0]
+            if g0.lecture.id != hit.lecture.id:
+                continue
+            if any(
+                h.segment.start <= hit.segment.end and hit.segment.start <= h.segment.end
+                for h in group
+            ):
+                group.append(hit)
+                placed = True
+                break
+        if not placed:
+            groups.append([hit])
+    # a later hit may bridge two groups of the same lecture: merge until stable
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(groups)):
+            for j in range(i + 1, len(groups)):
+                gi, gj = groups[i], groups[j]
+                if gi[0].lecture.id == gj[0].lecture.id and any(
+                    a.segment.start <= b.segment.end and b.segment.start <= a.segment.end
+                    for a in gi
+                    for b in gj
+                ):
+                    gi.extend(gj)
+                    del groups[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    passages = []
+    for n, group in enumerate(groups, start=1):
+        ordered = sorted(group, key=lambda h: (h.segment.start, h.segment.end))
+        text = ordered[0].segment.text
+        for h in ordered[1:]:
+            text = join_overlapping(text, h.segment.text)
+        lec = ordered[0].lecture
+        start = min(h.segment.start for h in ordered)
+        passages.append(
+            Passage(
+                number=n,
+                lecture_id=lec.id,
+                lecture_title=lec.title,
+                start=start,
+                end=max(h.segment.end for h in ordered),
+                text=text,
+                score=max(h.score for h in ordered),
+                url=deep_link(lec.source_url, start),
+                source_url=lec.source_url,
+                hits=ordered,
+            )
+        )
+    return passages
+
+
+def render_user_message(question: str, passages: Sequence[Passage]) -> str:
+    parts = ["Lecture excerpts:"]
+    for p in passages:
+        parts.append(f"{p.header()}\n{p.text}")
+    if not passages:
+        parts.append("(none)")
+    parts.append(f"Question: {question}")
+    parts.append("(Answer in the language of the question; cite the excerpts you use as [1], [2].)")
+    return "\n\n".join(parts)
+
+
+def messages_for(question: str, passages: Sequence[Passage]) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": render_user_message(question, passages)},
+    ]
+
+
+def fit_to_context(
+    question: str,
+    passages: Sequence[Passage],
+    count_prompt_tokens: Callable[[list[dict[str, str]]], int],
+    n_ctx: int,
+    answer_tokens: int,
+) -> tuple[list[dict[str, str]], list[Passage]]:
+    """The messages and the passages that fit: prompt + answer <= n_ctx.
+
+    The lowest-scored passages are dropped first; passages are renumbered 1..n in score order.
+    A question that does not fit even with no passage is refused with one sentence.
+    """
+    kept = sorted(passages, key=lambda p: -p.score)
+    while True:
+        numbered = [_renumber(p, i) for i, p in enumerate(kept, start=1)]
+        messages = messages_for(question, numbered)
+        used = count_prompt_tokens(messages)
+        if used + answer_tokens <= n_ctx:
+            return messages, numbered
+        if not kept:
+            raise LectureTuiError(
+                f"The question is too long for the answer model's context ({used} tokens of a"
+                f" {n_ctx}-token window, {answer_tokens} of them kept for the answer).",
+                hint="ask a shorter question, or raise --ctx",
+            )
+        kept = kept[:-1]
+
+
+def _renumber(p: Passage, n: int) -> Passage:
+    return Passage(
+        n,
+        p.lecture_id,
+        p.lecture_title,
+        p.start,
+        p.end,
+        p.text,
+        p.score,
+        p.url,
+        p.source_url,
+        p.hits,
+    )
+
+
+def cited_numbers(answer: str, limit: int) -> list[int]:
+    """Citation numbers in order of first appearance, only those that name a passage."""
+    seen: list[int] = []
+    for m in _CITATION.finditer(answer):
+        for part in re.split(r"\s*[,;]\s*", m.group(1)):
+            n = int(part)
+            if 1 <= n <= limit and n not in seen:
+                seen.append(n)
+    return seen

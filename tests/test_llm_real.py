@@ -1,0 +1,58 @@
+"""The real 0.5B answer model (llama.cpp, offline) over the seed corpus with the real E5 model."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from lecturetui.core.answering import ask
+from lecturetui.core.generation import LlamaGenerator
+from lecturetui.core.llmstore import BUNDLED, FAST_LLM, assemble
+from lecturetui.core.paths import DataHome
+from lecturetui.core.service import Library
+
+from .conftest import MODELS_DIR, ROOT, SEED_CORPUS
+
+pytestmark = pytest.mark.slow
+QUESTIONS = ROOT.parent / "shared" / "eval" / "seed_questions.jsonl"
+Q43 = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
+
+
+@pytest.fixture(scope="module")
+def generator():  # type: ignore[no-untyped-def]
+    path = assemble(BUNDLED[FAST_LLM], MODELS_DIR)
+    gen = LlamaGenerator(path, n_ctx=4096)
+    yield gen
+    gen.close()
+
+
+def test_assembled_gguf_is_verified() -> None:
+    path = assemble(BUNDLED[FAST_LLM], MODELS_DIR)
+    assert path.read_bytes()[:4] == b"GGUF"
+
+
+def test_seed_question_43_names_the_gpu_and_cites_its_segment(home: Path, e5, generator) -> None:  # type: ignore[no-untyped-def]
+    if QUESTIONS.exists():  # the question as the seeds asked it
+        q = next(json.loads(x) for x in QUESTIONS.read_text().splitlines() if '"number": 43' in x)
+        assert q["question"] == Q43
+    library = Library(DataHome.resolve(), embedder=e5)
+    library.ingest([SEED_CORPUS])
+    pieces: list[str] = []
+    answer = ask(library, generator, Q43, k=5, answer_tokens=160, on_token=pieces.append)
+    assert len(pieces) > 1  # streamed
+    assert re.search(r"\bGPUs?\b", answer.text, re.IGNORECASE)
+    assert answer.cited
+    prefers_gpu = re.compile(r"prioriz\w*\s+(o uso de\s+)?gpu", re.IGNORECASE)
+    assert any(prefers_gpu.search(p.text) for p in answer.citations), answer.to_json()["citations"]
+    assert answer.timings["time_to_first_token_ms"] > 0 and answer.timings["tokens_per_s"] > 0
+
+
+def test_prompt_budget_with_the_real_tokenizer(generator) -> None:  # type: ignore[no-untyped-def]
+    from lecturetui.core.errors import LectureTuiError
+    from lecturetui.core.prompting import fit_to_context
+
+    with pytest.raises(LectureTuiError, match="too long"):
+        fit_to_context("por que " * 3000, [], generator.count_prompt_tokens, generator.n_ctx, 512)
