@@ -12,7 +12,7 @@ setup-dev:
 
 run: setup
 	@$(LT) ingest examples/seed_lectures.jsonl --course "$(DEMO_COURSE)"
-	@$(LT)
+	@$(LT) app
 
 lint: setup-dev
 	.venv/bin/ruff check .

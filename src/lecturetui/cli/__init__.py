@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from lecturetui.cli.app_cmd import app_cmd
 from lecturetui.cli.ask_cmds import ask_cmd
 from lecturetui.cli.base import cli
 from lecturetui.cli.library_cmds import ingest_cmd, lectures_cmd, show_cmd
@@ -12,7 +13,16 @@ from lecturetui.cli.search_cmds import reindex_cmd, search_cmd
 
 __all__ = ["cli", "main"]
 
-for command in (ingest_cmd, lectures_cmd, show_cmd, search_cmd, ask_cmd, reindex_cmd, models_group):
+for command in (
+    app_cmd,
+    ingest_cmd,
+    lectures_cmd,
+    show_cmd,
+    search_cmd,
+    ask_cmd,
+    reindex_cmd,
+    models_group,
+):
     cli.add_command(command)
 
 

@@ -100,15 +100,21 @@ def cli(ctx: click.Context, home: str | None, embed_model: str | None, device: s
     """Ask questions of your recorded lectures, from the terminal.
 
     Ingest transcripts (WebVTT, SRT, Whisper JSON, segment JSONL, timestamped text), then search
-    them: every hit comes with its lecture, start-end time and score.
+    them or ask: every hit comes with its lecture, start-end time and score, every answer cites
+    them. With no command, opens the app.
     """
     obj = Context(home, embed_model, device)
     ctx.obj = obj
     ctx.call_on_close(obj.close)
     if ctx.invoked_subcommand is None:
-        from lecturetui.cli.library_cmds import lectures_cmd
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            from lecturetui.cli.app_cmd import app_cmd
 
-        ctx.invoke(lectures_cmd)
+            ctx.invoke(app_cmd)
+        else:  # not a terminal: print the library instead of drawing an app
+            from lecturetui.cli.library_cmds import lectures_cmd
+
+            ctx.invoke(lectures_cmd)
 
 
 @contextmanager

@@ -10,7 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lecturetui.core.generation import Generator
-from lecturetui.core.prompting import Passage, cited_numbers, fit_to_context, merge_hits
+from lecturetui.core.prompting import (
+    Passage,
+    cited_numbers,
+    fit_to_context,
+    merge_hits,
+)
 from lecturetui.core.service import Hit, Library
 from lecturetui.core.timefmt import format_timestamp
 

@@ -88,6 +88,7 @@ class LlamaGenerator:
         # one thread per physical core (about half the logical ones); on 2 cores llama.cpp with
         # 2 threads sometimes stalls 3-100x, with 1 it is steady
         threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
+        batch_threads = max(threads, os.cpu_count() or 1)  # prompt processing uses every core
 
         def load() -> Any:
             with quiet_stderr(not verbose):
@@ -95,6 +96,7 @@ class LlamaGenerator:
                     model_path=str(path),
                     n_ctx=n_ctx,
                     n_threads=threads,
+                    n_threads_batch=batch_threads,
                     n_gpu_layers=layers,
                     verbose=verbose,
                 )

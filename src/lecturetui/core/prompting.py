@@ -131,21 +131,46 @@ def merge_hits(hits: Sequence[Any]) -> list[Passage]:
     return passages
 
 
-def render_user_message(question: str, passages: Sequence[Passage]) -> str:
+_LANGUAGE_NAMES = {
+    "pt": "Portuguese", "en": "English", "es": "Spanish", "fr": "French", "de": "German",
+    "it": "Italian", "nl": "Dutch", "ca": "Catalan", "pl": "Polish", "ru": "Russian",
+    "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "ar": "Arabic", "tr": "Turkish",
+}  # fmt: skip
+
+
+def question_language(question: str) -> str | None:
+    """The question's language by name (small models follow "answer in Portuguese" far better
+    than "answer in the language of the question")."""
+    import py3langid
+
+    code, _ = py3langid.classify(question)
+    return _LANGUAGE_NAMES.get(str(code), str(code))
+
+
+def render_user_message(
+    question: str, passages: Sequence[Passage], language: str | None = None
+) -> str:
     parts = ["Lecture excerpts:"]
     for p in passages:
         parts.append(f"{p.header()}\n{p.text}")
     if not passages:
         parts.append("(none)")
     parts.append(f"Question: {question}")
-    parts.append("(Answer in the language of the question; cite the excerpts you use as [1], [2].)")
+    lang = (
+        f"in {language}, the language of the question"
+        if language
+        else "in the language of the question"
+    )
+    parts.append(f"(Answer {lang}; cite the excerpts you use as [1], [2].)")
     return "\n\n".join(parts)
 
 
-def messages_for(question: str, passages: Sequence[Passage]) -> list[dict[str, str]]:
+def messages_for(
+    question: str, passages: Sequence[Passage], language: str | None = None
+) -> list[dict[str, str]]:
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": render_user_message(question, passages)},
+        {"role": "user", "content": render_user_message(question, passages, language)},
     ]
 
 
@@ -155,6 +180,7 @@ def fit_to_context(
     count_prompt_tokens: Callable[[list[dict[str, str]]], int],
     n_ctx: int,
     answer_tokens: int,
+    language: str | None = None,
 ) -> tuple[list[dict[str, str]], list[Passage]]:
     """The messages and the passages that fit: prompt + answer <= n_ctx.
 
@@ -164,7 +190,7 @@ def fit_to_context(
     kept = sorted(passages, key=lambda p: -p.score)
     while True:
         numbered = [_renumber(p, i) for i, p in enumerate(kept, start=1)]
-        messages = messages_for(question, numbered)
+        messages = messages_for(question, numbered, language)
         used = count_prompt_tokens(messages)
         if used + answer_tokens <= n_ctx:
             return messages, numbered

@@ -17,7 +17,7 @@ from pathlib import Path
 from lecturetui.core.errors import StoreError
 from lecturetui.core.models import Lecture, Segment, StoredSegment
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -65,6 +65,15 @@ _MIGRATIONS: dict[int, str] = {
         INSERT INTO segments_fts (rowid, text) VALUES (new.id, new.text);
     END;
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+    2: """
+    CREATE TABLE history (
+        id        INTEGER PRIMARY KEY AUTOINCREMENT,
+        asked_at  TEXT NOT NULL,
+        question  TEXT NOT NULL,
+        answer    TEXT NOT NULL,
+        payload   TEXT NOT NULL  -- the answer's JSON: citations, passages, hits, timings
+    );
     """,
 }
 
@@ -323,6 +332,40 @@ class Store:
             (query, limit),
         )
         return [int(r[0]) for r in rows]
+
+    # -- history ---------------------------------------------------------------------------
+    def add_history(self, question: str, answer: str, payload: dict[str, object]) -> int:
+        with self.transaction():
+            cur = self._db.execute(
+                "INSERT INTO history (asked_at, question, answer, payload) VALUES (?, ?, ?, ?)",
+                (_now(), question, answer, json.dumps(payload, ensure_ascii=False)),
+            )
+        return int(cur.lastrowid or 0)
+
+    def history(self, limit: int = 200) -> list[tuple[int, str, str, str]]:
+        """(id, asked_at, question, answer), newest first."""
+        rows = self._db.execute(
+            "SELECT id, asked_at, question, answer FROM history ORDER BY id DESC LIMIT ?", (limit,)
+        )
+        return [(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+    def history_payload(self, entry_id: int) -> dict[str, object] | None:
+        row = self._db.execute("SELECT payload FROM history WHERE id = ?", (entry_id,)).fetchone()
+        if row is None:
+            return None
+        data = json.loads(row[0])
+        return data if isinstance(data, dict) else None
+
+    def neighbours(
+        self, segment: StoredSegment, before: int = 1, after: int = 1
+    ) -> list[StoredSegment]:
+        """The segment with up to `before`/`after` segments around it in its lecture."""
+        rows = self._db.execute(
+            'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id FROM segments'
+            " WHERE lecture_id = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal",
+            (segment.lecture_id, segment.ordinal - before, segment.ordinal + after),
+        )
+        return [_segment(r) for r in rows]
 
     def integrity_ok(self) -> bool:
         return bool(self._db.execute("PRAGMA quick_check").fetchone()[0] == "ok")

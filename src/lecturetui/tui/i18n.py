@@ -1,0 +1,35 @@
+"""Interface labels: Portuguese for a Portuguese library, English otherwise; the keys stay the same."""
+
+from __future__ import annotations
+
+LABELS: dict[str, dict[str, str]] = {
+    "en": {
+        "question": "Question", "segments": "Segments", "answer": "Answer", "references": "References",
+        "placeholder": "Ask about your lectures and press Enter (/ to come back here)",
+        "loading": "loading models…", "ready": "ready", "retrieving": "retrieving…",
+        "generating": "generating…", "stopped": "stopped", "empty": "The library is empty: press l to add transcripts.",
+        "no_hits": "No segment found.", "lectures": "lectures", "segments_n": "segments",
+        "similarity_note": "(the model cited nothing; citations matched by similarity)",
+        "library": "Library", "history": "History", "help": "Help", "ingest": "Ingest a file or folder",
+        "no_link": "This lecture has no video URL or file.", "copied": "Link copied",
+        "not_covered": "No segment supports the answer closely enough to cite it.",
+    },
+    "pt": {
+        "question": "Pergunta", "segments": "Segmentos", "answer": "Resposta", "references": "Referências",
+        "placeholder": "Pergunte sobre as aulas e tecle Enter (/ volta para cá)",
+        "loading": "carregando modelos…", "ready": "pronto", "retrieving": "recuperando…",
+        "generating": "gerando…", "stopped": "interrompida", "empty": "A biblioteca está vazia: tecle l para adicionar transcrições.",
+        "no_hits": "Nenhum segmento encontrado.", "lectures": "aulas", "segments_n": "segmentos",
+        "similarity_note": "(o modelo não citou; citações atribuídas por similaridade)",
+        "library": "Biblioteca", "history": "Histórico", "help": "Ajuda", "ingest": "Adicionar arquivo ou pasta",
+        "no_link": "Esta aula não tem URL de vídeo nem arquivo.", "copied": "Link copiado",
+        "not_covered": "Nenhum segmento apoia a resposta o bastante para citá-lo.",
+    },
+}  # fmt: skip
+
+
+def labels_for(languages: list[str | None]) -> dict[str, str]:
+    """Portuguese when most lectures are in Portuguese, else English."""
+    known = [lang for lang in languages if lang]
+    lang = "pt" if known and sum(x == "pt" for x in known) * 2 >= len(known) else "en"
+    return LABELS[lang]

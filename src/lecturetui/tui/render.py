@@ -1,0 +1,67 @@
+"""Rich renderables for hits, answers and segments (no widget state here)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.text import Text
+
+from lecturetui.core.timefmt import format_timestamp
+
+_CITE = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+
+
+def score_style(score: float, best: float, worst: float) -> str:
+    """Colour by strength relative to the other hits of the same question."""
+    span = max(best - worst, 1e-6)
+    rel = (score - worst) / span
+    return "bold green" if rel > 0.66 else "yellow" if rel > 0.33 else "dim"
+
+
+def span(hit: dict[str, Any]) -> str:
+    return f"{format_timestamp(hit['start_s'])}–{format_timestamp(hit['end_s'])}"
+
+
+def hit_row(hit: dict[str, Any], best: float, worst: float, mark: str, width: int = 60) -> Text:
+    text = Text()
+    text.append(f"{hit['rank']:>2} ", style="bold")
+    text.append(f"{hit['score']:.3f} ", style=score_style(hit["score"], best, worst))
+    text.append(f"{hit['lecture_title']}  ", style="bold")
+    text.append(span(hit), style="cyan")
+    if mark:
+        text.append(f" {mark}", style="bold magenta")
+    snippet = " ".join(str(hit["text"]).split()[:24])
+    text.append("\n   " + snippet[: max(20, width)] + "…", style="dim")
+    return text
+
+
+def answer_text(
+    answer: str, references: list[dict[str, Any]], labels: dict[str, str], note: str = ""
+) -> Text:
+    out = Text()
+    pos = 0
+    for m in _CITE.finditer(answer):
+        out.append(answer[pos : m.start()])
+        out.append(m.group(0), style="bold magenta")
+        pos = m.end()
+    out.append(answer[pos:])
+    if note:
+        out.append("\n" + note, style="dim italic")
+    if references:
+        out.append(f"\n\n{labels['references']}\n", style="bold")
+        for ref in references:
+            out.append(f"[{ref['number']}] ", style="bold magenta")
+            out.append(f"{ref['lecture_title']}, {span(ref)}")
+            if ref.get("url"):
+                out.append(f"  {ref['url']}", style="dim underline")
+            out.append("\n")
+    return out
+
+
+def timeline(start: float, end: float, duration: float, width: int = 40) -> str:
+    """`▁▁▁██▁▁▁` with the segment's place in the lecture."""
+    duration = max(duration, end, 1.0)
+    a = int(start / duration * width)
+    b = max(a + 1, int(end / duration * width))
+    return "▁" * a + "█" * (b - a) + "▁" * max(0, width - b)

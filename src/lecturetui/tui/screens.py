@@ -1,0 +1,232 @@
+"""Secondary screens: a segment with its neighbours, the library, the history, help."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Markdown, OptionList, ProgressBar, Static
+from textual.widgets.option_list import Option
+
+from lecturetui.core.links import deep_link
+from lecturetui.core.models import StoredSegment
+from lecturetui.core.timefmt import format_duration, format_timestamp
+from lecturetui.tui.render import timeline
+
+if TYPE_CHECKING:
+    from lecturetui.tui.app import LectureApp
+
+HELP = """\
+| key | does |
+|---|---|
+| `/` | type a question (Enter asks; a new question cancels the one in flight) |
+| `↑` `↓` `j` `k` | move through the segments |
+| `Enter` | open the segment with its neighbours |
+| `1`…`9` | jump to the segment of citation [n] |
+| `o` | open the lecture at that time (browser, or mpv/vlc for a local video) |
+| `y` | copy the link |
+| `Esc` | stop the answer / go back |
+| `[` `]` | previous / next segment (segment screen) |
+| `l` | library: lectures, models, device, ingest |
+| `h` | history of questions |
+| `?` | this help |
+| `Ctrl+P` | command palette |
+| `q` | quit |
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Markdown(HELP)
+
+
+class SegmentScreen(Screen[None]):
+    """One segment, its neighbours dimmed around it, its place in the lecture."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("left_square_bracket,p", "move(-1)", "Previous"),
+        Binding("right_square_bracket,n", "move(1)", "Next"),
+        Binding("o", "open", "Open video"),
+        Binding("y", "copy", "Copy link"),
+    ]
+
+    def __init__(self, segment: StoredSegment, score: float | None = None) -> None:
+        super().__init__()
+        self.segment = segment
+        self.score = score
+
+    @property
+    def lt(self) -> LectureApp:
+        from lecturetui.tui.app import LectureApp
+
+        assert isinstance(self.app, LectureApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="segment-title")
+        yield Static(id="timeline")
+        with VerticalScroll(id="segment-body"):
+            yield Static(id="segment-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_segment()
+
+    def refresh_segment(self) -> None:
+        store = self.lt.services.library.store
+        lecture = store.lecture(self.segment.lecture_id)
+        around = store.neighbours(self.segment)
+        title = Text()
+        title.append(lecture.title if lecture else self.segment.lecture_id, style="bold")
+        title.append(
+            f"  {format_timestamp(self.segment.start)}–{format_timestamp(self.segment.end)}",
+            style="cyan",
+        )
+        if self.score is not None:
+            title.append(f"  {self.score:.3f}", style="green")
+        if self.segment.corpus_id is not None:
+            title.append(f"  #{self.segment.corpus_id}", style="dim")
+        self.query_one("#segment-title", Static).update(title)
+        duration = lecture.duration if lecture else self.segment.end
+        bar = timeline(self.segment.start, self.segment.end, duration)
+        self.query_one("#timeline", Static).update(
+            Text(f"{bar} {format_duration(duration)}", style="magenta")
+        )
+        body = Text()
+        for seg in around:
+            current = seg.id == self.segment.id
+            body.append(
+                f"{format_timestamp(seg.start)}–{format_timestamp(seg.end)}\n",
+                style="cyan" if current else "dim cyan",
+            )
+            body.append(seg.text + "\n\n", style="" if current else "dim")
+        self.query_one("#segment-text", Static).update(body)
+
+    def action_move(self, step: int) -> None:
+        around = self.lt.services.library.store.neighbours(self.segment)
+        ids = [s.id for s in around]
+        i = ids.index(self.segment.id) + step
+        if 0 <= i < len(around):
+            self.segment = around[i]
+            self.score = None
+            self.refresh_segment()
+
+    def _url(self) -> str | None:
+        lecture = self.lt.services.library.store.lecture(self.segment.lecture_id)
+        return deep_link(lecture.source_url if lecture else None, self.segment.start)
+
+    def action_open(self) -> None:
+        self.lt.open_link(self._url())
+
+    def action_copy(self) -> None:
+        self.lt.copy_link(self._url())
+
+
+class HistoryScreen(Screen[int | None]):
+    BINDINGS = [Binding("escape", "dismiss_none", "Back")]
+
+    def __init__(self, entries: list[tuple[int, str, str, str]]) -> None:
+        super().__init__()
+        self.entries = entries
+
+    def compose(self) -> ComposeResult:
+        options = [
+            Option(
+                Text.assemble((asked[:16].replace("T", " "), "dim"), "  ", question),
+                id=str(entry_id),
+            )
+            for entry_id, asked, question, _ in self.entries
+        ]
+        yield OptionList(*options, id="history")
+        yield Footer()
+
+    @on(OptionList.OptionSelected)
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(int(event.option.id or 0))
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)
+
+
+class LibraryScreen(Screen[None]):
+    """Lectures, models and device; ingest a file or folder with a progress bar."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("i", "focus_ingest", "Ingest")]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="library-info")
+        yield DataTable(id="lectures", cursor_type="row", zebra_stripes=True)
+        with Horizontal(id="ingest-row"):
+            yield Input(placeholder=self.lt_labels["ingest"], id="ingest-path")
+        yield ProgressBar(id="ingest-progress", show_eta=False)
+        yield Static(id="ingest-log")
+        yield Footer()
+
+    @property
+    def lt_labels(self) -> dict[str, str]:
+        labels: dict[str, str] = getattr(self.app, "labels", {"ingest": "Ingest"})
+        return labels
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("id", "title", "course", "lang", "duration", "segments")
+        self.refresh_table()
+
+    def refresh_table(self) -> None:
+        app: Any = self.app
+        lectures = app.services.library.store.lectures()
+        table = self.query_one(DataTable)
+        table.clear()
+        for x in lectures:
+            table.add_row(
+                x.id,
+                x.title,
+                x.course or "",
+                x.language or "",
+                format_duration(x.duration),
+                str(x.segment_count),
+            )
+        self.query_one("#library-info", Static).update(app.models_line())
+
+    def action_focus_ingest(self) -> None:
+        self.query_one("#ingest-path", Input).focus()
+
+    @on(Input.Submitted, "#ingest-path")
+    def start_ingest(self, event: Input.Submitted) -> None:
+        path = Path(event.value.strip()).expanduser()
+        if event.value.strip():
+            self.ingest(path)
+
+    @work(thread=True, exclusive=True, group="ingest")
+    def ingest(self, path: Path) -> None:
+        app: Any = self.app
+        bar = self.query_one(ProgressBar)
+
+        def on_file(done: int, total: int, name: str) -> None:
+            self.app.call_from_thread(bar.update, total=max(total, 1), progress=done)
+
+        report = app.services.library.ingest([path], progress=on_file)
+        lines = []
+        for r in report.results:
+            lines.append(
+                f"{r.status:9} {r.path.name}"
+                + (
+                    f": {r.message}"
+                    if r.failed
+                    else f" ({r.segments} segments)"
+                    if r.segments
+                    else ""
+                )
+            )
+        self.app.call_from_thread(self.query_one("#ingest-log", Static).update, "\n".join(lines))
+        self.app.call_from_thread(self.refresh_table)

@@ -1,0 +1,185 @@
+"""The app, driven by keys through Textual's Pilot, with a fake embedder and generator."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual.widgets import DataTable, Input, OptionList, Static
+
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.paths import DataHome
+from lecturetui.core.service import Library
+from lecturetui.tui.app import AppServices, LectureApp
+from lecturetui.tui.screens import HelpScreen, HistoryScreen, LibraryScreen, SegmentScreen
+
+from .conftest import SEED_CORPUS
+from .fakes import FakeEmbedder, FakeGenerator
+
+QUESTION = "tensor Flow prioriza GPU"
+
+
+class SlowGenerator(FakeGenerator):
+    """Streams forever (until stopped), one word every 20 ms."""
+
+    def stream(self, messages, max_tokens, stop=None):  # type: ignore[no-untyped-def]
+        self.prompts.append(messages)
+        for i in range(10_000):
+            if stop is not None and stop.is_set():
+                return
+            time.sleep(0.02)
+            yield f" palavra{i}"
+
+
+def make_app(home: Path, generator: FakeGenerator | None = None, ingest: bool = True) -> LectureApp:
+    library = Library(DataHome.resolve(), embedder=FakeEmbedder())
+    if ingest:
+        library.ingest([SEED_CORPUS])
+    gen = generator or FakeGenerator("O TensorFlow prioriza a GPU [1]. Veja também [2].")
+    return LectureApp(AppServices(library, lambda: gen, llm_label="fake"))
+
+
+def answer_text(app: LectureApp) -> str:
+    return str(app.query_one("#answer", Static).render())
+
+
+async def ask(pilot, app: LectureApp, question: str = QUESTION) -> None:  # type: ignore[no-untyped-def]
+    await pilot.press("slash")
+    app.query_one("#question", Input).value = question
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_ask_shows_hits_and_a_cited_answer(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await ask(pilot, app)
+        hits = app.query_one("#hits", OptionList)
+        assert hits.option_count == 10
+        first = str(hits.get_option_at_index(0).prompt)
+        assert "Aula" in first and "–" in first and "0." in first
+        assert "[1]" in first  # the cited row is marked
+        text = answer_text(app)
+        assert "prioriza a GPU [1]" in text and "Referências" in text
+        assert app.focused is hits
+        assert app.services.library.store.history()[0][2] == QUESTION
+
+
+async def test_move_and_open_a_segment_with_neighbours(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await ask(pilot, app)
+        await pilot.press("j", "j", "k")
+        hits = app.query_one("#hits", OptionList)
+        assert hits.highlighted == 1
+        expected = app.hits[1]["segment_id"]
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SegmentScreen) and screen.segment.id == expected
+        title = str(screen.query_one("#segment-title", Static).render())
+        assert app.hits[1]["lecture_title"] in title
+        before = screen.segment.id
+        await pilot.press("right_square_bracket")
+        await pilot.press("left_square_bracket")
+        assert screen.segment.id == before or screen.segment.lecture_id == app.hits[1]["lecture"]
+        await pilot.press("escape")
+        assert not isinstance(app.screen, SegmentScreen)
+
+
+async def test_citation_key_selects_its_segment(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await ask(pilot, app)
+        second = next(p for p in app.passages if p["number"] == 2)
+        await pilot.press("2")
+        index = app.query_one("#hits", OptionList).highlighted
+        assert index is not None and app.hits[index]["segment_id"] in second["segment_ids"]
+
+
+async def test_escape_stops_the_answer_and_a_new_question_replaces_it(home: Path) -> None:
+    app = make_app(home, SlowGenerator())
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("slash")
+        app.query_one("#question", Input).value = QUESTION
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if "palavra" in answer_text(app):
+                break
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "palavra" in answer_text(app)
+        status = str(app.query_one("#answer-status", Static).render())
+        assert "interrompida" in status
+        # a new question cancels whatever is in flight, and its answer is the one shown
+        app.services.load_generator = lambda: FakeGenerator("Resposta nova [1].")  # type: ignore[method-assign]
+        app.generator = FakeGenerator("Resposta nova [1].")
+        await ask(pilot, app, "GPU")
+        assert "Resposta nova" in answer_text(app)
+
+
+async def test_ingest_from_the_library_screen(home: Path, fixtures: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("tab")  # leave the question box
+        await pilot.press("l")
+        assert isinstance(app.screen, LibraryScreen)
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == 8
+        await pilot.press("i")
+        field = app.screen.query_one("#ingest-path", Input)
+        field.value = str(fixtures / "lecture.vtt")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert table.row_count == 9
+        log = str(app.screen.query_one("#ingest-log", Static).render())
+        assert "added" in log and "lecture.vtt" in log
+
+
+async def test_empty_library_says_what_to_do(home: Path) -> None:
+    app = make_app(home, ingest=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "empty" in answer_text(app).lower() or "vazia" in answer_text(app).lower()
+        await ask(pilot, app, "gpu")
+        assert "empty" in answer_text(app).lower()
+
+
+async def test_missing_model_is_a_message_not_a_crash(home: Path) -> None:
+    library = Library(DataHome.resolve(), embedder=FakeEmbedder())
+    library.ingest([SEED_CORPUS])
+
+    def missing() -> FakeGenerator:
+        raise LectureTuiError("No answer model 'x.gguf'.", hint="give a .gguf path")
+
+    app = LectureApp(AppServices(library, missing))
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "No answer model" in str(app.query_one("#status", Static).render())
+        await ask(pilot, app)
+        assert app.query_one("#hits", OptionList).option_count == 10  # search still works
+        assert "No answer model" in answer_text(app)
+
+
+async def test_history_reopens_an_old_answer_and_help_lists_keys(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await ask(pilot, app)
+        app.query_one("#answer", Static).update("")
+        await pilot.press("h")
+        assert isinstance(app.screen, HistoryScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "prioriza a GPU [1]" in answer_text(app)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
