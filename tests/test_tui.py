@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Input, OptionList, Static
 
 from lecturetui.core.errors import LectureTuiError
@@ -183,3 +184,24 @@ async def test_history_reopens_an_old_answer_and_help_lists_keys(home: Path) -> 
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
+
+
+@pytest.mark.slow
+async def test_end_to_end_with_the_real_small_models(home: Path, e5) -> None:  # type: ignore[no-untyped-def]
+    """The app over the seed corpus with the real E5 and the real 0.5B answer model."""
+    from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.llmstore import BUNDLED, FAST_LLM, assemble
+
+    from .conftest import MODELS_DIR
+
+    library = Library(DataHome.resolve(), embedder=e5)
+    library.ingest([SEED_CORPUS])
+    path = assemble(BUNDLED[FAST_LLM], MODELS_DIR)
+    app = LectureApp(AppServices(library, lambda: LlamaGenerator(path, n_ctx=4096), FAST_LLM))
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        assert app.generator is not None
+        await ask(pilot, app, "O TensorFlow prioriza a execução de operações em qual dispositivo?")
+        assert app.query_one("#hits", OptionList).option_count == 10
+        assert "GPU" in answer_text(app).upper()
+        app.generator.close()  # type: ignore[attr-defined]

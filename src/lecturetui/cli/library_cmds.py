@@ -83,7 +83,7 @@ def ingest_cmd(
             )
     for result in report.results:
         _print_result(out, result)
-    n_lectures, n_segments = library.store.counts()
+    n_lectures, n_segments = library.counts()
     elapsed = time.perf_counter() - t0
     parts = [
         f"{report.count(s)} {s}" for s in ("added", "updated", "unchanged", "duplicate", "failed")
@@ -123,7 +123,7 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
 
     from lecturetui.core.timefmt import format_duration
 
-    items = obj.library().store.lectures()
+    items = obj.library().lectures()
     if as_json:
         click.echo(json.dumps([_lecture_json(x) for x in items], ensure_ascii=False, indent=2))
         return

@@ -163,6 +163,31 @@ class Library:
         )
         return VectorIndex.create(self.home.index_dir, manifest, capacity)
 
+    # -- what the faces read (so no screen or command touches the store's tables) ----------------
+    def lectures(self) -> list[Lecture]:
+        return self.store.lectures()
+
+    def lecture(self, lecture_id: str) -> Lecture | None:
+        return self.store.lecture(lecture_id)
+
+    def segment(self, segment_id: int) -> StoredSegment | None:
+        return self.store.segments_by_id([segment_id]).get(segment_id)
+
+    def neighbours(self, segment: StoredSegment) -> list[StoredSegment]:
+        return self.store.neighbours(segment)
+
+    def counts(self) -> tuple[int, int]:
+        return self.store.counts()
+
+    def remember(self, question: str, answer: str, payload: dict[str, Any]) -> int:
+        return self.store.add_history(question, answer, payload)
+
+    def history(self, limit: int = 200) -> list[tuple[int, str, str, str]]:
+        return self.store.history(limit)
+
+    def history_entry(self, entry_id: int) -> dict[str, object] | None:
+        return self.store.history_payload(entry_id)
+
     def warm(self) -> None:
         """Load the embedding model and the index now (the app does this while the user types)."""
         _ = self.embedder

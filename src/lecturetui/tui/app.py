@@ -7,16 +7,17 @@ import subprocess
 import threading
 import time
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
@@ -58,7 +59,7 @@ class LectureApp(App[None]):
     def __init__(self, services: AppServices) -> None:
         super().__init__()
         self.services = services
-        self.labels = labels_for([x.language for x in services.library.store.lectures()])
+        self.labels = labels_for([x.language for x in services.library.lectures()])
         self.hits: list[dict[str, Any]] = []
         self.passages: list[dict[str, Any]] = []
         self.generator: Generator | None = None
@@ -85,15 +86,15 @@ class LectureApp(App[None]):
         self.query_one("#answer-box").border_title = self.labels["answer"]
         self.query_one("#question", Input).focus()
         self.set_status(self.labels["loading"])
-        n_lectures, _ = self.services.library.store.counts()
+        n_lectures, _ = self.services.library.counts()
         if n_lectures == 0:
             self.show_answer_text(self.labels["empty"])
         self.load_models()
 
     def models_line(self) -> str:
         lib = self.services.library
-        n_lectures, n_segments = lib.store.counts()
-        courses = sorted({x.course for x in lib.store.lectures() if x.course})
+        n_lectures, n_segments = lib.counts()
+        courses = sorted({x.course for x in lib.lectures() if x.course})
         parts = [
             " · ".join(courses[:1]) or "lecturetui",
             f"{n_lectures} {self.labels['lectures']} · {n_segments} {self.labels['segments_n']}",
@@ -207,7 +208,7 @@ class LectureApp(App[None]):
         if stop.is_set() and not answer.stopped:
             return  # superseded by a newer question
         data = answer.to_json()
-        self.services.library.store.add_history(question, answer.text, data)
+        self.services.library.remember(question, answer.text, data)
         self.call_from_thread(self.show_answer, data)
 
     def stream_update(self, text: str) -> None:
@@ -282,10 +283,10 @@ class LectureApp(App[None]):
     @on(OptionList.OptionSelected, "#hits")
     def open_segment(self, event: OptionList.OptionSelected) -> None:
         seg_id = int(event.option.id or 0)
-        segments = self.services.library.store.segments_by_id([seg_id])
-        if seg_id in segments:
+        segment = self.services.library.segment(seg_id)
+        if segment is not None:
             score = next((h["score"] for h in self.hits if h["segment_id"] == seg_id), None)
-            self.push_screen(SegmentScreen(segments[seg_id], score))
+            self.push_screen(SegmentScreen(segment, score))
 
     def current_hit(self) -> dict[str, Any] | None:
         index = self.query_one("#hits", OptionList).highlighted
@@ -325,6 +326,22 @@ class LectureApp(App[None]):
         self.notify(f"{self.labels['copied']}: {url}")
 
     # -- other screens --------------------------------------------------------------------------
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand(
+            "Ask a question", "Focus the question box (/)", self.action_focus_question
+        )
+        yield SystemCommand(
+            "Library", "Lectures, models, device; ingest transcripts (l)", self.action_library
+        )
+        yield SystemCommand("History", "Questions asked in this library (h)", self.action_history)
+        yield SystemCommand("Stop the answer", "Stop generating (Esc)", self.action_stop)
+        yield SystemCommand(
+            "Open the video", "The selected segment's lecture at its time (o)", self.action_open
+        )
+        yield SystemCommand("Copy the link", "The selected segment's link (y)", self.action_copy)
+        yield SystemCommand("Keys", "Every key (?)", self.action_help)
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
@@ -334,9 +351,9 @@ class LectureApp(App[None]):
     def action_history(self) -> None:
         def reopen(entry_id: int | None) -> None:
             if entry_id:
-                payload = self.services.library.store.history_payload(entry_id)
+                payload = self.services.library.history_entry(entry_id)
                 if payload:
                     self.query_one("#question", Input).value = str(payload.get("question", ""))
                     self.show_answer(payload)
 
-        self.push_screen(HistoryScreen(self.services.library.store.history()), reopen)
+        self.push_screen(HistoryScreen(self.services.library.history()), reopen)

@@ -83,9 +83,9 @@ class SegmentScreen(Screen[None]):
         self.refresh_segment()
 
     def refresh_segment(self) -> None:
-        store = self.lt.services.library.store
-        lecture = store.lecture(self.segment.lecture_id)
-        around = store.neighbours(self.segment)
+        library = self.lt.services.library
+        lecture = library.lecture(self.segment.lecture_id)
+        around = library.neighbours(self.segment)
         title = Text()
         title.append(lecture.title if lecture else self.segment.lecture_id, style="bold")
         title.append(
@@ -113,7 +113,7 @@ class SegmentScreen(Screen[None]):
         self.query_one("#segment-text", Static).update(body)
 
     def action_move(self, step: int) -> None:
-        around = self.lt.services.library.store.neighbours(self.segment)
+        around = self.lt.services.library.neighbours(self.segment)
         ids = [s.id for s in around]
         i = ids.index(self.segment.id) + step
         if 0 <= i < len(around):
@@ -122,7 +122,7 @@ class SegmentScreen(Screen[None]):
             self.refresh_segment()
 
     def _url(self) -> str | None:
-        lecture = self.lt.services.library.store.lecture(self.segment.lecture_id)
+        lecture = self.lt.services.library.lecture(self.segment.lecture_id)
         return deep_link(lecture.source_url if lecture else None, self.segment.start)
 
     def action_open(self) -> None:
@@ -184,7 +184,7 @@ class LibraryScreen(Screen[None]):
 
     def refresh_table(self) -> None:
         app: Any = self.app
-        lectures = app.services.library.store.lectures()
+        lectures = app.services.library.lectures()
         table = self.query_one(DataTable)
         table.clear()
         for x in lectures:

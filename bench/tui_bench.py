@@ -1,0 +1,123 @@
+"""The app's responsiveness, headless: launch to first frame and to "ready to type", time until
+the models are loaded, and the longest UI stall while an answer streams and while a folder is
+ingested (a 10 ms interval timer in the app; the stall is the largest gap between its ticks).
+
+    .venv/bin/python bench/tui_bench.py [--llm qwen2.5-coder-0.5b] [--files 12]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import SEED_CORPUS, model_dir, seed_texts
+
+QUESTION = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
+
+
+def write_folder(folder: Path, n: int) -> None:
+    """n WebVTT lectures of 10 minutes each, made from the seed text in 5-second cues."""
+    words = " ".join(seed_texts()).split()
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in range(n):
+        lines = ["WEBVTT", ""]
+        for c in range(120):
+            a, b = c * 5, c * 5 + 5
+            chunk = " ".join(words[(f * 997 + c * 12) % (len(words) - 12) :][:12])
+            lines += [
+                f"00:{a // 60:02d}:{a % 60:02d}.000 --> 00:{b // 60:02d}:{b % 60:02d}.000",
+                chunk,
+                "",
+            ]
+        (folder / f"aula{f:02d}.vtt").write_text("\n".join(lines), encoding="utf-8")
+
+
+async def run(args: argparse.Namespace) -> None:
+    from textual.widgets import Input
+
+    from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.llmstore import resolve_llm
+    from lecturetui.core.paths import DataHome
+    from lecturetui.core.service import Library
+    from lecturetui.tui.app import AppServices, LectureApp
+    from lecturetui.tui.screens import LibraryScreen
+
+    models = model_dir().parent
+    with tempfile.TemporaryDirectory() as tmp:
+        home = DataHome(Path(tmp), models)
+        Library(home).ingest([SEED_CORPUS])  # the library exists before launch, as for a student
+        folder = Path(tmp) / "new-lectures"
+        write_folder(folder, args.files)
+        llm_path = resolve_llm(models, args.llm)
+
+        t0 = time.perf_counter()
+        library = Library(home)
+        app = LectureApp(
+            AppServices(library, lambda: LlamaGenerator(llm_path, n_ctx=4096), args.llm)
+        )
+        gaps: list[float] = []
+        last = [0.0]
+
+        def tick() -> None:
+            now = time.perf_counter()
+            if last[0]:
+                gaps.append(now - last[0])
+            last[0] = now
+
+        async with app.run_test(size=(120, 32)) as pilot:
+            await pilot.pause()
+            first_frame = time.perf_counter() - t0
+            ready_to_type = first_frame if isinstance(app.focused, Input) else float("nan")
+            while app.generator is None and app.load_error is None:
+                await asyncio.sleep(0.05)
+            models_ready = time.perf_counter() - t0
+            app.set_interval(0.01, tick)
+            await pilot.pause(0.2)
+            idle = list(gaps)
+            gaps.clear()
+            await pilot.press("slash")
+            app.query_one("#question", Input).value = QUESTION
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            answer_gaps = list(gaps)
+            gaps.clear()
+            app.push_screen(LibraryScreen())
+            await pilot.pause()
+            screen = app.screen
+            screen.query_one("#ingest-path", Input).value = str(folder)
+            screen.query_one("#ingest-path", Input).focus()
+            await pilot.press("enter")
+            await pilot.pause(0.2)
+            await app.workers.wait_for_complete()
+            ingest_gaps = list(gaps)
+        print(f"launch to first frame: {first_frame:.2f} s; ready to type: {ready_to_type:.2f} s;"
+              f" models loaded (E5 + {args.llm}): {models_ready:.1f} s")  # fmt: skip
+        print("| phase | ticks | median gap ms | longest stall ms |")
+        print("|---|---|---|---|")
+        for name, g in (
+            ("idle", idle),
+            ("answer streaming", answer_gaps),
+            (f"ingest {args.files} files", ingest_gaps),
+        ):
+            if g:
+                print(
+                    f"| {name} | {len(g)} | {statistics.median(g) * 1000:.1f} | {max(g) * 1000:.0f} |"
+                )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--llm", default="qwen2.5-coder-0.5b")
+    ap.add_argument("--files", type=int, default=12)
+    asyncio.run(run(ap.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
