@@ -4,23 +4,11 @@ from __future__ import annotations
 
 import click
 
-from lecturetui.cli.base import Context, pass_ctx
+from lecturetui.cli.base import Context, llm_options, pass_ctx
 
 
 @click.command("app")
-@click.option(
-    "--llm",
-    metavar="MODEL",
-    help="Answer model: a .gguf file, qwen2.5-coder-1.5b (default) or qwen2.5-coder-0.5b.",
-)
-@click.option(
-    "--ctx",
-    "n_ctx",
-    type=click.IntRange(512, 131072),
-    default=4096,
-    show_default=True,
-    help="Context window, tokens.",
-)
+@llm_options
 @pass_ctx
 def app_cmd(obj: Context, llm: str | None, n_ctx: int) -> None:
     """Open the app: ask, browse the segments, follow the citations."""

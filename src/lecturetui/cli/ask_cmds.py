@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from lecturetui.cli.base import Context, console, note, pass_ctx
+from lecturetui.cli.base import Context, console, llm_options, note, pass_ctx
 
 
 @click.command("ask")
@@ -15,19 +15,7 @@ from lecturetui.cli.base import Context, console, note, pass_ctx
 @click.option(
     "-k", "k", type=click.IntRange(1, 50), default=10, show_default=True, help="Segments retrieved."
 )
-@click.option(
-    "--llm",
-    metavar="MODEL",
-    help="Answer model: a .gguf file, qwen2.5-coder-1.5b (default) or qwen2.5-coder-0.5b (fast).",
-)
-@click.option(
-    "--ctx",
-    "n_ctx",
-    type=click.IntRange(512, 131072),
-    default=4096,
-    show_default=True,
-    help="Context window, tokens.",
-)
+@llm_options
 @click.option(
     "--max-tokens",
     "answer_tokens",

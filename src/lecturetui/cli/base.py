@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -73,6 +73,20 @@ class LtGroup(click.Group):
 
 
 pass_ctx = click.make_pass_decorator(Context)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def llm_options(fn: F) -> F:
+    """--llm and --ctx, shared by `ask` and `app`."""
+    fn = click.option(
+        "--ctx", "n_ctx", type=click.IntRange(512, 131072), default=4096, show_default=True,
+        help="Context window of the answer model, tokens.",
+    )(fn)  # fmt: skip
+    return click.option(
+        "--llm", metavar="MODEL",
+        help="Answer model: a .gguf file, qwen2.5-coder-1.5b (default) or qwen2.5-coder-0.5b (fast).",
+    )(fn)  # fmt: skip
 
 
 @click.group(cls=LtGroup, invoke_without_command=True)

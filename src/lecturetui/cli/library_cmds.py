@@ -121,7 +121,7 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
     """List the lectures in the library."""
     from rich.table import Table
 
-    from lecturetui.core.timefmt import format_duration
+    from lecturetui.core.models import Lecture
 
     items = obj.library().lectures()
     if as_json:
@@ -135,21 +135,10 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
         )
         return
     table = Table(title=f"{len(items)} lectures · {sum(x.segment_count for x in items)} segments")
-    table.add_column("id")
-    table.add_column("title")
-    table.add_column("course")
-    table.add_column("lang")
-    table.add_column("duration", justify="right")
-    table.add_column("segments", justify="right")
+    for col in Lecture.TABLE_COLUMNS:
+        table.add_column(col, justify="right" if col in ("duration", "segments") else "left")
     for x in items:
-        table.add_row(
-            x.id,
-            x.title,
-            x.course or "",
-            x.language or "",
-            format_duration(x.duration),
-            str(x.segment_count),
-        )
+        table.add_row(*x.table_row())
     out.print(table)
 
 

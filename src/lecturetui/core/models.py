@@ -66,6 +66,15 @@ class Lecture:
     content_hash: str
     segment_count: int = 0
 
+    TABLE_COLUMNS = ("id", "title", "course", "lang", "duration", "segments")
+
+    def table_row(self) -> tuple[str, ...]:
+        """The row both faces show in their lecture tables (TABLE_COLUMNS)."""
+        from lecturetui.core.timefmt import format_duration
+
+        return (self.id, self.title, self.course or "", self.language or "",
+                format_duration(self.duration), str(self.segment_count))  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class StoredSegment:

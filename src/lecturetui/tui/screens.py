@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Footer, Input, Markdown, OptionList, Prog
 from textual.widgets.option_list import Option
 
 from lecturetui.core.links import deep_link
-from lecturetui.core.models import StoredSegment
+from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.timefmt import format_duration, format_timestamp
 from lecturetui.tui.render import timeline
 
@@ -179,7 +179,7 @@ class LibraryScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("id", "title", "course", "lang", "duration", "segments")
+        table.add_columns(*Lecture.TABLE_COLUMNS)
         self.refresh_table()
 
     def refresh_table(self) -> None:
@@ -188,14 +188,7 @@ class LibraryScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.clear()
         for x in lectures:
-            table.add_row(
-                x.id,
-                x.title,
-                x.course or "",
-                x.language or "",
-                format_duration(x.duration),
-                str(x.segment_count),
-            )
+            table.add_row(*x.table_row())
         self.query_one("#library-info", Static).update(app.models_line())
 
     def action_focus_ingest(self) -> None:
