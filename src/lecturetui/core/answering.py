@@ -15,6 +15,7 @@ from lecturetui.core.prompting import (
     cited_numbers,
     fit_to_context,
     merge_hits,
+    question_language,
 )
 from lecturetui.core.service import Hit, Library
 from lecturetui.core.timefmt import format_timestamp
@@ -132,7 +133,8 @@ def ask(
         merge_hits(result.hits),
         generator.count_prompt_tokens,
         generator.n_ctx,
-        answer_tokens,
+        answer_tokens + 8,  # slack for the chat template's generation prompt
+        question_language(question),
     )
     if on_retrieved:
         on_retrieved(result.hits, passages)

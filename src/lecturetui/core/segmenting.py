@@ -123,9 +123,8 @@ def segment_cues(
     counter = counter or TokenCounter()
     budget = config.max_tokens - counter.overhead
     cues = split_long_cues([c for c in cues if c.text.strip()], budget, counter)
-    cues.sort(
-        key=lambda c: (c.start, c.end)
-    )  # split pieces of a long cue may start after the next cue
+    # split pieces of a long cue may start after the next cue
+    cues.sort(key=lambda c: (c.start, c.end))
     counts = [counter.count(c.text) for c in cues]
     segments: list[Segment] = []
     i, n = 0, len(cues)

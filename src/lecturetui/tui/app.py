@@ -95,8 +95,9 @@ class LectureApp(App[None]):
         lib = self.services.library
         n_lectures, n_segments = lib.counts()
         courses = sorted({x.course for x in lib.lectures() if x.course})
+        course = courses[0] if courses else "lecturetui"
         parts = [
-            " · ".join(courses[:1]) or "lecturetui",
+            course if len(course) <= 40 else course[:39] + "…",
             f"{n_lectures} {self.labels['lectures']} · {n_segments} {self.labels['segments_n']}",
             lib.model_id.split("/")[-1] if self.ready.is_set() else "…",
             self.device.upper(),
@@ -106,7 +107,10 @@ class LectureApp(App[None]):
         return "  ·  ".join(parts)
 
     def set_status(self, state: str) -> None:
-        self.query_one("#status", Static).update(Text(f"{self.models_line()}  ·  {state}"))
+        # the state first: on a narrow terminal the end of the line is what gets cut
+        line = Text(f" {state} ", style="bold reverse")
+        line.append(f"  {self.models_line()}")
+        self.query_one("#status", Static).update(line)
 
     def show_answer_text(self, text: str, status: str = "") -> None:
         self.query_one("#answer", Static).update(text)
