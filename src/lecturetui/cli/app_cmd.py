@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
 import click
 
 from lecturetui.cli.base import Context, llm_options, pass_ctx
@@ -21,9 +27,41 @@ def app_cmd(obj: Context, llm: str | None, n_ctx: int) -> None:
     models = obj.home.models_dir
 
     def load_generator() -> LlamaGenerator:
-        return LlamaGenerator(resolve_llm(models, llm), n_ctx=n_ctx)
+        # fd 2 already goes to the log while the app runs (see below): no per-call redirection
+        return LlamaGenerator(resolve_llm(models, llm), n_ctx=n_ctx, redirect_stderr=False)
 
-    LectureApp(
+    app = LectureApp(
         AppServices(library, load_generator, llm_label=(llm or DEFAULT_LLM).split("/")[-1])
-    ).run()
+    )
+    with native_stderr_to(obj.home.root / "lecturetui.log"):
+        app.run()
     library.close()
+
+
+@contextmanager
+def native_stderr_to(log: Path) -> Iterator[None]:
+    """Textual draws on stderr; llama.cpp and torch also write there, from C, at any time.
+
+    The app gets its own duplicate of the terminal, and file descriptor 2 goes to a log file
+    while it runs, so no library's chatter can land on (or blank) the screen.
+    """
+    if not sys.__stderr__ or not sys.__stderr__.isatty():
+        yield
+        return
+    log.parent.mkdir(parents=True, exist_ok=True)
+    terminal = os.dup(2)
+    saved_stderr, saved_dunder = sys.stderr, sys.__stderr__
+    logfd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    stream = os.fdopen(terminal, "w", encoding="utf-8", errors="replace", closefd=False)
+    try:
+        sys.stderr = stream
+        setattr(sys, "__stderr__", stream)  # noqa: B010  (Textual's driver writes to sys.__stderr__)
+        os.dup2(logfd, 2)
+        yield
+    finally:
+        os.dup2(terminal, 2)
+        sys.stderr = saved_stderr
+        setattr(sys, "__stderr__", saved_dunder)  # noqa: B010
+        stream.close()
+        os.close(terminal)
+        os.close(logfd)

@@ -66,11 +66,14 @@ class LlamaGenerator:
         n_threads: int | None = None,
         verbose: bool = False,
         gpu_layers: int | None = None,
+        redirect_stderr: bool = True,
     ) -> None:
         self.path = path
         self.name = path.name
         self.n_ctx = n_ctx
         self.verbose = verbose
+        # a caller that already routes fd 2 elsewhere (the app) turns the per-call redirection off
+        self._quiet = redirect_stderr and not verbose
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
         self.gpu = False
         self.notice: str | None = None
@@ -91,7 +94,7 @@ class LlamaGenerator:
         batch_threads = max(threads, os.cpu_count() or 1)  # prompt processing uses every core
 
         def load() -> Any:
-            with quiet_stderr(not verbose):
+            with quiet_stderr(self._quiet):
                 return llama_cpp.Llama(
                     model_path=str(path),
                     n_ctx=n_ctx,
@@ -144,7 +147,7 @@ class LlamaGenerator:
 
         def work() -> None:
             try:
-                with quiet_stderr(not self.verbose):
+                with quiet_stderr(self._quiet):
                     chunks = self._llm.create_chat_completion(
                         messages=messages, max_tokens=max_tokens, temperature=0.2, stream=True
                     )
