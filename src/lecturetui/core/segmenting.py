@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from lecturetui.core.models import Cue, Segment
 
-PASSAGE_PREFIX = "passage: "
 _WORD = re.compile(r"\S+")
 
 

@@ -370,9 +370,6 @@ class Store:
     def integrity_ok(self) -> bool:
         return bool(self._db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
 
-    def segment_config_json(self, config: dict[str, object]) -> str:
-        return json.dumps(config, sort_keys=True)
-
 
 def _split_sql(script: str) -> list[str]:
     """Split a migration into statements (sqlite3.complete_statement knows about triggers)."""

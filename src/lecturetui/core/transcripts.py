@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from lecturetui.core.errors import TranscriptError
@@ -279,7 +278,3 @@ _PARSERS: dict[str, Callable[[str, str], list[ParsedLecture]]] = {
     "jsonl": parse_jsonl,
     "text": parse_timestamped_text,
 }
-
-
-def lecture_key_from_path(path: Path) -> str:
-    return path.stem
