@@ -44,14 +44,14 @@ class Answer:
             "answer": self.text,
             "stopped": self.stopped,
             "citation_source": self.citation_source,
-            "citations": [_passage_json(p) for p in self.citations],
-            "passages": [_passage_json(p) for p in self.passages],
+            "citations": [passage_json(p) for p in self.citations],
+            "passages": [passage_json(p) for p in self.passages],
             "hits": [h.to_json() for h in self.hits],
             "timings": self.timings,
         }
 
 
-def _passage_json(p: Passage) -> dict[str, Any]:
+def passage_json(p: Passage) -> dict[str, Any]:
     first = p.hits[0].to_json() if p.hits else {}
     return {
         **first,

@@ -185,9 +185,10 @@ def _ingest_file(
 
     planned: list[tuple[LectureRecord, list[Segment]]] = []
     twins: list[str] = []
+    by_key = {r.source_key: r for r in existing}
     for lecture in parsed:
         content_hash = _content_hash(lecture)
-        previous = store.find_by_source(source_path, lecture.key)
+        previous = by_key.get(lecture.key)
         if previous is None:
             twin = store.find_by_content(content_hash)
             if twin is not None:
@@ -222,15 +223,16 @@ def _ingest_file(
 
     with store.transaction():  # every lecture of the file, or none
         for (record, segments), vecs in zip(planned, vectors, strict=True):
-            was_there = store.find_by_source(source_path, record.source_key) is not None
+            was_there = record.source_key in by_key
             result.changes.append(store.save_lecture(record, segments))
             result.vectors.append(vecs)
             result.lectures.append(record.id)
             result.segments += len(segments)
             if result.status != "added":
                 result.status = "updated" if was_there else "added"
+        kept_keys = {p.key for p in parsed}
         for rec in existing:  # the file no longer holds these lectures
-            if rec.source_key not in {p.key for p in parsed}:
+            if rec.source_key not in kept_keys:
                 removed = store.delete_lecture(rec.id)
                 result.changes.append(SaveResult(rec.id, removed, []))
                 result.vectors.append(None)

@@ -24,7 +24,7 @@ SYSTEM_PROMPT = (
     "Excerpts are automatic transcriptions of speech and may contain recognition errors."
 )
 
-_CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 
 
 @dataclass(slots=True)
@@ -221,7 +221,7 @@ def _renumber(p: Passage, n: int) -> Passage:
 def cited_numbers(answer: str, limit: int) -> list[int]:
     """Citation numbers in order of first appearance, only those that name a passage."""
     seen: list[int] = []
-    for m in _CITATION.finditer(answer):
+    for m in CITATION.finditer(answer):
         for part in re.split(r"\s*[,;]\s*", m.group(1)):
             n = int(part)
             if 1 <= n <= limit and n not in seen:

@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from lecturetui.core.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.index import Manifest, SearchIndexError, VectorIndex
+from lecturetui.core.index import EXACT_SEARCH_LIMIT, Manifest, SearchIndexError, VectorIndex
 from lecturetui.core.ingest import FileResult, IngestOptions, IngestReport, ingest_paths
 from lecturetui.core.links import deep_link
 from lecturetui.core.models import Lecture, StoredSegment
@@ -304,7 +304,7 @@ class Library:
             )
         vector = emb.embed_query(query)
         t2 = time.perf_counter()
-        use_exact = exact if exact is not None else index.count <= 20_000
+        use_exact = exact if exact is not None else index.count <= EXACT_SEARCH_LIMIT
         pairs = index.search(vector, k, exact=use_exact)
         t3 = time.perf_counter()
         hits = self._hits(pairs)

@@ -83,6 +83,13 @@ _LECTURE_COLUMNS = (
 )
 
 
+_RECORD_COLUMNS = (
+    "id", "title", "course", "language", "source_path", "source_key", "source_url",
+    "source_format", "duration", "content_hash", "source_hash", "segment_config",
+)  # fmt: skip
+_RECORD_SELECT = ", ".join(_RECORD_COLUMNS)
+
+
 @dataclass(frozen=True, slots=True)
 class LectureRecord:
     """Everything stored about a lecture except its segments."""
@@ -173,26 +180,20 @@ class Store:
         self._db.execute("COMMIT")
 
     # -- lectures ---------------------------------------------------------------------------
-    def find_by_source(self, source_path: str, source_key: str) -> LectureRecord | None:
-        row = self._db.execute(
-            "SELECT * FROM lectures WHERE source_path = ? AND source_key = ?",
-            (source_path, source_key),
-        ).fetchone()
-        return self._record(row) if row else None
-
     def records_for_source(self, source_path: str) -> list[LectureRecord]:
-        rows = self._db.execute("SELECT * FROM lectures WHERE source_path = ?", (source_path,))
+        rows = self._db.execute(
+            f"SELECT {_RECORD_SELECT} FROM lectures WHERE source_path = ?", (source_path,)
+        )
         return [self._record(r) for r in rows]
 
     def find_by_content(self, content_hash: str) -> LectureRecord | None:
         row = self._db.execute(
-            "SELECT * FROM lectures WHERE content_hash = ? LIMIT 1", (content_hash,)
+            f"SELECT {_RECORD_SELECT} FROM lectures WHERE content_hash = ? LIMIT 1", (content_hash,)
         ).fetchone()
         return self._record(row) if row else None
 
     def _record(self, row: Sequence[object]) -> LectureRecord:
-        cols = [d[0] for d in self._db.execute("SELECT * FROM lectures LIMIT 0").description]
-        data = dict(zip(cols, row, strict=True))
+        data = dict(zip(_RECORD_COLUMNS, row, strict=True))
         return LectureRecord(
             id=str(data["id"]),
             title=str(data["title"]),

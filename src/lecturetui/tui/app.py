@@ -176,13 +176,13 @@ class LectureApp(App[None]):
             last = [0.0]
 
             def on_retrieved(hits: list[Any], passages: list[Any]) -> None:
-                from lecturetui.core.answering import _passage_json
+                from lecturetui.core.answering import passage_json
 
                 ms = (time.perf_counter() - t0) * 1000
                 self.call_from_thread(
                     self.show_hits,
                     [h.to_json() for h in hits],
-                    [_passage_json(p) for p in passages],
+                    [passage_json(p) for p in passages],
                 )
                 self.call_from_thread(
                     self.show_answer_text,

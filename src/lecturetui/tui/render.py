@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from rich.text import Text
 
+from lecturetui.core.prompting import CITATION
 from lecturetui.core.timefmt import format_timestamp
-
-_CITE = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 
 
 def score_style(score: float, best: float, worst: float) -> str:
@@ -41,7 +39,7 @@ def answer_text(
 ) -> Text:
     out = Text()
     pos = 0
-    for m in _CITE.finditer(answer):
+    for m in CITATION.finditer(answer):
         out.append(answer[pos : m.start()])
         out.append(m.group(0), style="bold magenta")
         pos = m.end()
