@@ -120,10 +120,11 @@ def test_search_with_the_real_model(home: Path) -> None:
     code, out = run("ingest", str(SEED_CORPUS))
     assert code == 0, out
     question = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
-    hits = run_json("search", question, "--json")
+    hits = run_json("search", question, "--json", "--mode", "dense")
     assert isinstance(hits, list)
     assert len(hits) == 10
     assert set(hits[0]) >= HIT_FIELDS
+    assert all(h["retrievers"] == ["dense"] for h in hits)
     scores = [h["score"] for h in hits]
     assert scores == sorted(scores, reverse=True)
     assert 0.8 < scores[-1] <= scores[0] < 0.95  # E5's cosine range, like the seeds' 0.86-0.89
@@ -132,7 +133,7 @@ def test_search_with_the_real_model(home: Path) -> None:
     assert code == 0 and "Aula" in out and "–" in out
     code, out = run("reindex")
     assert code == 0 and "Indexed 26 segments" in out
-    again = run_json("search", question, "--json")
+    again = run_json("search", question, "--json", "--mode", "dense")
     assert [h["corpus_id"] for h in again] == [h["corpus_id"] for h in hits]  # type: ignore[attr-defined]
 
 

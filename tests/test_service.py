@@ -136,3 +136,23 @@ def test_missing_default_model_is_prepared_or_named(
     with pytest.raises(LectureTuiError, match="not in") as info:
         _ = lib.embedder
     assert "models pull someone/unknown-e5" in (info.value.hint or "")
+
+
+def test_search_modes_rank_differently_and_report_their_retrievers(library: Library) -> None:
+    library.ingest([SEED_CORPUS])
+    question = "variável de ambiente para escolher a GPU"
+    dense = library.search(question, k=10, mode="dense")
+    lexical = library.search(question, k=10, mode="lexical")
+    hybrid = library.search(question, k=10)
+    assert hybrid.mode == "hybrid"
+    assert all(h.retrievers == ("dense",) for h in dense.hits)
+    assert all(h.retrievers == ("lexical",) for h in lexical.hits)
+    assert any(set(h.retrievers) == {"dense", "lexical"} for h in hybrid.hits)
+    # every hit carries its cosine similarity to the question, whoever found it
+    vectors = library.index().vectors([h.segment.id for h in lexical.hits])  # type: ignore[union-attr]
+    query = library.embedder.embed_query(question)
+    for hit, vec in zip(lexical.hits, vectors, strict=True):
+        assert hit.score == pytest.approx(float(vec @ query), abs=1e-5)
+    assert lexical.hits[0].segment.corpus_id == 7024  # BM25 on the words "variável de ambiente"
+    with pytest.raises(LectureTuiError, match="search mode"):
+        library.search(question, mode="fuzzy")

@@ -28,7 +28,7 @@ def snapshot(store: Store) -> list[tuple[object, ...]]:
         'SELECT l.id, l.title, l.content_hash, s.ordinal, s.start, s."end", s.text'
         " FROM lectures l LEFT JOIN segments s ON s.lecture_id = l.id ORDER BY 1, 4"
     ).fetchall()
-    fts = db.execute("SELECT count(*) FROM segments_fts").fetchone()
+    fts = db.execute("SELECT count(*) FROM segments_lex").fetchone()
     db.close()
     return [*rows, fts]
 
@@ -38,9 +38,9 @@ def test_schema_wal_and_fts(store: Store) -> None:
     mode = sqlite3.connect(store.path).execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
     ingest_paths(store, [SEED_CORPUS])
-    hits = store.fts_match("prioriza AND flow", limit=5)
+    hits = [i for i, _ in store.lexical_search("priorizar", limit=5)]
     texts = store.segments_by_id(hits)
-    assert hits and all("prioriza" in texts[h].text.lower() for h in hits)
+    assert hits and all("prioriz" in texts[h].text.lower() for h in hits)
 
 
 def test_seed_corpus_ingest(store: Store) -> None:
@@ -81,7 +81,7 @@ def test_changed_file_replaces_its_segments(store: Store, fixtures: Path, tmp_pa
     assert change.removed_segment_ids == first.changes[0].added_segment_ids
     texts = " ".join(s.text for s in store.segments(first.lectures[0]))
     assert "CUDA_VISIBLE_DEVICES" not in texts and "variável de ambiente" in texts
-    assert store.fts_match("CUDA_VISIBLE_DEVICES") == []
+    assert store.lexical_search("CUDA_VISIBLE_DEVICES") == []
     assert store.counts()[0] == 1
 
 

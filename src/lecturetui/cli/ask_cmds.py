@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from lecturetui.cli.base import Context, console, llm_options, note, pass_ctx
+from lecturetui.cli.base import Context, console, llm_options, mode_option, note, pass_ctx
 
 
 @click.command("ask")
@@ -31,6 +31,7 @@ from lecturetui.cli.base import Context, console, llm_options, note, pass_ctx
     help="Print question, answer, citations, hits and timings as JSON.",
 )
 @click.option("--verbose", is_flag=True, help="Show llama.cpp's own log.")
+@mode_option
 @pass_ctx
 def ask_cmd(
     obj: Context,
@@ -41,6 +42,7 @@ def ask_cmd(
     answer_tokens: int,
     as_json: bool,
     verbose: bool,
+    mode: str,
 ) -> None:
     """Answer QUESTION from your lectures, citing the segments as [1], [2]."""
     from rich.markup import escape
@@ -63,7 +65,7 @@ def ask_cmd(
             sys.stdout.flush()
 
     try:
-        answer = ask(library, generator, question, k, answer_tokens, on_token=on_token)
+        answer = ask(library, generator, question, k, answer_tokens, on_token=on_token, mode=mode)
     finally:
         generator.close()
     if as_json:

@@ -77,6 +77,15 @@ pass_ctx = click.make_pass_decorator(Context)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def mode_option(fn: F) -> F:
+    """--mode, shared by `search`, `ask` and `eval`."""
+    return click.option(
+        "--mode", type=click.Choice(["hybrid", "dense", "lexical"]), default="hybrid",
+        show_default=True,
+        help="Ranking: E5 + BM25 fused (hybrid), E5 cosine only (dense), or BM25 only (lexical).",
+    )(fn)  # fmt: skip
+
+
 def llm_options(fn: F) -> F:
     """--llm and --ctx, shared by `ask` and `app`."""
     fn = click.option(

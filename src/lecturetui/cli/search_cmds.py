@@ -7,7 +7,7 @@ import time
 
 import click
 
-from lecturetui.cli.base import Context, console, pass_ctx, progress_bars
+from lecturetui.cli.base import Context, console, mode_option, pass_ctx, progress_bars
 
 
 @click.command("search")
@@ -19,29 +19,37 @@ from lecturetui.cli.base import Context, console, pass_ctx, progress_bars
     default=None,
     help="Force exact (brute-force) or approximate (hnswlib) search. Default: by library size.",
 )
+@mode_option
 @pass_ctx
-def search_cmd(obj: Context, question: str, k: int, as_json: bool, exact: bool | None) -> None:
-    """Find the lecture segments that answer QUESTION, best first."""
+def search_cmd(
+    obj: Context, question: str, k: int, as_json: bool, exact: bool | None, mode: str
+) -> None:
+    """Find the lecture segments that answer QUESTION, best first.
+
+    Each hit shows the cosine similarity of the segment to the question (E5) and which
+    retrievers found it: E (E5) and/or B (BM25 over the words).
+    """
     from rich.markup import escape
 
     from lecturetui.core.timefmt import format_timestamp
 
     library = obj.library()
-    result = library.search(question, k, exact=exact)
+    result = library.search(question, k, exact=exact, mode=mode)
     if as_json:
         click.echo(json.dumps([h.to_json() for h in result.hits], ensure_ascii=False, indent=2))
         return
     out = console()
     emb = library.embedder
     out.print(
-        f"[dim]{len(result.hits)} hits · {emb.model_id} on {emb.device} · "
+        f"[dim]{len(result.hits)} hits · {mode} · {emb.model_id} on {emb.device} · "
         f"{'exact' if result.exact else 'hnswlib'} · {result.timings_ms['total_ms']:.0f} ms[/]"
     )
     for h in result.hits:
         cid = f"  #{h.segment.corpus_id}" if h.segment.corpus_id is not None else ""
         span = f"{format_timestamp(h.segment.start)}–{format_timestamp(h.segment.end)}"
         out.print(
-            f"\n[bold]{h.rank:>2}[/]  [green]{h.score:.4f}[/]  [bold]{escape(h.lecture.title)}[/]"
+            f"\n[bold]{h.rank:>2}[/]  [green]{h.score:.4f}[/] [dim]{retriever_tag(h.retrievers)}[/]"
+            f"  [bold]{escape(h.lecture.title)}[/]"
             f"  [cyan]{span}[/][dim]{cid}[/]",
             soft_wrap=True,
         )
@@ -49,6 +57,11 @@ def search_cmd(obj: Context, question: str, k: int, as_json: bool, exact: bool |
         out.print("    " + escape(text[:240] + ("…" if len(text) > 240 else "")))
         if h.url:
             out.print(f"    [dim]{escape(h.url)}[/]", soft_wrap=True)
+
+
+def retriever_tag(retrievers: tuple[str, ...]) -> str:
+    """`EB`, `E-` or `-B`: found by E5 and/or BM25."""
+    return ("E" if "dense" in retrievers else "-") + ("B" if "lexical" in retrievers else "-")
 
 
 @click.command("reindex")

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lecturetui.core.fusion import DEFAULT_MODE
 from lecturetui.core.generation import Generator
 from lecturetui.core.prompting import (
     Passage,
@@ -121,12 +122,13 @@ def ask(
     on_token: Callable[[str], None] | None = None,
     stop: threading.Event | None = None,
     on_retrieved: Callable[[list[Hit], list[Passage]], None] | None = None,
+    mode: str = DEFAULT_MODE,
 ) -> Answer:
     """Retrieve, fit the passages to the context, stream the answer. Ctrl+C / `stop` ends it
     cleanly between tokens, keeping what was written."""
     library.warm()  # model loading is not retrieval time
     t0 = time.perf_counter()
-    result = library.search(question, k)
+    result = library.search(question, k, mode=mode)
     t1 = time.perf_counter()
     messages, passages = fit_to_context(
         question,

@@ -184,10 +184,11 @@ def fit_to_context(
 ) -> tuple[list[dict[str, str]], list[Passage]]:
     """The messages and the passages that fit: prompt + answer <= n_ctx.
 
-    The lowest-scored passages are dropped first; passages are renumbered 1..n in score order.
+    Passages come in retrieval order (merge_hits keeps it); the lowest-ranked are dropped
+    first, and the rest are renumbered 1..n in that order.
     A question that does not fit even with no passage is refused with one sentence.
     """
-    kept = sorted(passages, key=lambda p: -p.score)
+    kept = list(passages)
     while True:
         numbered = [_renumber(p, i) for i, p in enumerate(kept, start=1)]
         messages = messages_for(question, numbered, language)

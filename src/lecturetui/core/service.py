@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from lecturetui.core.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.fusion import CANDIDATES, DEFAULT_MODE, MODES, FusionConfig, fuse
 from lecturetui.core.index import EXACT_SEARCH_LIMIT, Manifest, SearchIndexError, VectorIndex
 from lecturetui.core.ingest import FileResult, IngestOptions, IngestReport, ingest_paths
 from lecturetui.core.links import deep_link
@@ -33,6 +34,7 @@ class Hit:
     segment: StoredSegment
     lecture: Lecture
     url: str | None
+    retrievers: tuple[str, ...] = ("dense",)  # which retrievers ranked it
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,6 +51,7 @@ class Hit:
             "score": self.score,
             "text": self.segment.text,
             "url": self.url,
+            "retrievers": list(self.retrievers),
         }
 
 
@@ -58,6 +61,7 @@ class SearchResult:
     hits: list[Hit]
     timings_ms: dict[str, float] = field(default_factory=dict)
     exact: bool = True
+    mode: str = DEFAULT_MODE
 
 
 class _LazyCounter(TokenCounter):
@@ -279,12 +283,23 @@ class Library:
         return len(ids)
 
     # -- search ------------------------------------------------------------------------------
-    def search(self, query: str, k: int = 10, exact: bool | None = None) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        exact: bool | None = None,
+        mode: str = DEFAULT_MODE,
+        fusion: FusionConfig | None = None,
+    ) -> SearchResult:
+        """The top k segments for a question, ranked by `mode`; every hit scored by cosine."""
         query = query.strip()
         if not query:
             raise LectureTuiError(
                 "The question is empty.", hint='e.g. lecturetui search "o que é um tensor?"'
             )
+        if mode not in MODES:
+            raise LectureTuiError(f"There is no search mode {mode!r}.",
+                                  hint=f"use one of: {', '.join(MODES)}")  # fmt: skip
         _, n_segments = self.store.counts()
         if n_segments == 0:
             raise LectureTuiError(
@@ -305,24 +320,43 @@ class Library:
         vector = emb.embed_query(query)
         t2 = time.perf_counter()
         use_exact = exact if exact is not None else index.count <= EXACT_SEARCH_LIMIT
-        pairs = index.search(vector, k, exact=use_exact)
+        depth = k if mode == "dense" else max(k, CANDIDATES)
+        dense = index.search(vector, depth, exact=use_exact) if mode != "lexical" else []
         t3 = time.perf_counter()
-        hits = self._hits(pairs)
+        lexical = self.store.lexical_search(query, depth) if mode != "dense" else []
         t4 = time.perf_counter()
+        cosine = dict(dense)
+        ranked: list[tuple[int, tuple[str, ...]]]
+        if mode == "dense":
+            ranked = [(seg, ("dense",)) for seg, _ in dense]
+        elif mode == "lexical":
+            ranked = [(seg, ("lexical",)) for seg, _ in lexical[:k]]
+        else:
+            fused = fuse(dense, lexical, fusion or FusionConfig())
+            ranked = [(f.segment_id, tuple(f.ranks)) for f in fused[:k]]
+        live = index.labels() if mode != "dense" else set()
+        missing = [seg for seg, _ in ranked if seg not in cosine and seg in live]
+        if missing:
+            vecs = index.vectors(missing)
+            q = vector / max(float(np.linalg.norm(vector)), 1e-12)
+            cosine.update(zip(missing, (vecs @ q).tolist(), strict=True))
+        hits = self._hits([(seg, cosine.get(seg, 0.0), found) for seg, found in ranked])
+        t5 = time.perf_counter()
         timings = {
             "load_ms": (t1 - t0) * 1000,
             "embed_ms": (t2 - t1) * 1000,
             "ann_ms": (t3 - t2) * 1000,
-            "store_ms": (t4 - t3) * 1000,
-            "total_ms": (t4 - t1) * 1000,
+            "lexical_ms": (t4 - t3) * 1000,
+            "store_ms": (t5 - t4) * 1000,
+            "total_ms": (t5 - t1) * 1000,
         }
-        return SearchResult(query, hits, timings, use_exact)
+        return SearchResult(query, hits, timings, use_exact, mode)
 
-    def _hits(self, pairs: Sequence[tuple[int, float]]) -> list[Hit]:
-        segs = self.store.segments_by_id([label for label, _ in pairs])
+    def _hits(self, ranked: Sequence[tuple[int, float, tuple[str, ...]]]) -> list[Hit]:
+        segs = self.store.segments_by_id([label for label, _, _ in ranked])
         lectures: dict[str, Lecture] = {}
         hits: list[Hit] = []
-        for label, score in pairs:
+        for label, score, found in ranked:
             seg = segs.get(label)
             if seg is None:  # removed since the index was saved
                 continue
@@ -330,5 +364,6 @@ class Library:
             if lec is None:
                 continue
             lectures[seg.lecture_id] = lec
-            hits.append(Hit(len(hits) + 1, score, seg, lec, deep_link(lec.source_url, seg.start)))
+            url = deep_link(lec.source_url, seg.start)
+            hits.append(Hit(len(hits) + 1, score, seg, lec, url, found))
         return hits

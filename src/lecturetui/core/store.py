@@ -15,9 +15,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from lecturetui.core.errors import StoreError
+from lecturetui.core.lexical import index_terms, match_expression, query_terms
 from lecturetui.core.models import Lecture, Segment, StoredSegment
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -75,6 +76,28 @@ _MIGRATIONS: dict[int, str] = {
         payload   TEXT NOT NULL  -- the answer's JSON: citations, passages, hits, timings
     );
     """,
+    # lexical search on Snowball stems (lt_terms is registered by Store; see lexical.py)
+    3: """
+    DROP TRIGGER segments_ai;
+    DROP TRIGGER segments_ad;
+    DROP TRIGGER segments_au;
+    DROP TABLE segments_fts;
+    CREATE VIRTUAL TABLE segments_lex USING fts5 (terms, tokenize='unicode61 remove_diacritics 2');
+    INSERT INTO segments_lex (rowid, terms)
+        SELECT s.id, lt_terms(s.text, l.language) FROM segments s JOIN lectures l ON l.id = s.lecture_id;
+    CREATE TRIGGER segments_lex_ai AFTER INSERT ON segments BEGIN
+        INSERT INTO segments_lex (rowid, terms) VALUES (
+            new.id, lt_terms(new.text, (SELECT language FROM lectures WHERE id = new.lecture_id)));
+    END;
+    CREATE TRIGGER segments_lex_ad AFTER DELETE ON segments BEGIN
+        DELETE FROM segments_lex WHERE rowid = old.id;
+    END;
+    CREATE TRIGGER segments_lex_au AFTER UPDATE OF text ON segments BEGIN
+        DELETE FROM segments_lex WHERE rowid = old.id;
+        INSERT INTO segments_lex (rowid, terms) VALUES (
+            new.id, lt_terms(new.text, (SELECT language FROM lectures WHERE id = new.lecture_id)));
+    END;
+    """,
 }
 
 _LECTURE_COLUMNS = (
@@ -131,6 +154,7 @@ class Store:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.create_function("lt_terms", 2, index_terms, deterministic=True)
             self._migrate()
         except sqlite3.DatabaseError as exc:
             raise StoreError(
@@ -326,13 +350,34 @@ class Store:
         segments = int(self._db.execute("SELECT count(*) FROM segments").fetchone()[0])
         return lectures, segments
 
-    def fts_match(self, query: str, limit: int = 10) -> list[int]:
-        """Segment ids whose text matches an FTS5 query, best BM25 first."""
+    def segment_ids_for_corpus_ids(self, corpus_ids: Sequence[int]) -> list[int]:
+        out: list[int] = []
+        for i in range(0, len(corpus_ids), 500):
+            chunk = list(corpus_ids[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            out += [
+                int(r[0])
+                for r in self._db.execute(
+                    f"SELECT id FROM segments WHERE corpus_id IN ({marks})", chunk
+                )
+            ]
+        return out
+
+    def languages(self) -> list[str | None]:
+        """The distinct lecture languages in the library."""
+        return [_opt(r[0]) for r in self._db.execute("SELECT DISTINCT language FROM lectures")]
+
+    def lexical_search(self, question: str, limit: int = 10) -> list[tuple[int, float]]:
+        """(segment id, BM25 score) pairs for a question, best first (higher is better)."""
+        terms = query_terms(question, self.languages())
+        if not terms:
+            return []
         rows = self._db.execute(
-            "SELECT rowid FROM segments_fts WHERE segments_fts MATCH ? ORDER BY rank LIMIT ?",
-            (query, limit),
+            "SELECT rowid, bm25(segments_lex) AS r FROM segments_lex WHERE segments_lex MATCH ?"
+            " ORDER BY r LIMIT ?",
+            (match_expression(terms), limit),
         )
-        return [int(r[0]) for r in rows]
+        return [(int(r[0]), -float(r[1])) for r in rows]
 
     # -- history ---------------------------------------------------------------------------
     def add_history(self, question: str, answer: str, payload: dict[str, object]) -> int:

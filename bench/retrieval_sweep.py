@@ -1,0 +1,100 @@
+"""Compare fusion methods on a question set with gold evidence (how the default was chosen).
+
+    .venv/bin/python bench/retrieval_sweep.py [QUESTIONS.jsonl] [--home DIR]
+
+Builds a library from the demo corpus in a temporary home (or uses --home), takes each
+question's full dense and lexical rankings once, and scores every fusion variant on them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from _common import ROOT, SEED_CORPUS
+
+from lecturetui.core.evaluation.metrics import RetrievalScores
+from lecturetui.core.evaluation.questions import load_questions
+from lecturetui.core.evaluation.retrieval import gold_count
+from lecturetui.core.fusion import FusionConfig, fuse, rrf
+from lecturetui.core.paths import DataHome
+from lecturetui.core.service import Library
+
+Ranker = Callable[[list[tuple[int, float]], list[tuple[int, float]]], list[int]]
+
+
+def variants() -> dict[str, Ranker]:
+    out: dict[str, Ranker] = {
+        "dense": lambda d, lx: [i for i, _ in d],
+        "lexical": lambda d, lx: [i for i, _ in lx],
+    }
+    for k in (5, 20, 60):
+        for wd, wl in ((1, 1), (1.5, 1), (2, 1), (1, 1.5)):
+            out[f"rrf k={k} w={wd}/{wl}"] = lambda d, lx, k=k, wd=wd, wl=wl: [
+                f.segment_id
+                for f in rrf(
+                    {"dense": [i for i, _ in d], "lexical": [i for i, _ in lx]},
+                    {"dense": wd, "lexical": wl},
+                    k,
+                )
+            ]
+    for alpha in (0.3, 0.5, 0.6, 0.7, 0.8):
+        out[f"convex a={alpha}"] = lambda d, lx, a=alpha: [
+            f.segment_id for f in fuse(d, lx, FusionConfig(alpha=a))
+        ]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("questions", nargs="?", default=ROOT / "bench" / "data" / "retrieval_dev.jsonl")
+    ap.add_argument("--home")
+    args = ap.parse_args()
+    qset = load_questions(Path(args.questions))
+    tmp = None
+    if args.home is None:
+        tmp = tempfile.TemporaryDirectory()
+        os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
+        home = DataHome.resolve(tmp.name)
+    else:
+        home = DataHome.resolve(Path(args.home))
+    library = Library(home)
+    if tmp is not None:
+        library.ingest([SEED_CORPUS])
+    library.warm()
+    index = library.index()
+    assert index is not None
+    n = index.count
+    runs = []
+    for q in qset.questions:
+        vec = library.embedder.embed_query(q.question)
+        dense = index.search(vec, n, exact=True)
+        lexical = library.store.lexical_search(q.question, n)
+        segs = library.store.segments_by_id([i for i, _ in dense])
+        lect = {s.lecture_id: library.store.lecture(s.lecture_id) for s in segs.values()}
+        gold = {
+            i
+            for i, s in segs.items()
+            if q.gold.matches(s.corpus_id, [s.lecture_id, lect[s.lecture_id].title], s.start, s.end)  # type: ignore[union-attr]
+        }
+        runs.append((dense, lexical, gold, gold_count(library, q.gold)))
+    rows = []
+    for name, ranker in variants().items():
+        scores = RetrievalScores()
+        for dense, lexical, gold, n_gold in runs:
+            ranking = ranker(dense, lexical)[:10]
+            scores.add([i in gold for i in ranking], n_gold)
+        rows.append((name, scores.means()))
+    keys = RetrievalScores.KEYS
+    print(f"{len(runs)} questions, {n} segments")
+    print(f"| method | {' | '.join(keys)} |")
+    print("|---|" + "---|" * len(keys))
+    for name, m in rows:
+        print(f"| {name} | " + " | ".join(f"{m[k]:.3f}" for k in keys) + " |")
+
+
+if __name__ == "__main__":
+    main()

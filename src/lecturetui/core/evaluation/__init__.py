@@ -1,0 +1,1 @@
+"""Evaluation: question sets, retrieval metrics, the LLM judge, runs and their report."""

@@ -1,0 +1,100 @@
+"""Retrieval metrics of a library on a question set with gold evidence, per search mode."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lecturetui.core.evaluation.metrics import Gold, RetrievalScores, overlap_at
+from lecturetui.core.evaluation.questions import EvalQuestion
+from lecturetui.core.service import Hit, Library
+
+
+def hit_is_gold(gold: Gold, hit: Hit) -> bool:
+    seg = hit.segment
+    return gold.matches(seg.corpus_id, [hit.lecture.id, hit.lecture.title], seg.start, seg.end)
+
+
+def gold_count(library: Library, gold: Gold) -> int:
+    """How many stored segments are gold for a question (the ideal ranking's length)."""
+    ids = set(library.store.segment_ids_for_corpus_ids(sorted(gold.corpus_ids)))
+    for span in gold.spans:
+        for lecture in library.store.resolve_lecture(span.lecture)[:1]:
+            ids.update(
+                s.id
+                for s in library.store.segments(lecture.id)
+                if gold.matches(None, [lecture.id, lecture.title], s.start, s.end)
+            )
+    return len(ids)
+
+
+@dataclass(slots=True)
+class QuestionRetrieval:
+    number: int
+    mode: str
+    ranking: list[int]  # corpus ids (or segment ids when there are none) of the top k
+    relevant: list[bool]
+    metrics: dict[str, float]
+    reference_overlap: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "mode": self.mode,
+            "ranking": self.ranking,
+            "relevant": self.relevant,
+            "metrics": self.metrics,
+            "reference_overlap": self.reference_overlap,
+        }
+
+
+def score_hits(
+    library: Library, question: EvalQuestion, hits: Sequence[Hit], mode: str
+) -> QuestionRetrieval:
+    relevant = [hit_is_gold(question.gold, h) for h in hits]
+    ranking = [
+        h.segment.corpus_id if h.segment.corpus_id is not None else h.segment.id for h in hits
+    ]
+    metrics: dict[str, float] = {}
+    if question.gold:
+        metrics = RetrievalScores().add(relevant, gold_count(library, question.gold))
+    overlap = None
+    if question.reference_ranking:
+        overlap = overlap_at(ranking, list(question.reference_ranking), 10)
+    return QuestionRetrieval(question.number, mode, ranking, relevant, metrics, overlap)
+
+
+@dataclass(slots=True)
+class ModeSummary:
+    mode: str
+    scores: RetrievalScores = field(default_factory=RetrievalScores)
+    rows: list[QuestionRetrieval] = field(default_factory=list)
+
+    def add(self, row: QuestionRetrieval) -> None:
+        self.rows.append(row)
+        if row.metrics:
+            self.scores.n += 1
+            for key, value in row.metrics.items():
+                self.scores.sums[key] = self.scores.sums.get(key, 0.0) + value
+
+
+def evaluate_retrieval(
+    library: Library,
+    questions: Sequence[EvalQuestion],
+    modes: Sequence[str],
+    k: int = 10,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, ModeSummary]:
+    """Search every question in every mode; metrics need gold evidence (others are skipped)."""
+    out = {mode: ModeSummary(mode) for mode in modes}
+    total = len(questions) * len(modes)
+    done = 0
+    for q in questions:
+        for mode in modes:
+            hits = library.search(q.question, max(k, 10), mode=mode).hits
+            out[mode].add(score_hits(library, q, hits, mode))
+            done += 1
+            if progress:
+                progress(done, total)
+    return out
