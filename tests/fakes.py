@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Sequence
 
@@ -74,3 +75,33 @@ class FakeGenerator:
             if stop is not None and stop.is_set():
                 return
             yield word if i == 0 else " " + word
+
+
+class FakeJudgeModel:
+    """Replies to the judge's prompts from a script: a list of raw replies, used in order."""
+
+    def __init__(self, replies: list[str] | None = None) -> None:
+        self.name = "fake-judge.gguf"
+        self.replies = list(replies or [])
+        self.calls: list[tuple[list[dict[str, str]], dict[str, object]]] = []
+
+    def complete_json(
+        self, messages: list[dict[str, str]], schema: dict[str, object], max_tokens: int
+    ) -> str:
+        self.calls.append((messages, schema))
+        if self.replies:
+            return self.replies.pop(0)
+        props = schema.get("properties", {})
+        assert isinstance(props, dict)
+        if "supported" in props:  # groundedness: every statement supported
+            n = props["supported"]["minItems"]
+            return json.dumps({"supported": [True] * n})
+        if "criteria" in props:
+            return json.dumps(
+                {
+                    "criteria": "Relevant to the whole PROMPT.",
+                    "supporting_evidence": "It answers.",
+                    "score": 3,
+                }
+            )
+        return json.dumps({"reason": "on topic", "score": 2})

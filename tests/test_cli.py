@@ -154,3 +154,40 @@ def test_unknown_embed_model(home: Path) -> None:
     run("ingest", str(SEED_CORPUS))
     code, out = run("--embed-model", "someone/unknown", "search", "gpu")
     assert code == 2 and "is not in" in out and "models pull someone/unknown" in out
+
+
+DEV_QUESTIONS = Path(__file__).parents[1] / "bench" / "data" / "retrieval_dev.jsonl"
+
+
+@pytest.mark.slow
+def test_eval_retrieval_only_compares_the_modes(home: Path, tmp_path: Path) -> None:
+    assert run("ingest", str(SEED_CORPUS))[0] == 0
+    questions = tmp_path / "dev.jsonl"
+    questions.write_text(
+        "".join(DEV_QUESTIONS.read_text(encoding="utf-8").splitlines(keepends=True)[:6]),
+        encoding="utf-8",
+    )
+    report, js = tmp_path / "r.md", tmp_path / "r.json"
+    code, out = run(
+        "eval", str(questions), "--retrieval-only", "--report", str(report), "--json", str(js)
+    )
+    assert code == 0, out
+    data = json.loads(js.read_text(encoding="utf-8"))
+    assert set(data["means"]) == {"hybrid", "dense", "lexical"}
+    for mode, means in data["means"].items():
+        rows = data["rows"][mode]
+        assert len(rows) == 6
+        assert means["mrr"] == pytest.approx(sum(r["metrics"]["mrr"] for r in rows) / 6)
+        assert 0 <= means["recall@1"] <= means["recall@5"] <= means["recall@10"] <= 1
+        line = f"| {mode} | {means['recall@1']:.3f} | {means['recall@5']:.3f}"
+        assert line in out and line in report.read_text(encoding="utf-8")
+
+
+def test_eval_errors_are_one_sentence(home: Path, tmp_path: Path) -> None:
+    assert run("ingest", str(SEED_CORPUS))[0] == 0
+    code, out = run("eval", str(tmp_path / "missing.jsonl"), "--retrieval-only")
+    assert code == 2 and "cannot be read" in out and "Traceback" not in out
+    nogold = tmp_path / "nogold.jsonl"
+    nogold.write_text('{"question": "o que é um tensor?"}\n', encoding="utf-8")
+    code, out = run("eval", str(nogold), "--retrieval-only")
+    assert code == 2 and "no question" in out.lower() and "gold evidence" in out

@@ -205,3 +205,51 @@ async def test_end_to_end_with_the_real_small_models(home: Path, e5) -> None:  #
         assert app.query_one("#hits", OptionList).option_count == 10
         assert "GPU" in answer_text(app).upper()
         app.generator.close()  # type: ignore[attr-defined]
+
+
+async def test_mode_key_cycles_the_search_mode_used_by_the_next_question(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        assert app.mode == "hybrid"
+        await pilot.press("escape")  # leave the question box so keys are commands
+        app.query_one("#hits", OptionList).focus()
+        await pilot.press("m")
+        assert app.mode == "dense"
+        assert "dense" in str(app.query_one("#status", Static).render())
+        await ask(pilot, app)
+        assert all(h["retrievers"] == ["dense"] for h in app.hits)
+        app.query_one("#hits", OptionList).focus()
+        await pilot.press("m")
+        await ask(pilot, app)
+        assert app.mode == "lexical" and all(h["retrievers"] == ["lexical"] for h in app.hits)
+        assert " -B " in str(app.query_one("#hits", OptionList).get_option_at_index(0).prompt)
+
+
+async def test_evaluation_records_are_labelled_with_single_keys(home: Path) -> None:
+    from lecturetui.core.evaluation.runs import Runs
+    from lecturetui.tui.evalscreens import EvalRecordsScreen, EvalRunsScreen
+
+    app = make_app(home)
+    runs = Runs(app.services.library.store)
+    run_id = runs.open("k1", "perguntas.jsonl", {"mode": "hybrid", "llm": "fake"})
+    for n in (1, 2, 3):
+        payload = {"answer": f"resposta {n}", "citations": [],
+                   "judge": {"auto_label": "C", "answer_relevance": {"value": 1.0, "score": 3}}}  # fmt: skip
+        runs.save(run_id, n, f"pergunta {n}?", payload)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        app.query_one("#hits", OptionList).focus()
+        await pilot.press("e")
+        assert isinstance(app.screen, EvalRunsScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, EvalRecordsScreen)
+        assert "resposta 1" in str(app.screen.query_one("#record", Static).render())
+        await pilot.press("c")  # labels Q1, moves to Q2
+        await pilot.press("i")  # labels Q2, moves to Q3
+        await pilot.press("k", "x")  # back to Q2, clears it
+        await pilot.pause()
+        assert "resposta 2" in str(app.screen.query_one("#record", Static).render())
+    labels = {r.number: r.manual_label for r in runs.records(run_id)}
+    assert labels == {1: "C", 2: None, 3: None}

@@ -31,6 +31,7 @@ def search_cmd(
     """
     from rich.markup import escape
 
+    from lecturetui.core.fusion import retriever_tag
     from lecturetui.core.timefmt import format_timestamp
 
     library = obj.library()
@@ -57,11 +58,6 @@ def search_cmd(
         out.print("    " + escape(text[:240] + ("…" if len(text) > 240 else "")))
         if h.url:
             out.print(f"    [dim]{escape(h.url)}[/]", soft_wrap=True)
-
-
-def retriever_tag(retrievers: tuple[str, ...]) -> str:
-    """`EB`, `E-` or `-B`: found by E5 and/or BM25."""
-    return ("E" if "dense" in retrievers else "-") + ("B" if "lexical" in retrievers else "-")
 
 
 @click.command("reindex")

@@ -33,6 +33,11 @@ class Fused:
     ranks: Mapping[str, int]  # retriever -> 1-based rank in its own list
 
 
+def retriever_tag(retrievers: Sequence[str]) -> str:
+    """`EB`, `E-` or `-B`: found by E5 (dense) and/or BM25 (lexical)."""
+    return ("E" if "dense" in retrievers else "-") + ("B" if "lexical" in retrievers else "-")
+
+
 def _ranks(rankings: Mapping[str, Sequence[int]]) -> dict[int, dict[str, int]]:
     ranks: dict[int, dict[str, int]] = {}
     for name, ids in rankings.items():

@@ -175,5 +175,25 @@ class LlamaGenerator:
             halt.set()
             future.result()
 
+    def complete_json(
+        self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int
+    ) -> str:
+        """A whole reply constrained by a JSON schema (llama.cpp turns it into a grammar)."""
+
+        def work() -> str:
+            with quiet_stderr(self._quiet):
+                out = self._llm.create_chat_completion(
+                    messages=messages,
+                    max_tokens=max_tokens,
+                    temperature=0.0,
+                    response_format={"type": "json_object", "schema": schema},
+                )
+            return str(out["choices"][0]["message"]["content"] or "")
+
+        try:
+            return str(self._run(work))
+        except (ValueError, RuntimeError) as exc:
+            raise LectureTuiError(f"The judge model failed ({exc}).") from None
+
     def close(self) -> None:
         self._pool.shutdown(wait=True)

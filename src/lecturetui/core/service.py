@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from lecturetui.core.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.evaluation.runs import EvalRecord, RunInfo, Runs
 from lecturetui.core.fusion import CANDIDATES, DEFAULT_MODE, MODES, FusionConfig, fuse
 from lecturetui.core.index import EXACT_SEARCH_LIMIT, Manifest, SearchIndexError, VectorIndex
 from lecturetui.core.ingest import FileResult, IngestOptions, IngestReport, ingest_paths
@@ -191,6 +192,16 @@ class Library:
 
     def history_entry(self, entry_id: int) -> dict[str, object] | None:
         return self.store.history_payload(entry_id)
+
+    def eval_runs(self) -> list[RunInfo]:
+        return Runs(self.store).list()
+
+    def eval_records(self, run_id: int) -> list[EvalRecord]:
+        return Runs(self.store).records(run_id)
+
+    def annotate(self, run_id: int, number: int, label: str | None) -> None:
+        """A manual C / P / I label on an evaluation record (None clears it)."""
+        Runs(self.store).annotate(run_id, number, label)
 
     def warm(self) -> None:
         """Load the embedding model and the index now (the app does this while the user types)."""

@@ -18,7 +18,7 @@ from lecturetui.core.errors import StoreError
 from lecturetui.core.lexical import index_terms, match_expression, query_terms
 from lecturetui.core.models import Lecture, Segment, StoredSegment
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -97,6 +97,25 @@ _MIGRATIONS: dict[int, str] = {
         INSERT INTO segments_lex (rowid, terms) VALUES (
             new.id, lt_terms(new.text, (SELECT language FROM lectures WHERE id = new.lecture_id)));
     END;
+    """,
+    # evaluation runs (see evaluation/runs.py)
+    4: """
+    CREATE TABLE eval_runs (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        key         TEXT NOT NULL UNIQUE,  -- question file hash + settings
+        name        TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        settings    TEXT NOT NULL
+    );
+    CREATE TABLE eval_records (
+        run_id        INTEGER NOT NULL REFERENCES eval_runs (id) ON DELETE CASCADE,
+        number        INTEGER NOT NULL,
+        question      TEXT NOT NULL,
+        payload       TEXT NOT NULL,  -- retrieval, answer, judge scores (JSON)
+        manual_label  TEXT CHECK (manual_label IN ('C', 'P', 'I')),
+        annotated_at  TEXT,
+        PRIMARY KEY (run_id, number)
+    );
     """,
 }
 
@@ -184,6 +203,11 @@ class Store:
                 for statement in _split_sql(_MIGRATIONS[target]):
                     self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version = {target}")
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The open connection, for the modules that keep their own tables (evaluation runs)."""
+        return self._db
 
     @property
     def schema_version(self) -> int:

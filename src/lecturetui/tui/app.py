@@ -23,8 +23,10 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.fusion import DEFAULT_MODE, MODES
 from lecturetui.core.generation import Generator
 from lecturetui.core.service import Library
+from lecturetui.tui.evalscreens import EvalRunsScreen
 from lecturetui.tui.i18n import labels_for
 from lecturetui.tui.render import answer_text, hit_row
 from lecturetui.tui.screens import HelpScreen, HistoryScreen, LibraryScreen, SegmentScreen
@@ -50,6 +52,8 @@ class LectureApp(App[None]):
         Binding("y", "copy", "Copy link"),
         Binding("escape", "stop", "Stop"),
         Binding("h", "history", "History"),
+        Binding("m", "cycle_mode", "Mode"),
+        Binding("e", "evaluations", "Evaluations", show=False),
         Binding("l", "library", "Library"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit", show=False),
@@ -69,6 +73,7 @@ class LectureApp(App[None]):
         self.answer = ""
         self.answer_note = ""
         self.device = "…"
+        self.mode = DEFAULT_MODE
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -101,6 +106,7 @@ class LectureApp(App[None]):
             f"{n_lectures} {self.labels['lectures']} · {n_segments} {self.labels['segments_n']}",
             lib.model_id.split("/")[-1] if self.ready.is_set() else "…",
             self.device.upper(),
+            f"{self.labels['mode']}: {self.mode}",
         ]
         if self.services.llm_label:
             parts.append(self.services.llm_label)
@@ -161,7 +167,7 @@ class LectureApp(App[None]):
         t0 = time.perf_counter()
         try:
             if self.generator is None:  # the LLM is still loading (or failed): show hits first
-                result = self.services.library.search(question, 10)
+                result = self.services.library.search(question, 10, mode=self.mode)
                 self.call_from_thread(self.show_hits, [h.to_json() for h in result.hits], [])
                 while self.generator is None and self.load_error is None and not stop.is_set():
                     time.sleep(0.1)
@@ -205,6 +211,7 @@ class LectureApp(App[None]):
                 on_token=on_token,
                 stop=stop,
                 on_retrieved=on_retrieved,
+                mode=self.mode,
             )
         except LectureTuiError as exc:
             self.call_from_thread(self.show_answer_text, f"{exc.message}\n{exc.hint or ''}")
@@ -229,7 +236,8 @@ class LectureApp(App[None]):
         if not hits:
             option_list.add_option(Option(self.labels["no_hits"], disabled=True))
             return
-        best, worst = hits[0]["score"], hits[-1]["score"]
+        scores = [h["score"] for h in hits]  # hybrid order is not cosine order
+        best, worst = max(scores), min(scores)
         width = max(20, option_list.size.width - 6)
         option_list.add_options(
             [
@@ -265,6 +273,13 @@ class LectureApp(App[None]):
 
     def action_stop(self) -> None:
         self.stop_event.set()
+
+    def action_cycle_mode(self) -> None:
+        """hybrid -> dense -> lexical; the next question (Enter again) uses it."""
+        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+        state = self.labels["ready"] if self.generator is not None else self.labels["loading"]
+        self.set_status(state)
+        self.notify(f"{self.labels['mode']}: {self.mode} · {self.labels['mode_' + self.mode]}")
 
     def action_cursor(self, step: int) -> None:
         option_list = self.query_one("#hits", OptionList)
@@ -339,6 +354,13 @@ class LectureApp(App[None]):
             "Library", "Lectures, models, device; ingest transcripts (l)", self.action_library
         )
         yield SystemCommand("History", "Questions asked in this library (h)", self.action_history)
+        yield SystemCommand(
+            "Search mode", "Cycle hybrid / dense (E5) / lexical (BM25) (m)", self.action_cycle_mode
+        )
+        yield SystemCommand(
+            "Evaluations", "Evaluation runs: read and label records C/P/I (e)",
+            self.action_evaluations,
+        )  # fmt: skip
         yield SystemCommand("Stop the answer", "Stop generating (Esc)", self.action_stop)
         yield SystemCommand(
             "Open the video", "The selected segment's lecture at its time (o)", self.action_open
@@ -348,6 +370,9 @@ class LectureApp(App[None]):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
+
+    def action_evaluations(self) -> None:
+        self.push_screen(EvalRunsScreen(self.services.library.eval_runs()))
 
     def action_library(self) -> None:
         self.push_screen(LibraryScreen())

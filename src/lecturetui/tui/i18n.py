@@ -13,6 +13,8 @@ LABELS: dict[str, dict[str, str]] = {
         "library": "Library", "history": "History", "help": "Help", "ingest": "Ingest a file or folder",
         "no_link": "This lecture has no video URL or file.", "copied": "Link copied",
         "not_covered": "No segment supports the answer closely enough to cite it.",
+        "mode": "search", "mode_hybrid": "E5 + BM25 fused", "mode_dense": "E5 meaning only",
+        "mode_lexical": "BM25 words only",
     },
     "pt": {
         "question": "Pergunta", "segments": "Segmentos", "answer": "Resposta", "references": "Referências",
@@ -24,6 +26,8 @@ LABELS: dict[str, dict[str, str]] = {
         "library": "Biblioteca", "history": "Histórico", "help": "Ajuda", "ingest": "Adicionar arquivo ou pasta",
         "no_link": "Esta aula não tem URL de vídeo nem arquivo.", "copied": "Link copiado",
         "not_covered": "Nenhum segmento apoia a resposta o bastante para citá-lo.",
+        "mode": "busca", "mode_hybrid": "E5 + BM25 combinados", "mode_dense": "só E5 (sentido)",
+        "mode_lexical": "só BM25 (palavras)",
     },
 }  # fmt: skip
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.text import Text
 
+from lecturetui.core.fusion import retriever_tag
 from lecturetui.core.prompting import CITATION
 from lecturetui.core.timefmt import format_timestamp
 
@@ -25,6 +26,7 @@ def hit_row(hit: dict[str, Any], best: float, worst: float, mark: str, width: in
     text = Text()
     text.append(f"{hit['rank']:>2} ", style="bold")
     text.append(f"{hit['score']:.3f} ", style=score_style(hit["score"], best, worst))
+    text.append(retriever_tag(hit.get("retrievers") or ["dense"]) + " ", style="dim")
     text.append(f"{hit['lecture_title']}  ", style="bold")
     text.append(span(hit), style="cyan")
     if mark:

@@ -35,6 +35,8 @@ HELP = """\
 | `[` `]` | previous / next segment (segment screen) |
 | `l` | library: lectures, models, device, ingest |
 | `h` | history of questions |
+| `m` | search mode: hybrid (E5 + BM25), dense (E5), lexical (BM25) |
+| `e` | evaluation runs: read records, label them `c` / `p` / `i` |
 | `?` | this help |
 | `Ctrl+P` | command palette |
 | `q` | quit |

@@ -1,0 +1,172 @@
+"""eval: the seeds' evaluation report (retrieval, answer, LLM judge) over a question file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from lecturetui.cli.base import (
+    Context,
+    console,
+    llm_options,
+    mode_option,
+    note,
+    pass_ctx,
+    progress_bars,
+)
+
+if TYPE_CHECKING:
+    from lecturetui.core.evaluation.questions import QuestionSet
+    from lecturetui.core.service import Library
+
+
+@click.command("eval")
+@click.argument("questions", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Markdown report. Default: QUESTIONS' name + -report.md, in this folder.")  # fmt: skip
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write every record (or the retrieval table) as JSON.")  # fmt: skip
+@click.option("-k", "k", type=click.IntRange(1, 50), default=10, show_default=True,
+              help="Segments retrieved per question.")  # fmt: skip
+@mode_option
+@click.option("--retrieval-only", is_flag=True,
+              help="Only retrieval metrics, for every search mode side by side (no models).")  # fmt: skip
+@click.option("--lang", type=click.Choice(["pt", "en"]), default="pt", show_default=True,
+              help="Language of the report's labels.")  # fmt: skip
+@llm_options
+@click.option("--judge", metavar="MODEL",
+              help="Judge model (a .gguf or a bundled name). Default: the answer model.")  # fmt: skip
+@click.option("--max-tokens", "answer_tokens", type=click.IntRange(16, 4096), default=512,
+              show_default=True, help="Longest answer, tokens.")  # fmt: skip
+@click.option("--force", is_flag=True, help="Evaluate every question again, not only new ones.")
+@pass_ctx
+def eval_cmd(
+    obj: Context,
+    questions: Path,
+    report_path: Path | None,
+    json_path: Path | None,
+    k: int,
+    mode: str,
+    retrieval_only: bool,
+    lang: str,
+    llm: str | None,
+    n_ctx: int,
+    judge: str | None,
+    answer_tokens: int,
+    force: bool,
+) -> None:
+    """Evaluate the library on QUESTIONS (JSONL or CSV): retrieval, answers and an LLM judge.
+
+    Writes the report in the seeds' record format. A run is saved as it goes: the same command
+    again continues where it stopped (--force starts over). Manual C/P/I labels are given in
+    the app (`lecturetui app`, key e) and appear in the report the next time it is written.
+    """
+    from lecturetui.core.evaluation.questions import load_questions
+
+    qset = load_questions(questions)
+    library = obj.library()
+    if retrieval_only:
+        _retrieval_only(library, qset, k, report_path, json_path)
+        return
+    _full(obj, qset, k, mode, lang, llm, n_ctx, judge, answer_tokens, force, report_path, json_path)
+
+
+def _retrieval_only(
+    library: Library, qset: QuestionSet, k: int, report: Path | None, js: Path | None
+) -> None:
+    from lecturetui.core.errors import LectureTuiError
+    from lecturetui.core.evaluation.report import render_retrieval_table
+    from lecturetui.core.evaluation.retrieval import evaluate_retrieval
+    from lecturetui.core.fusion import MODES
+
+    with_gold = [q for q in qset.questions if q.gold]
+    if not with_gold:
+        raise LectureTuiError(
+            f"No question in {qset.path.name} has gold evidence, so there is nothing to measure.",
+            hint="add corpus_ids, or lecture + start + end, to the questions",
+        )
+    library.warm()
+    with progress_bars() as bar:
+        task = bar.add_task("searching", total=len(with_gold) * len(MODES), rate="")
+        summaries = evaluate_retrieval(
+            library, with_gold, MODES, k, lambda d, t: bar.update(task, completed=d, total=t)
+        )
+    table = {mode: s.scores.means() for mode, s in summaries.items()}
+    text = render_retrieval_table(table, len(with_gold))
+    console().print(text, markup=False, highlight=False)
+    if report is not None:
+        report.write_text(f"# Retrieval: {qset.path.name}\n\n{text}", encoding="utf-8")
+        note(f"wrote {report}")
+    if js is not None:
+        data = {
+            "questions": str(qset.path),
+            "means": table,
+            "rows": {m: [r.to_json() for r in s.rows] for m, s in summaries.items()},
+        }
+        js.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+        note(f"wrote {js}")
+
+
+def _full(
+    obj: Context, qset: QuestionSet, k: int, mode: str, lang: str, llm: str | None, n_ctx: int,
+    judge_name: str | None, answer_tokens: int, force: bool, report: Path | None, js: Path | None,
+) -> None:  # fmt: skip
+    from lecturetui.core.evaluation.judge import Judge
+    from lecturetui.core.evaluation.report import render_report
+    from lecturetui.core.evaluation.runner import EvalSettings, run_evaluation
+    from lecturetui.core.evaluation.runs import Runs
+    from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.llmstore import resolve_llm
+
+    library = obj.library()
+    library.warm()
+    llm_path = resolve_llm(obj.home.models_dir, llm, note)
+    judge_path = resolve_llm(obj.home.models_dir, judge_name, note) if judge_name else llm_path
+    generator = LlamaGenerator(llm_path, n_ctx=n_ctx)
+    if generator.notice:
+        note(generator.notice)
+    judge_model = generator if judge_path == llm_path else LlamaGenerator(judge_path, n_ctx=n_ctx)
+    settings = EvalSettings(mode, k, llm_path.name, judge_path.name, answer_tokens, n_ctx)
+    interrupted = False
+    try:
+        with progress_bars() as bar:
+            task = bar.add_task("evaluating", total=len(qset.questions), rate="")
+
+            def progress(done: int, total: int, what: str) -> None:
+                bar.update(task, completed=done, total=total, description=what)
+
+            try:
+                outcome = run_evaluation(
+                    library, qset, settings, generator, Judge(judge_model), force, progress
+                )
+            except KeyboardInterrupt:
+                interrupted = True
+    finally:
+        generator.close()
+        if judge_model is not generator:
+            judge_model.close()
+    runs = Runs(library.store)
+    from lecturetui.core.evaluation.runs import run_key
+
+    run_id = runs.open(run_key(qset.sha256, settings.as_dict()), qset.path.name, {})
+    info = runs.info(run_id)
+    records = runs.records(run_id)
+    assert info is not None
+    if interrupted:
+        note(f"Stopped: {len(records)} of {len(qset.questions)} questions are saved; "
+             "run the same command to go on.")  # fmt: skip
+    report = report or Path(f"{qset.path.stem}-report.md")
+    report.write_text(render_report(info, records, lang), encoding="utf-8")
+    if js is not None:
+        data = {"run": info.settings, "records": [r.payload | {"manual_label": r.manual_label}
+                                                  for r in records]}  # fmt: skip
+        js.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    if not interrupted:
+        per_q = outcome.seconds_per_question
+        timing = f" ({per_q:.0f} s a question)" if per_q else " (all questions were already done)"
+        console().print(f"Evaluated {outcome.evaluated} questions{timing}; wrote {report}.")
+    else:
+        console().print(f"Wrote {report}.")

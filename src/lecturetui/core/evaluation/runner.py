@@ -1,0 +1,133 @@
+"""Running an evaluation: per question retrieval, the answer, the judge; saved as it goes."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from lecturetui.core.answering import ask
+from lecturetui.core.evaluation.judge import Judge, judgement_json
+from lecturetui.core.evaluation.questions import EvalQuestion, QuestionSet
+from lecturetui.core.evaluation.retrieval import score_hits
+from lecturetui.core.evaluation.runs import EvalRecord, Runs, run_key
+from lecturetui.core.generation import Generator
+from lecturetui.core.service import Library
+
+#: (questions done, questions in all, what is happening now)
+EvalProgress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSettings:
+    mode: str = "hybrid"
+    k: int = 10
+    llm: str = ""
+    judge: str = ""
+    answer_tokens: int = 512
+    n_ctx: int = 4096
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class EvalOutcome:
+    run_id: int
+    records: list[EvalRecord]
+    evaluated: int  # questions done in this call (the others were already in the run)
+    seconds_per_question: float | None
+
+
+def evaluate_question(
+    library: Library,
+    generator: Generator,
+    judge: Judge,
+    question: EvalQuestion,
+    settings: EvalSettings,
+    stop: threading.Event | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Everything the report shows of one question, as JSON."""
+    step = on_step or (lambda _: None)
+    t0 = time.perf_counter()
+    step("answering")
+    answer = ask(
+        library, generator, question.question, settings.k, settings.answer_tokens,
+        stop=stop, mode=settings.mode,
+    )  # fmt: skip
+    t1 = time.perf_counter()
+    step("judging answer relevance")
+    relevance = judge.answer_relevance(question.question, answer.text)
+    step("judging groundedness")
+    grounded = judge.groundedness(answer.text, [p.text for p in answer.passages])
+    step("judging context relevance")
+    context = judge.context_relevance(question.question, [h.segment.text for h in answer.hits])
+    t2 = time.perf_counter()
+    retrieval = score_hits(library, question, answer.hits, settings.mode)
+    payload = answer.to_json()
+    payload.update(
+        {
+            "number": question.number,
+            "mode": settings.mode,
+            "reference_answer": question.reference_answer,
+            "retrieval": retrieval.to_json(),
+            "judge": judgement_json(relevance, grounded, context),
+            "timings": {
+                **answer.timings,
+                "answer_s": t1 - t0,
+                "judge_s": t2 - t1,
+                "total_s": t2 - t0,
+            },
+        }
+    )
+    return payload
+
+
+def run_evaluation(
+    library: Library,
+    questions: QuestionSet,
+    settings: EvalSettings,
+    generator: Generator,
+    judge: Judge,
+    force: bool = False,
+    progress: EvalProgress | None = None,
+    stop: threading.Event | None = None,
+) -> EvalOutcome:
+    """Evaluate every question not yet in this run (all of them with `force`).
+
+    Each record is committed when its question is done, so an interrupted run keeps what it
+    finished and the next call goes on from there.
+    """
+    runs = Runs(library.store)
+    run_id = runs.open(
+        run_key(questions.sha256, settings.as_dict()),
+        questions.path.name,
+        {**settings.as_dict(), "questions": str(questions.path)},
+        fresh=force,
+    )
+    done = runs.done(run_id)
+    todo: Sequence[EvalQuestion] = [q for q in questions.questions if q.number not in done]
+    total = len(questions.questions)
+    finished = total - len(todo)
+    t0 = time.perf_counter()
+    for q in todo:
+        if stop is not None and stop.is_set():
+            break
+
+        def on_step(what: str, q: EvalQuestion = q, n: int = finished) -> None:
+            if progress:
+                progress(n, total, f"Q{q.number}: {what}")
+
+        payload = evaluate_question(library, generator, judge, q, settings, stop, on_step)
+        if payload.get("stopped"):
+            break  # an answer cut short is not a result
+        runs.save(run_id, q.number, q.question, payload)
+        finished += 1
+        if progress:
+            progress(finished, total, f"Q{q.number}: done")
+    evaluated = finished - (total - len(todo))
+    per_question = (time.perf_counter() - t0) / evaluated if evaluated else None
+    return EvalOutcome(run_id, runs.records(run_id), evaluated, per_question)

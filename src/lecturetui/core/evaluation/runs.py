@@ -1,0 +1,115 @@
+"""Evaluation runs in the library database: one record per question, saved as it is done.
+
+A run is identified by the question file's content and the settings, so running the same
+evaluation again continues it (questions already done are skipped) and keeps the manual labels.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from lecturetui.core.store import Store
+
+LABELS = ("C", "P", "I")
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    id: int
+    name: str
+    created_at: str
+    settings: dict[str, Any]
+    records: int
+    annotated: int
+
+
+@dataclass(slots=True)
+class EvalRecord:
+    number: int
+    question: str
+    payload: dict[str, Any]
+    manual_label: str | None = None
+
+    @property
+    def auto_label(self) -> str | None:
+        label = self.payload.get("judge", {}).get("auto_label")
+        return str(label) if label else None
+
+
+def run_key(questions_sha256: str, settings: dict[str, Any]) -> str:
+    blob = json.dumps({"questions": questions_sha256, **settings}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Runs:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db = store.connection
+
+    def open(self, key: str, name: str, settings: dict[str, Any], fresh: bool = False) -> int:
+        """The run with this key (created if new; emptied of its records if `fresh`)."""
+        with self.store.transaction():
+            row = self.db.execute("SELECT id FROM eval_runs WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                cur = self.db.execute(
+                    "INSERT INTO eval_runs (key, name, created_at, settings) VALUES (?, ?, ?, ?)",
+                    (key, name, _now(), json.dumps(settings, ensure_ascii=False)),
+                )
+                return int(cur.lastrowid or 0)
+            if fresh:
+                self.db.execute("DELETE FROM eval_records WHERE run_id = ?", (row[0],))
+            return int(row[0])
+
+    def done(self, run_id: int) -> set[int]:
+        rows = self.db.execute("SELECT number FROM eval_records WHERE run_id = ?", (run_id,))
+        return {int(r[0]) for r in rows}
+
+    def save(self, run_id: int, number: int, question: str, payload: dict[str, Any]) -> None:
+        """Store a record (replacing one of the same number, keeping its manual label)."""
+        with self.store.transaction():
+            self.db.execute(
+                "INSERT INTO eval_records (run_id, number, question, payload) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (run_id, number) DO UPDATE SET question = excluded.question,"
+                " payload = excluded.payload",
+                (run_id, number, question, json.dumps(payload, ensure_ascii=False)),
+            )
+
+    def records(self, run_id: int) -> list[EvalRecord]:
+        rows = self.db.execute(
+            "SELECT number, question, payload, manual_label FROM eval_records WHERE run_id = ?"
+            " ORDER BY number",
+            (run_id,),
+        )
+        return [EvalRecord(int(r[0]), str(r[1]), json.loads(r[2]), r[3]) for r in rows]
+
+    def annotate(self, run_id: int, number: int, label: str | None) -> None:
+        if label is not None and label not in LABELS:
+            raise ValueError(f"a manual label is one of {', '.join(LABELS)}")
+        with self.store.transaction():
+            self.db.execute(
+                "UPDATE eval_records SET manual_label = ?, annotated_at = ?"
+                " WHERE run_id = ? AND number = ?",
+                (label, _now() if label else None, run_id, number),
+            )
+
+    def list(self) -> list[RunInfo]:
+        rows = self.db.execute(
+            "SELECT r.id, r.name, r.created_at, r.settings, count(e.number),"
+            " count(e.manual_label) FROM eval_runs r LEFT JOIN eval_records e ON e.run_id = r.id"
+            " GROUP BY r.id ORDER BY r.id DESC"
+        )
+        return [
+            RunInfo(int(r[0]), str(r[1]), str(r[2]), json.loads(r[3]), int(r[4]), int(r[5]))
+            for r in rows
+        ]
+
+    def info(self, run_id: int) -> RunInfo | None:
+        return next((r for r in self.list() if r.id == run_id), None)

@@ -1,0 +1,165 @@
+"""Evaluation runs in the app: pick a run, read its records, label each C / P / I."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from lecturetui.core.evaluation.runs import EvalRecord, RunInfo
+
+if TYPE_CHECKING:
+    from lecturetui.tui.app import LectureApp
+
+LABEL_STYLE = {"C": "bold green", "P": "bold yellow", "I": "bold red"}
+
+
+def _label(label: str | None) -> Text:
+    return Text(label or "·", style=LABEL_STYLE.get(label or "", "dim"))
+
+
+def _value(v: Any) -> str:
+    return "—" if v is None else f"{float(v):.2f}"
+
+
+class EvalRunsScreen(Screen[None]):
+    """The library's evaluation runs, newest first."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+
+    def __init__(self, runs: list[RunInfo]) -> None:
+        super().__init__()
+        self.runs = runs
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            "Evaluation runs (lecturetui eval QUESTIONS makes them) · Enter opens one",
+            id="runs-title",
+        )
+        options = [
+            Option(
+                f"{r.name}  ·  {r.created_at[:16].replace('T', ' ')}  ·  {r.records} records, "
+                f"{r.annotated} annotated  ·  {r.settings.get('mode', '')}, {r.settings.get('llm', '')}",
+                id=str(r.id),
+            )
+            for r in self.runs
+        ] or [Option("No evaluation run in this library yet.", disabled=True)]
+        yield OptionList(*options, id="runs")
+        yield Footer()
+
+    @on(OptionList.OptionSelected, "#runs")
+    def open_run(self, event: OptionList.OptionSelected) -> None:
+        run = next(r for r in self.runs if r.id == int(event.option.id or 0))
+        self.app.push_screen(EvalRecordsScreen(run))
+
+
+class EvalRecordsScreen(Screen[None]):
+    """One run's records: the list (manual and automated labels) and the selected record."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("c", "annotate('C')", "Correct"),
+        Binding("p", "annotate('P')", "Partial"),
+        Binding("i", "annotate('I')", "Incorrect"),
+        Binding("x", "annotate('')", "Clear"),
+        Binding("j", "move(1)", "Down", show=False),
+        Binding("k", "move(-1)", "Up", show=False),
+    ]
+
+    def __init__(self, run: RunInfo) -> None:
+        super().__init__()
+        self.run = run
+        self.records: list[EvalRecord] = []
+
+    @property
+    def lt(self) -> LectureApp:
+        from lecturetui.tui.app import LectureApp
+
+        assert isinstance(self.app, LectureApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="records-title")
+        with Horizontal():
+            yield OptionList(id="records")
+            with VerticalScroll(id="record-box"):
+                yield Static(id="record")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.records = self.lt.services.library.eval_records(self.run.id)
+        self.refresh_list(0)
+        self.query_one("#records", OptionList).focus()
+
+    def refresh_list(self, highlight: int) -> None:
+        done = sum(1 for r in self.records if r.manual_label)
+        self.query_one("#records-title", Static).update(
+            f"{self.run.name} · {done}/{len(self.records)} annotated · c/p/i label, x clears"
+        )
+        options = self.query_one("#records", OptionList)
+        options.clear_options()
+        for r in self.records:
+            row = Text(f"Q{r.number:<4} ")
+            row.append("manual ")
+            row.append_text(_label(r.manual_label))
+            row.append("  auto ")
+            row.append_text(_label(r.auto_label))
+            ar = r.payload.get("judge", {}).get("answer_relevance", {}).get("value")
+            row.append(f"  AR {_value(ar)}\n   {r.question[:60]}", style="dim")
+            options.add_option(Option(row, id=str(r.number)))
+        if self.records:
+            options.highlighted = min(highlight, len(self.records) - 1)
+            self.show_record(self.records[options.highlighted])
+
+    @on(OptionList.OptionHighlighted, "#records")
+    def highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index < len(self.records):
+            self.show_record(self.records[event.option_index])
+
+    def show_record(self, record: EvalRecord) -> None:
+        p = record.payload
+        judge = p.get("judge", {})
+        ar = judge.get("answer_relevance", {})
+        text = Text()
+        text.append(f"Q{record.number}: {record.question}\n\n", style="bold")
+        text.append(f"{p.get('answer') or '(no answer)'}\n\n")
+        for c in p.get("citations", []):
+            text.append(
+                f"[{c['number']}] {c['lecture_title']} {c['start']}–{c['end']}\n", style="cyan"
+            )
+        text.append("\nAR ", style="bold")
+        text.append(f"{_value(ar.get('value'))}  ")
+        text.append("groundedness ", style="bold")
+        text.append(f"{_value(judge.get('groundedness', {}).get('value'))}  ")
+        text.append("context ", style="bold")
+        text.append(f"{_value(judge.get('context_relevance', {}).get('value'))}\n")
+        if ar.get("score") is not None:
+            text.append(
+                f"Criteria: {ar.get('criteria')}\nSupporting Evidence: {ar.get('evidence')}\n",
+                style="dim",
+            )
+        if p.get("reference_answer"):
+            text.append(f"\nReference: {p['reference_answer']}\n", style="italic")
+        self.query_one("#record", Static).update(text)
+
+    def action_move(self, step: int) -> None:
+        options = self.query_one("#records", OptionList)
+        if options.option_count:
+            current = options.highlighted or 0
+            options.highlighted = max(0, min(options.option_count - 1, current + step))
+
+    def action_annotate(self, label: str) -> None:
+        index = self.query_one("#records", OptionList).highlighted
+        if index is None or index >= len(self.records):
+            return
+        record = self.records[index]
+        self.lt.services.library.annotate(self.run.id, record.number, label or None)
+        record.manual_label = label or None
+        self.refresh_list(min(index + 1, len(self.records) - 1) if label else index)
