@@ -21,19 +21,20 @@ from lecturetui.core.evaluation.questions import load_questions
 from lecturetui.core.evaluation.retrieval import gold_count
 from lecturetui.core.fusion import FusionConfig, fuse, rrf
 from lecturetui.core.paths import DataHome
+from lecturetui.core.prompting import language_code
 from lecturetui.core.service import Library
 
-Ranker = Callable[[list[tuple[int, float]], list[tuple[int, float]]], list[int]]
+Ranker = Callable[[list[tuple[int, float]], list[tuple[int, float]], bool], list[int]]
 
 
 def variants() -> dict[str, Ranker]:
     out: dict[str, Ranker] = {
-        "dense": lambda d, lx: [i for i, _ in d],
-        "lexical": lambda d, lx: [i for i, _ in lx],
+        "dense": lambda d, lx, same: [i for i, _ in d],
+        "lexical": lambda d, lx, same: [i for i, _ in lx],
     }
     for k in (5, 20, 60):
         for wd, wl in ((1, 1), (1.5, 1), (2, 1), (1, 1.5)):
-            out[f"rrf k={k} w={wd}/{wl}"] = lambda d, lx, k=k, wd=wd, wl=wl: [
+            out[f"rrf k={k} w={wd}/{wl}"] = lambda d, lx, same, k=k, wd=wd, wl=wl: [
                 f.segment_id
                 for f in rrf(
                     {"dense": [i for i, _ in d], "lexical": [i for i, _ in lx]},
@@ -42,9 +43,16 @@ def variants() -> dict[str, Ranker]:
                 )
             ]
     for alpha in (0.3, 0.5, 0.6, 0.7, 0.8):
-        out[f"convex a={alpha}"] = lambda d, lx, a=alpha: [
-            f.segment_id for f in fuse(d, lx, FusionConfig(alpha=a))
+        out[f"convex a={alpha}"] = lambda d, lx, same, a=alpha: [
+            f.segment_id for f in fuse(d, lx, FusionConfig(alpha=a, other_language_alpha=a))
         ]
+    for same_a, cross_a in ((0.5, 0.9), (0.6, 0.9), (0.7, 0.9), (0.6, 1.0), (0.7, 1.0)):
+        out[f"convex a={same_a}, question in another language a={cross_a}"] = (
+            lambda d, lx, same, sa=same_a, ca=cross_a: [
+                f.segment_id
+                for f in fuse(d, lx, FusionConfig(alpha=sa, other_language_alpha=ca), same)
+            ]
+        )
     return out
 
 
@@ -80,12 +88,13 @@ def main() -> None:
             for i, s in segs.items()
             if q.gold.matches(s.corpus_id, [s.lecture_id, lect[s.lecture_id].title], s.start, s.end)  # type: ignore[union-attr]
         }
-        runs.append((dense, lexical, gold, gold_count(library, q.gold)))
+        same = language_code(q.question) in library.store.languages()
+        runs.append((dense, lexical, gold, gold_count(library, q.gold), same))
     rows = []
     for name, ranker in variants().items():
         scores = RetrievalScores()
-        for dense, lexical, gold, n_gold in runs:
-            ranking = ranker(dense, lexical)[:10]
+        for dense, lexical, gold, n_gold, same in runs:
+            ranking = ranker(dense, lexical, same)[:10]
             scores.add([i in gold for i in ranking], n_gold)
         rows.append((name, scores.means()))
     keys = RetrievalScores.KEYS

@@ -39,6 +39,16 @@ def test_convex_combination_by_hand() -> None:
     assert fused[2] == pytest.approx(0.35)
     assert fused[3] == pytest.approx(0.3)
     assert fused[4] == pytest.approx(0.15)  # found by BM25 only
-    order = [f.segment_id for f in fuse(dense, lexical, FusionConfig())]
+    order = [f.segment_id for f in fuse(dense, lexical, FusionConfig(alpha=0.7))]
     assert order == [1, 2, 3, 4]
+    # the default alpha 0.6: 1 -> 0.6, 3 -> 0.4, 2 -> 0.3, 4 -> 0.2
+    assert [f.segment_id for f in fuse(dense, lexical, FusionConfig())] == [1, 3, 2, 4]
     assert next(f.segment_id for f in fuse(dense, lexical, FusionConfig(alpha=0.2))) == 3
+
+
+def test_a_question_in_another_language_leans_on_the_dense_ranking() -> None:
+    dense = [(1, 0.90), (2, 0.80)]
+    lexical = [(2, 9.0), (1, 1.0)]
+    config = FusionConfig(alpha=0.3, other_language_alpha=0.9)
+    assert fuse(dense, lexical, config, same_language=True)[0].segment_id == 2
+    assert fuse(dense, lexical, config, same_language=False)[0].segment_id == 1

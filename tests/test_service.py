@@ -156,3 +156,9 @@ def test_search_modes_rank_differently_and_report_their_retrievers(library: Libr
     assert lexical.hits[0].segment.corpus_id == 7024  # BM25 on the words "variável de ambiente"
     with pytest.raises(LectureTuiError, match="search mode"):
         library.search(question, mode="fuzzy")
+
+
+def test_the_question_language_is_compared_with_the_library_languages(library: Library) -> None:
+    library.ingest([SEED_CORPUS])  # Portuguese lectures
+    assert library._same_language("O TensorFlow prioriza a GPU ou a CPU?")
+    assert not library._same_language("Does TensorFlow prefer the GPU over the CPU?")

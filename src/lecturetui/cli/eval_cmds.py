@@ -82,10 +82,11 @@ def _retrieval_only(
     from lecturetui.core.evaluation.retrieval import evaluate_retrieval
     from lecturetui.core.fusion import MODES
 
-    with_gold = [q for q in qset.questions if q.gold]
+    with_gold = [q for q in qset.questions if q.gold or q.reference_ranking]
     if not with_gold:
         raise LectureTuiError(
-            f"No question in {qset.path.name} has gold evidence, so there is nothing to measure.",
+            f"No question in {qset.path.name} has gold evidence or a reference ranking, so there"
+            " is nothing to measure.",
             hint="add corpus_ids, or lecture + start + end, to the questions",
         )
     library.warm()
@@ -95,8 +96,13 @@ def _retrieval_only(
             library, with_gold, MODES, k, lambda d, t: bar.update(task, completed=d, total=t)
         )
     table = {mode: s.scores.means() for mode, s in summaries.items()}
-    text = render_retrieval_table(table, len(with_gold))
-    console().print(text, markup=False, highlight=False)
+    overlaps = {
+        mode: [r.reference_overlap for r in s.rows if r.reference_overlap is not None]
+        for mode, s in summaries.items()
+    }
+    n_gold = next(iter(summaries.values())).scores.n
+    text = render_retrieval_table(table, n_gold, overlaps)
+    click.echo(text)
     if report is not None:
         report.write_text(f"# Retrieval: {qset.path.name}\n\n{text}", encoding="utf-8")
         note(f"wrote {report}")
@@ -104,6 +110,7 @@ def _retrieval_only(
         data = {
             "questions": str(qset.path),
             "means": table,
+            "reference_overlap": overlaps,
             "rows": {m: [r.to_json() for r in s.rows] for m, s in summaries.items()},
         }
         js.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")

@@ -138,13 +138,19 @@ _LANGUAGE_NAMES = {
 }  # fmt: skip
 
 
+def language_code(text: str) -> str:
+    """ISO 639-1 code of a text's language (py3langid, offline)."""
+    import py3langid
+
+    code, _ = py3langid.classify(text)
+    return str(code)
+
+
 def question_language(question: str) -> str | None:
     """The question's language by name (small models follow "answer in Portuguese" far better
     than "answer in the language of the question")."""
-    import py3langid
-
-    code, _ = py3langid.classify(question)
-    return _LANGUAGE_NAMES.get(str(code), str(code))
+    code = language_code(question)
+    return _LANGUAGE_NAMES.get(code, code)
 
 
 def render_user_message(

@@ -21,6 +21,7 @@ from lecturetui.core.links import deep_link
 from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.modelstore import Notify, resolve_embed_model
 from lecturetui.core.paths import DataHome
+from lecturetui.core.prompting import language_code
 from lecturetui.core.segmenting import SegmentConfig, TokenCounter
 from lecturetui.core.store import Store
 from lecturetui.core.timefmt import format_timestamp
@@ -343,7 +344,7 @@ class Library:
         elif mode == "lexical":
             ranked = [(seg, ("lexical",)) for seg, _ in lexical[:k]]
         else:
-            fused = fuse(dense, lexical, fusion or FusionConfig())
+            fused = fuse(dense, lexical, fusion or FusionConfig(), self._same_language(query))
             ranked = [(f.segment_id, tuple(f.ranks)) for f in fused[:k]]
         live = index.labels() if mode != "dense" else set()
         missing = [seg for seg, _ in ranked if seg not in cosine and seg in live]
@@ -362,6 +363,11 @@ class Library:
             "total_ms": (t5 - t1) * 1000,
         }
         return SearchResult(query, hits, timings, use_exact, mode)
+
+    def _same_language(self, query: str) -> bool:
+        """Is the question in one of the library's languages (or are they unknown)?"""
+        languages = {lang for lang in self.store.languages() if lang}
+        return not languages or language_code(query) in languages
 
     def _hits(self, ranked: Sequence[tuple[int, float, tuple[str, ...]]]) -> list[Hit]:
         segs = self.store.segments_by_id([label for label, _, _ in ranked])

@@ -263,15 +263,23 @@ def _parse_segments(block: str, t: Mapping[str, str]) -> list[dict[str, str]]:
 
 
 def render_retrieval_table(
-    table: Mapping[str, Mapping[str, float]], n_questions: int, lang: str = "en"
+    table: Mapping[str, Mapping[str, float]],
+    n_questions: int,
+    overlaps: Mapping[str, Sequence[int]] | None = None,
 ) -> str:
-    """Markdown table: one row per search mode, recall@1/5/10, MRR, nDCG@10."""
-    keys = RetrievalScores.KEYS
+    """Markdown table: one row per search mode, recall@1/5/10, MRR, nDCG@10 (over the questions
+    with gold evidence) and, where questions carry a reference ranking, the top-10 overlap."""
+    keys = list(RetrievalScores.KEYS) if n_questions else []
+    shared = {m: list(v) for m, v in (overlaps or {}).items() if v}
+    head = [*keys, "top-10 overlap"] if shared else keys
     lines = [
-        f"| mode ({n_questions} questions) | " + " | ".join(keys) + " |",
-        "|---|" + "---:|" * len(keys),
+        f"| mode ({n_questions} questions with gold) | " + " | ".join(head) + " |",
+        "|---|" + "---:|" * len(head),
     ]
     for mode, means in table.items():
-        lines.append(f"| {mode} | " + " | ".join(f"{means.get(k, 0.0):.3f}" for k in keys) + " |")
-    _ = lang
+        cells = [f"{means.get(k, 0.0):.3f}" for k in keys]
+        if shared:
+            each = shared.get(mode, [])
+            cells.append(", ".join(f"{o}/10" for o in each))
+        lines.append(f"| {mode} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from lecturetui.core.answering import ask
@@ -13,6 +13,7 @@ from lecturetui.core.evaluation.judge import Judge, judgement_json
 from lecturetui.core.evaluation.questions import EvalQuestion, QuestionSet
 from lecturetui.core.evaluation.retrieval import score_hits
 from lecturetui.core.evaluation.runs import EvalRecord, Runs, run_key
+from lecturetui.core.fusion import FusionConfig
 from lecturetui.core.generation import Generator
 from lecturetui.core.service import Library
 
@@ -28,6 +29,7 @@ class EvalSettings:
     judge: str = ""
     answer_tokens: int = 512
     n_ctx: int = 4096
+    fusion: str = field(default_factory=lambda: FusionConfig().describe())
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
