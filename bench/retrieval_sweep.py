@@ -56,6 +56,31 @@ def variants() -> dict[str, Ranker]:
     return out
 
 
+def neighbour_variants(spans: dict[int, tuple[str, float, float]]) -> dict[str, Ranker]:
+    """Language-aware convex fusion, plus gamma x the best fused score of an overlapping window
+    of the same lecture (a segment whose neighbour also matches is likelier to hold the answer)."""
+
+    def overlapping(a: int, b: int) -> bool:
+        la, sa, ea = spans[a]
+        lb, sb, eb = spans[b]
+        return a != b and la == lb and sa < eb and sb < ea
+
+    out: dict[str, Ranker] = {}
+    for gamma in (0.1, 0.2, 0.3):
+
+        def ranker(d: list[tuple[int, float]], lx: list[tuple[int, float]], same: bool,
+                   g: float = gamma) -> list[int]:  # fmt: skip
+            fused = {f.segment_id: f.score for f in fuse(d, lx, FusionConfig(), same)}
+            boosted = {
+                s: v + g * max((fused[n] for n in fused if overlapping(s, n)), default=0.0)
+                for s, v in fused.items()
+            }
+            return sorted(boosted, key=lambda s: -boosted[s])
+
+        out[f"default + neighbour boost {gamma}"] = ranker
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("questions", nargs="?", default=ROOT / "bench" / "data" / "retrieval_dev.jsonl")
@@ -90,8 +115,10 @@ def main() -> None:
         }
         same = language_code(q.question) in library.store.languages()
         runs.append((dense, lexical, gold, gold_count(library, q.gold), same))
+    every = library.store.segments_by_id(library.store.all_segment_ids())
+    spans = {i: (s.lecture_id, s.start, s.end) for i, s in every.items()}
     rows = []
-    for name, ranker in variants().items():
+    for name, ranker in {**variants(), **neighbour_variants(spans)}.items():
         scores = RetrievalScores()
         for dense, lexical, gold, n_gold, same in runs:
             ranking = ranker(dense, lexical, same)[:10]
