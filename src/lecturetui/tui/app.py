@@ -30,6 +30,7 @@ from lecturetui.tui.evalscreens import EvalRunsScreen
 from lecturetui.tui.i18n import labels_for
 from lecturetui.tui.render import answer_text, hit_row
 from lecturetui.tui.screens import HelpScreen, HistoryScreen, LibraryScreen, SegmentScreen
+from lecturetui.tui.widgets import move_highlight
 
 
 @dataclass
@@ -282,10 +283,7 @@ class LectureApp(App[None]):
         self.notify(f"{self.labels['mode']}: {self.mode} · {self.labels['mode_' + self.mode]}")
 
     def action_cursor(self, step: int) -> None:
-        option_list = self.query_one("#hits", OptionList)
-        if option_list.option_count:
-            current = option_list.highlighted or 0
-            option_list.highlighted = max(0, min(option_list.option_count - 1, current + step))
+        move_highlight(self.query_one("#hits", OptionList), step)
 
     def action_citation(self, n: int) -> None:
         passage = next((p for p in self.passages if p.get("number") == n), None)

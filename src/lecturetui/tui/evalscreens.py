@@ -14,6 +14,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from lecturetui.core.evaluation.runs import EvalRecord, RunInfo
+from lecturetui.tui.widgets import move_highlight
 
 if TYPE_CHECKING:
     from lecturetui.tui.app import LectureApp
@@ -150,10 +151,7 @@ class EvalRecordsScreen(Screen[None]):
         self.query_one("#record", Static).update(text)
 
     def action_move(self, step: int) -> None:
-        options = self.query_one("#records", OptionList)
-        if options.option_count:
-            current = options.highlighted or 0
-            options.highlighted = max(0, min(options.option_count - 1, current + step))
+        move_highlight(self.query_one("#records", OptionList), step)
 
     def action_annotate(self, label: str) -> None:
         index = self.query_one("#records", OptionList).highlighted
