@@ -208,6 +208,7 @@ class Library:
         """Load the embedding model and the index now (the app does this while the user types)."""
         _ = self.embedder
         self.index()
+        language_code("warm")  # hybrid search tells the question's language (py3langid, ~0.5 s)
 
     def close(self) -> None:
         if self._store is not None:
