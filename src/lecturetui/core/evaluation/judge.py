@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 from lecturetui.core.prompting import CITATION
 
+#: bumped when a prompt changes, so runs judged with other prompts are not mixed with new ones
+PROMPT_VERSION = 2
 SCORE = {"type": "integer", "enum": [0, 1, 2, 3]}
 
 AR_SYSTEM = (
@@ -28,8 +30,8 @@ AR_SYSTEM = (
     " entire PROMPT to score 3.\n"
     "- A RESPONSE that says it cannot answer, or that answers another question, scores 0.\n"
     "- A RESPONSE in another language than the PROMPT loses 1 point.\n"
-    "First write the criteria you apply, then the supporting evidence from the RESPONSE, then"
-    " the score."
+    "First write the criteria you apply (one sentence), then the supporting evidence from the"
+    " RESPONSE (at most three sentences), then the score."
 )
 AR_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -42,9 +44,14 @@ AR_SCHEMA: dict[str, Any] = {
 }
 
 CONTEXT_SYSTEM = (
-    "You are a RELEVANCE grader: you judge how relevant a lecture EXCERPT (a transcript of"
-    " speech) is to a student's QUESTION. Score 0 to 3: 0 = unrelated, 1 = same topic but does"
-    " not help answer, 2 = helps answer part of the question, 3 = contains the answer."
+    "You are a RELEVANCE grader. Given a student's QUESTION and an EXCERPT of a lecture transcript"
+    " (speech, with transcription errors), score how relevant the EXCERPT is to the QUESTION,"
+    " from 0 to 3:\n"
+    "0 - the excerpt is about something else;\n"
+    "1 - it touches the question's subject but gives nothing that helps answer it;\n"
+    "2 - it gives part of the answer, or information that helps answer it;\n"
+    "3 - it answers the whole question.\n"
+    "An excerpt need not answer everything to score 2. Give a one-sentence reason, then the score."
 )
 CONTEXT_SCHEMA: dict[str, Any] = {
     "type": "object",

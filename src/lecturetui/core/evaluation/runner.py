@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from lecturetui.core.answering import ask
-from lecturetui.core.evaluation.judge import Judge, judgement_json
+from lecturetui.core.evaluation.judge import PROMPT_VERSION, Judge, judgement_json
 from lecturetui.core.evaluation.questions import EvalQuestion, QuestionSet
 from lecturetui.core.evaluation.retrieval import score_hits
 from lecturetui.core.evaluation.runs import EvalRecord, Runs, run_key
@@ -30,6 +30,7 @@ class EvalSettings:
     answer_tokens: int = 512
     n_ctx: int = 4096
     fusion: str = field(default_factory=lambda: FusionConfig().describe())
+    judge_prompts: int = PROMPT_VERSION
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
