@@ -5,7 +5,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from lecturetui.core import store as store_mod
+import pytest
+
+from lecturetui.core import schema as schema_mod
 from lecturetui.core.ingest import ingest_paths
 from lecturetui.core.lexical import fold, index_terms, match_expression, query_terms, stems
 from lecturetui.core.store import Store
@@ -53,7 +55,7 @@ def test_old_library_gains_the_lexical_table_on_open(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     db = sqlite3.connect(path, isolation_level=None)
     for version in (1, 2):
-        db.executescript(store_mod._MIGRATIONS[version])
+        db.executescript(schema_mod.MIGRATIONS[version])
     db.execute("PRAGMA user_version = 2")
     db.execute(
         "INSERT INTO lectures (id, title, language, source_key, source_format, duration,"
@@ -66,5 +68,35 @@ def test_old_library_gains_the_lexical_table_on_open(tmp_path: Path) -> None:
     )
     db.close()
     with Store(path) as store:
-        assert store.schema_version == store_mod.SCHEMA_VERSION
+        assert store.schema_version == schema_mod.SCHEMA_VERSION
         assert [i for i, _ in store.lexical_search("maquina gradientes")] == [1]
+
+
+def test_common_terms_are_left_out_of_large_libraries_without_losing_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lecturetui.core import store as store_mod
+    from lecturetui.core.models import Segment
+    from lecturetui.core.store import LectureRecord
+
+    texts = ["aula sobre a descida do gradiente"] + [
+        f"aula sobre {w}" for w in ("tensores", "matrizes", "vetores", "gpus", "cpus")
+    ]
+    with Store(tmp_path / "lib.sqlite3") as store:
+        record = LectureRecord("l1", "L", None, "pt", "/x", "l1", None, "jsonl", 60.0, "h", None, "{}")  # fmt: skip
+        ids = store.save_lecture(
+            record, [Segment(i * 10.0, i * 10.0 + 10, t) for i, t in enumerate(texts)]
+        ).added_segment_ids
+
+        def search(question: str) -> list[tuple[int, float]]:
+            return store.lexical_search(question, 10)
+
+        full = {q: search(q) for q in ("aula gradiente", "aula xyzzy")}
+        assert len(full["aula gradiente"]) == 6 and full["aula gradiente"][0][0] == ids[0]
+        monkeypatch.setattr(store_mod, "PRUNE_COMMON_TERMS_FROM", 4)
+        pruned = search("aula gradiente")
+        # "aula" is in every segment: BM25 gave it no weight, so only the ranking's head is left
+        assert [i for i, _ in pruned] == [ids[0]]
+        assert pruned[0][1] == pytest.approx(full["aula gradiente"][0][1], rel=1e-3)
+        # no remaining term occurs in the library: every term is kept
+        assert search("aula xyzzy") == full["aula xyzzy"] and len(full["aula xyzzy"]) == 6

@@ -124,7 +124,7 @@ def _full(
     from lecturetui.core.evaluation.judge import Judge
     from lecturetui.core.evaluation.report import render_report
     from lecturetui.core.evaluation.runner import EvalSettings, run_evaluation
-    from lecturetui.core.evaluation.runs import Runs
+    from lecturetui.core.evaluation.runs import Runs, run_key
     from lecturetui.core.generation import LlamaGenerator
     from lecturetui.core.llmstore import resolve_llm
 
@@ -156,8 +156,6 @@ def _full(
         if judge_model is not generator:
             judge_model.close()
     runs = Runs(library.store)
-    from lecturetui.core.evaluation.runs import run_key
-
     run_id = runs.open(run_key(qset.sha256, settings.as_dict()), qset.path.name, {})
     info = runs.info(run_id)
     records = runs.records(run_id)

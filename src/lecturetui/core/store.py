@@ -17,107 +17,7 @@ from pathlib import Path
 from lecturetui.core.errors import StoreError
 from lecturetui.core.lexical import index_terms, match_expression, query_terms
 from lecturetui.core.models import Lecture, Segment, StoredSegment
-
-SCHEMA_VERSION = 4
-
-_MIGRATIONS: dict[int, str] = {
-    1: """
-    CREATE TABLE lectures (
-        id             TEXT PRIMARY KEY,
-        title          TEXT NOT NULL,
-        course         TEXT,
-        language       TEXT,
-        source_path    TEXT,
-        source_key     TEXT NOT NULL,
-        source_url     TEXT,
-        source_format  TEXT NOT NULL,
-        duration       REAL NOT NULL,
-        content_hash   TEXT NOT NULL,
-        source_hash    TEXT,
-        segment_config TEXT NOT NULL,
-        added_at       TEXT NOT NULL,
-        updated_at     TEXT NOT NULL,
-        UNIQUE (source_path, source_key)
-    );
-    CREATE INDEX lectures_content_hash ON lectures (content_hash);
-    CREATE TABLE segments (
-        id          INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: ids are vector labels
-        lecture_id  TEXT NOT NULL REFERENCES lectures (id) ON DELETE CASCADE,
-        ordinal     INTEGER NOT NULL,
-        start       REAL NOT NULL,
-        "end"       REAL NOT NULL,
-        text        TEXT NOT NULL,
-        corpus_id   INTEGER,
-        n_tokens    INTEGER,
-        UNIQUE (lecture_id, ordinal)
-    );
-    CREATE INDEX segments_corpus_id ON segments (corpus_id);
-    CREATE VIRTUAL TABLE segments_fts USING fts5 (
-        text, content='segments', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
-    );
-    CREATE TRIGGER segments_ai AFTER INSERT ON segments BEGIN
-        INSERT INTO segments_fts (rowid, text) VALUES (new.id, new.text);
-    END;
-    CREATE TRIGGER segments_ad AFTER DELETE ON segments BEGIN
-        INSERT INTO segments_fts (segments_fts, rowid, text) VALUES ('delete', old.id, old.text);
-    END;
-    CREATE TRIGGER segments_au AFTER UPDATE ON segments BEGIN
-        INSERT INTO segments_fts (segments_fts, rowid, text) VALUES ('delete', old.id, old.text);
-        INSERT INTO segments_fts (rowid, text) VALUES (new.id, new.text);
-    END;
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    """,
-    2: """
-    CREATE TABLE history (
-        id        INTEGER PRIMARY KEY AUTOINCREMENT,
-        asked_at  TEXT NOT NULL,
-        question  TEXT NOT NULL,
-        answer    TEXT NOT NULL,
-        payload   TEXT NOT NULL  -- the answer's JSON: citations, passages, hits, timings
-    );
-    """,
-    # lexical search on Snowball stems (lt_terms is registered by Store; see lexical.py)
-    3: """
-    DROP TRIGGER segments_ai;
-    DROP TRIGGER segments_ad;
-    DROP TRIGGER segments_au;
-    DROP TABLE segments_fts;
-    CREATE VIRTUAL TABLE segments_lex USING fts5 (terms, tokenize='unicode61 remove_diacritics 2');
-    INSERT INTO segments_lex (rowid, terms)
-        SELECT s.id, lt_terms(s.text, l.language) FROM segments s JOIN lectures l ON l.id = s.lecture_id;
-    CREATE TRIGGER segments_lex_ai AFTER INSERT ON segments BEGIN
-        INSERT INTO segments_lex (rowid, terms) VALUES (
-            new.id, lt_terms(new.text, (SELECT language FROM lectures WHERE id = new.lecture_id)));
-    END;
-    CREATE TRIGGER segments_lex_ad AFTER DELETE ON segments BEGIN
-        DELETE FROM segments_lex WHERE rowid = old.id;
-    END;
-    CREATE TRIGGER segments_lex_au AFTER UPDATE OF text ON segments BEGIN
-        DELETE FROM segments_lex WHERE rowid = old.id;
-        INSERT INTO segments_lex (rowid, terms) VALUES (
-            new.id, lt_terms(new.text, (SELECT language FROM lectures WHERE id = new.lecture_id)));
-    END;
-    """,
-    # evaluation runs (see evaluation/runs.py)
-    4: """
-    CREATE TABLE eval_runs (
-        id          INTEGER PRIMARY KEY AUTOINCREMENT,
-        key         TEXT NOT NULL UNIQUE,  -- question file hash + settings
-        name        TEXT NOT NULL,
-        created_at  TEXT NOT NULL,
-        settings    TEXT NOT NULL
-    );
-    CREATE TABLE eval_records (
-        run_id        INTEGER NOT NULL REFERENCES eval_runs (id) ON DELETE CASCADE,
-        number        INTEGER NOT NULL,
-        question      TEXT NOT NULL,
-        payload       TEXT NOT NULL,  -- retrieval, answer, judge scores (JSON)
-        manual_label  TEXT CHECK (manual_label IN ('C', 'P', 'I')),
-        annotated_at  TEXT,
-        PRIMARY KEY (run_id, number)
-    );
-    """,
-}
+from lecturetui.core.schema import MIGRATIONS, SCHEMA_VERSION, split_sql
 
 _LECTURE_COLUMNS = (
     "l.id, l.title, l.course, l.language, l.source_path, l.source_url, l.source_format, "
@@ -130,6 +30,9 @@ _RECORD_COLUMNS = (
     "source_format", "duration", "content_hash", "source_hash", "segment_config",
 )  # fmt: skip
 _RECORD_SELECT = ", ".join(_RECORD_COLUMNS)
+
+#: library size (segments) from which lexical search leaves out terms found in half of them
+PRUNE_COMMON_TERMS_FROM = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +103,7 @@ class Store:
             )
         for target in range(version + 1, SCHEMA_VERSION + 1):
             with self.transaction():
-                for statement in _split_sql(_MIGRATIONS[target]):
+                for statement in split_sql(MIGRATIONS[target]):
                     self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version = {target}")
 
@@ -393,7 +296,7 @@ class Store:
 
     def lexical_search(self, question: str, limit: int = 10) -> list[tuple[int, float]]:
         """(segment id, BM25 score) pairs for a question, best first (higher is better)."""
-        terms = query_terms(question, self.languages())
+        terms = self._informative(query_terms(question, self.languages()))
         if not terms:
             return []
         rows = self._db.execute(
@@ -402,6 +305,27 @@ class Store:
             (match_expression(terms), limit),
         )
         return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def _informative(self, terms: list[str]) -> list[str]:
+        """Drop terms found in half the segments or more, in a large library.
+
+        BM25 gives such a term no weight (FTS5 clamps its IDF to ~0) but its long posting list is
+        most of a query's cost at 100k segments (bench/RESULTS.md). When no remaining term occurs
+        in the library at all, every term is kept, so a question still finds what it used to.
+        """
+        if len(terms) < 2:
+            return terms
+        n_docs = int(self._db.execute("SELECT count(*) FROM segments").fetchone()[0])
+        if n_docs < PRUNE_COMMON_TERMS_FROM:
+            return terms
+        marks = ",".join("?" * len(terms))
+        df: dict[str, int] = dict(
+            self._db.execute(
+                f"SELECT term, doc FROM segments_lex_vocab WHERE term IN ({marks})", terms
+            ).fetchall()
+        )
+        kept = [t for t in terms if 2 * df.get(t, 0) < n_docs]
+        return kept if any(df.get(t, 0) for t in kept) else terms
 
     # -- history ---------------------------------------------------------------------------
     def add_history(self, question: str, answer: str, payload: dict[str, object]) -> int:
@@ -439,19 +363,6 @@ class Store:
 
     def integrity_ok(self) -> bool:
         return bool(self._db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
-
-
-def _split_sql(script: str) -> list[str]:
-    """Split a migration into statements (sqlite3.complete_statement knows about triggers)."""
-    statements, buf = [], ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            statements.append(buf.strip())
-            buf = ""
-    if buf.strip():
-        statements.append(buf.strip())
-    return statements
 
 
 def _opt(value: object) -> str | None:

@@ -1,0 +1,127 @@
+"""The library database's schema: one migration per `PRAGMA user_version`, applied in order.
+
+A migration is never edited once released; a change to the schema is a new one. `lt_terms` (the
+lexical analyser, see lexical.py) is registered as an SQL function by the Store before they run.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+SCHEMA_VERSION = 5
+
+MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE lectures (
+        id             TEXT PRIMARY KEY,
+        title          TEXT NOT NULL,
+        course         TEXT,
+        language       TEXT,
+        source_path    TEXT,
+        source_key     TEXT NOT NULL,
+        source_url     TEXT,
+        source_format  TEXT NOT NULL,
+        duration       REAL NOT NULL,
+        content_hash   TEXT NOT NULL,
+        source_hash    TEXT,
+        segment_config TEXT NOT NULL,
+        added_at       TEXT NOT NULL,
+        updated_at     TEXT NOT NULL,
+        UNIQUE (source_path, source_key)
+    );
+    CREATE INDEX lectures_content_hash ON lectures (content_hash);
+    CREATE TABLE segments (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: ids are vector labels
+        lecture_id  TEXT NOT NULL REFERENCES lectures (id) ON DELETE CASCADE,
+        ordinal     INTEGER NOT NULL,
+        start       REAL NOT NULL,
+        "end"       REAL NOT NULL,
+        text        TEXT NOT NULL,
+        corpus_id   INTEGER,
+        n_tokens    INTEGER,
+        UNIQUE (lecture_id, ordinal)
+    );
+    CREATE INDEX segments_corpus_id ON segments (corpus_id);
+    CREATE VIRTUAL TABLE segments_fts USING fts5 (
+        text, content='segments', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER segments_ai AFTER INSERT ON segments BEGIN
+        INSERT INTO segments_fts (rowid, text) VALUES (new.id, new.text);
+    END;
+    CREATE TRIGGER segments_ad AFTER DELETE ON segments BEGIN
+        INSERT INTO segments_fts (segments_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    END;
+    CREATE TRIGGER segments_au AFTER UPDATE ON segments BEGIN
+        INSERT INTO segments_fts (segments_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        INSERT INTO segments_fts (rowid, text) VALUES (new.id, new.text);
+    END;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+    2: """
+    CREATE TABLE history (
+        id        INTEGER PRIMARY KEY AUTOINCREMENT,
+        asked_at  TEXT NOT NULL,
+        question  TEXT NOT NULL,
+        answer    TEXT NOT NULL,
+        payload   TEXT NOT NULL  -- the answer's JSON: citations, passages, hits, timings
+    );
+    """,
+    # lexical search on Snowball stems (lt_terms is registered by Store; see lexical.py)
+    3: """
+    DROP TRIGGER segments_ai;
+    DROP TRIGGER segments_ad;
+    DROP TRIGGER segments_au;
+    DROP TABLE segments_fts;
+    CREATE VIRTUAL TABLE segments_lex USING fts5 (terms, tokenize='unicode61 remove_diacritics 2');
+    INSERT INTO segments_lex (rowid, terms)
+        SELECT s.id, lt_terms(s.text, l.language) FROM segments s JOIN lectures l ON l.id = s.lecture_id;
+    CREATE TRIGGER segments_lex_ai AFTER INSERT ON segments BEGIN
+        INSERT INTO segments_lex (rowid, terms) VALUES (
+            new.id, lt_terms(new.text, (SELECT language FROM lectures WHERE id = new.lecture_id)));
+    END;
+    CREATE TRIGGER segments_lex_ad AFTER DELETE ON segments BEGIN
+        DELETE FROM segments_lex WHERE rowid = old.id;
+    END;
+    CREATE TRIGGER segments_lex_au AFTER UPDATE OF text ON segments BEGIN
+        DELETE FROM segments_lex WHERE rowid = old.id;
+        INSERT INTO segments_lex (rowid, terms) VALUES (
+            new.id, lt_terms(new.text, (SELECT language FROM lectures WHERE id = new.lecture_id)));
+    END;
+    """,
+    # evaluation runs (see evaluation/runs.py)
+    4: """
+    CREATE TABLE eval_runs (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        key         TEXT NOT NULL UNIQUE,  -- question file hash + settings
+        name        TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        settings    TEXT NOT NULL
+    );
+    CREATE TABLE eval_records (
+        run_id        INTEGER NOT NULL REFERENCES eval_runs (id) ON DELETE CASCADE,
+        number        INTEGER NOT NULL,
+        question      TEXT NOT NULL,
+        payload       TEXT NOT NULL,  -- retrieval, answer, judge scores (JSON)
+        manual_label  TEXT CHECK (manual_label IN ('C', 'P', 'I')),
+        annotated_at  TEXT,
+        PRIMARY KEY (run_id, number)
+    );
+    """,
+    # per-term document counts of the lexical index (to skip terms in most segments)
+    5: """
+    CREATE VIRTUAL TABLE segments_lex_vocab USING fts5vocab (segments_lex, 'row');
+    """,
+}
+
+
+def split_sql(script: str) -> list[str]:
+    """Split a migration into statements (sqlite3.complete_statement knows about triggers)."""
+    statements, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            statements.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        statements.append(buf.strip())
+    return statements
