@@ -56,3 +56,18 @@ def test_prompt_budget_with_the_real_tokenizer(generator) -> None:  # type: igno
 
     with pytest.raises(LectureTuiError, match="too long"):
         fit_to_context("por que " * 3000, [], generator.count_prompt_tokens, generator.n_ctx, 512)
+
+
+def test_a_seed_makes_each_answer_reproducible_whatever_came_before() -> None:
+    # Unseeded, llama.cpp's sampler goes on from the previous call, so an answer depends on the
+    # questions asked before it (a resumed evaluation would differ from a whole one).
+    path = assemble(BUNDLED[FAST_LLM], MODELS_DIR)
+    messages = [{"role": "user", "content": "List ten random Portuguese words, comma-separated."}]
+    gen = LlamaGenerator(path, n_ctx=512, seed=7, temperature=1.5)  # hot, so sampling shows
+    try:
+        first = "".join(gen.stream(messages, 32))
+        assert first and "".join(gen.stream(messages, 32)) == first
+        gen.seed = 8
+        assert "".join(gen.stream(messages, 32)) != first
+    finally:
+        gen.close()

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
               help="Judge model (a .gguf or a bundled name). Default: the answer model.")  # fmt: skip
 @click.option("--max-tokens", "answer_tokens", type=click.IntRange(16, 4096), default=512,
               show_default=True, help="Longest answer, tokens.")  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Sampling seed of the answers (the same seed gives the same answers).")  # fmt: skip
 @click.option("--force", is_flag=True, help="Evaluate every question again, not only new ones.")
 @pass_ctx
 def eval_cmd(
@@ -56,6 +58,7 @@ def eval_cmd(
     n_ctx: int,
     judge: str | None,
     answer_tokens: int,
+    seed: int,
     force: bool,
 ) -> None:
     """Evaluate the library on QUESTIONS (JSONL or CSV): retrieval, answers and an LLM judge.
@@ -71,7 +74,8 @@ def eval_cmd(
     if retrieval_only:
         _retrieval_only(library, qset, k, report_path, json_path)
         return
-    _full(obj, qset, k, mode, lang, llm, n_ctx, judge, answer_tokens, force, report_path, json_path)
+    _full(obj, qset, k, mode, lang, llm, n_ctx, judge, answer_tokens, seed, force, report_path,
+          json_path)  # fmt: skip
 
 
 def _retrieval_only(
@@ -119,7 +123,8 @@ def _retrieval_only(
 
 def _full(
     obj: Context, qset: QuestionSet, k: int, mode: str, lang: str, llm: str | None, n_ctx: int,
-    judge_name: str | None, answer_tokens: int, force: bool, report: Path | None, js: Path | None,
+    judge_name: str | None, answer_tokens: int, seed: int, force: bool, report: Path | None,
+    js: Path | None,
 ) -> None:  # fmt: skip
     from lecturetui.core.evaluation.judge import Judge
     from lecturetui.core.evaluation.report import render_report
@@ -132,11 +137,13 @@ def _full(
     library.warm()
     llm_path = resolve_llm(obj.home.models_dir, llm, note)
     judge_path = resolve_llm(obj.home.models_dir, judge_name, note) if judge_name else llm_path
-    generator = LlamaGenerator(llm_path, n_ctx=n_ctx)
+    generator = LlamaGenerator(llm_path, n_ctx=n_ctx, seed=seed)
     if generator.notice:
         note(generator.notice)
     judge_model = generator if judge_path == llm_path else LlamaGenerator(judge_path, n_ctx=n_ctx)
-    settings = EvalSettings(mode, k, llm_path.name, judge_path.name, answer_tokens, n_ctx)
+    settings = EvalSettings(
+        mode, k, llm_path.name, judge_path.name, answer_tokens, n_ctx, seed=seed
+    )
     interrupted = False
     try:
         with progress_bars() as bar:

@@ -67,8 +67,13 @@ class LlamaGenerator:
         verbose: bool = False,
         gpu_layers: int | None = None,
         redirect_stderr: bool = True,
+        seed: int | None = None,
+        temperature: float = 0.2,
     ) -> None:
         self.path = path
+        # None: each answer is sampled afresh; a number: every answer is reproducible (evaluation)
+        self.seed = seed
+        self.temperature = temperature
         self.name = path.name
         self.n_ctx = n_ctx
         self.verbose = verbose
@@ -148,8 +153,16 @@ class LlamaGenerator:
         def work() -> None:
             try:
                 with quiet_stderr(self._quiet):
+                    if self.seed is not None:
+                        # a prompt partly reused from the cache gets slightly different logits
+                        # than one evaluated whole: start clean so the same seed repeats
+                        self._llm.reset()
                     chunks = self._llm.create_chat_completion(
-                        messages=messages, max_tokens=max_tokens, temperature=0.2, stream=True
+                        messages=messages,
+                        max_tokens=max_tokens,
+                        temperature=self.temperature,
+                        seed=self.seed,
+                        stream=True,
                     )
                     for chunk in chunks:
                         if stop.is_set() or halt.is_set():

@@ -31,6 +31,7 @@ class EvalSettings:
     n_ctx: int = 4096
     fusion: str = field(default_factory=lambda: FusionConfig().describe())
     judge_prompts: int = PROMPT_VERSION
+    seed: int = 0  # the answers' sampling seed, so a run can be reproduced
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
