@@ -110,6 +110,7 @@ def test_report_has_every_seed_field_and_reads_back(library: Library, questions:
     summary = text.split("\n---\n")[0]
     assert "Concordância manual × automatizada: 0%" in summary  # C vs P on the one annotated
     assert "recall@1" in summary and "Top-10 em comum" in summary
+    assert "semente 0" in summary  # the answers' seed, to reproduce the run
     english = parse_report(render_report(info, records, "en"), "en")
     assert english[0]["manual"] == "C" and english[1]["manual"] == "pending"
     assert english[0]["segments"][0]["url"] == "hidden"

@@ -33,6 +33,7 @@ LABELS: dict[str, dict[str, str]] = {
         "kappa": "kappa de Cohen", "records": "registros", "retrieval": "Recuperação",
         "with_gold": "perguntas com evidência", "overlap": "Top-10 em comum com o ranking de referência",
         "time": "Tempo por pergunta", "no_answer": "(sem resposta)", "none": "nenhuma",
+        "seed": "semente",
     },
     "en": {
         "question": "Question", "segments": "Segments retrieved by", "corpus_id": "Corpus ID",
@@ -48,6 +49,7 @@ LABELS: dict[str, dict[str, str]] = {
         "kappa": "Cohen's kappa", "records": "records", "retrieval": "Retrieval",
         "with_gold": "questions with evidence", "overlap": "Top-10 shared with the reference ranking",
         "time": "Time per question", "no_answer": "(no answer)", "none": "none",
+        "seed": "seed",
     },
 }  # fmt: skip
 
@@ -126,7 +128,8 @@ def render_summary(run: RunInfo, summary: Summary, lang: str = "pt") -> str:
         f"# {t['title']}: {run.name}",
         "",
         f"- {t['summary_questions']}: {summary.n} · {t['mode']}: {st.get('mode')} · k = {st.get('k')}"
-        f" · {t['llm']}: {st.get('llm')} · {t['judge']}: {st.get('judge')}",
+        f" · {t['llm']}: {st.get('llm')} · {t['judge']}: {st.get('judge')}"
+        + (f" · {t['seed']} {st['seed']}" if "seed" in st else ""),
         f"- {t['means']}: {t['ar']} {_f(summary.answer_relevance)} · {t['grounded']}"
         f" {_f(summary.groundedness)} · {t['context']} {_f(summary.context_relevance)}",
         f"- {t['auto_counts']}: {_counts(summary.auto_counts)} · {t['manual_counts']}:"
