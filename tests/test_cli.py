@@ -191,3 +191,53 @@ def test_eval_errors_are_one_sentence(home: Path, tmp_path: Path) -> None:
     nogold.write_text('{"question": "o que é um tensor?"}\n', encoding="utf-8")
     code, out = run("eval", str(nogold), "--retrieval-only")
     assert code == 2 and "no question" in out.lower() and "gold evidence or a reference" in out
+
+
+@pytest.mark.slow
+def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_model(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lecturetui.core import generation
+    from lecturetui.core.evaluation.runs import Runs
+    from lecturetui.core.paths import DataHome
+    from lecturetui.core.store import Store
+
+    from .fakes import FakeGenerator, FakeJudgeModel
+
+    class FakeModel(FakeGenerator, FakeJudgeModel):  # answers and judges, as one GGUF does
+        def __init__(self, path: Path, n_ctx: int = 4096, seed: int | None = None) -> None:
+            FakeJudgeModel.__init__(self)
+            FakeGenerator.__init__(self, "O TensorFlow prioriza a GPU [1].", n_ctx)
+            self.notice = None
+            loaded.append(seed)
+
+        def close(self) -> None:
+            pass
+
+    loaded: list[int | None] = []
+    monkeypatch.setattr(generation, "LlamaGenerator", FakeModel)
+    assert run("ingest", str(SEED_CORPUS))[0] == 0
+    gguf = tmp_path / "answers.gguf"
+    gguf.write_bytes(b"GGUF" + bytes(28))
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(
+        '{"number": 43, "question": "O TensorFlow prioriza a execução em qual dispositivo?",'
+        ' "corpus_ids": [6844, 6845]}\n',
+        encoding="utf-8",
+    )
+    report = tmp_path / "r.md"
+    args = ("eval", str(questions), "--llm", str(gguf), "--report", str(report), "--seed", "3")
+    code, out = run(*args)
+    assert code == 0 and "Evaluated 1 questions" in out, out
+    assert loaded == [3]  # the answers' seed reaches the model
+    text = report.read_text(encoding="utf-8")
+    assert "**Pergunta 43**" in text and "**Anotação manual**: pendente" in text
+    with Store(DataHome.resolve().db_path) as store:
+        runs = Runs(store)
+        [info] = runs.list()
+        runs.annotate(info.id, 43, "C")
+    code, out = run(*args)
+    assert code == 0 and "all questions were already done" in out, out
+    assert loaded == [3]  # nothing left to evaluate: no model is loaded
+    text = report.read_text(encoding="utf-8")
+    assert "**Anotação manual**: C" in text and "(1/1 anotadas)" in text

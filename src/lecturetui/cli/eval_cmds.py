@@ -20,6 +20,7 @@ from lecturetui.cli.base import (
 
 if TYPE_CHECKING:
     from lecturetui.core.evaluation.questions import QuestionSet
+    from lecturetui.core.evaluation.runner import EvalSettings
     from lecturetui.core.service import Library
 
 
@@ -126,44 +127,27 @@ def _full(
     judge_name: str | None, answer_tokens: int, seed: int, force: bool, report: Path | None,
     js: Path | None,
 ) -> None:  # fmt: skip
-    from lecturetui.core.evaluation.judge import Judge
     from lecturetui.core.evaluation.report import render_report
-    from lecturetui.core.evaluation.runner import EvalSettings, run_evaluation
+    from lecturetui.core.evaluation.runner import EvalSettings
     from lecturetui.core.evaluation.runs import Runs, run_key
-    from lecturetui.core.generation import LlamaGenerator
     from lecturetui.core.llmstore import resolve_llm
 
     library = obj.library()
-    library.warm()
     llm_path = resolve_llm(obj.home.models_dir, llm, note)
     judge_path = resolve_llm(obj.home.models_dir, judge_name, note) if judge_name else llm_path
-    generator = LlamaGenerator(llm_path, n_ctx=n_ctx, seed=seed)
-    if generator.notice:
-        note(generator.notice)
-    judge_model = generator if judge_path == llm_path else LlamaGenerator(judge_path, n_ctx=n_ctx)
     settings = EvalSettings(
         mode, k, llm_path.name, judge_path.name, answer_tokens, n_ctx, seed=seed
     )
-    interrupted = False
-    try:
-        with progress_bars() as bar:
-            task = bar.add_task("evaluating", total=len(qset.questions), rate="")
-
-            def progress(done: int, total: int, what: str) -> None:
-                bar.update(task, completed=done, total=total, description=what)
-
-            try:
-                outcome = run_evaluation(
-                    library, qset, settings, generator, Judge(judge_model), force, progress
-                )
-            except KeyboardInterrupt:
-                interrupted = True
-    finally:
-        generator.close()
-        if judge_model is not generator:
-            judge_model.close()
     runs = Runs(library.store)
-    run_id = runs.open(run_key(qset.sha256, settings.as_dict()), qset.path.name, {})
+    key = run_key(qset.sha256, settings.as_dict())
+    existing = runs.find(key)
+    done = runs.done(existing) if existing is not None else set()
+    evaluated, per_q, interrupted = 0, None, False
+    if force or any(q.number not in done for q in qset.questions):
+        evaluated, per_q, interrupted = _evaluate(
+            library, qset, settings, llm_path, judge_path, force
+        )
+    run_id = runs.open(key, qset.path.name, {})
     info = runs.info(run_id)
     records = runs.records(run_id)
     assert info is not None
@@ -176,9 +160,43 @@ def _full(
         data = {"run": info.settings, "records": [r.payload | {"manual_label": r.manual_label}
                                                   for r in records]}  # fmt: skip
         js.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
-    if not interrupted:
-        per_q = outcome.seconds_per_question
-        timing = f" ({per_q:.0f} s a question)" if per_q else " (all questions were already done)"
-        console().print(f"Evaluated {outcome.evaluated} questions{timing}; wrote {report}.")
-    else:
+    if interrupted:
         console().print(f"Wrote {report}.")
+    else:
+        timing = f" ({per_q:.0f} s a question)" if per_q else " (all questions were already done)"
+        console().print(f"Evaluated {evaluated} questions{timing}; wrote {report}.")
+
+
+def _evaluate(
+    library: Library, qset: QuestionSet, settings: EvalSettings, llm_path: Path, judge_path: Path,
+    force: bool,
+) -> tuple[int, float | None, bool]:  # fmt: skip
+    """Load the models and evaluate what the run lacks: (questions done, s a question, stopped)."""
+    from lecturetui.core.evaluation.judge import Judge
+    from lecturetui.core.evaluation.runner import run_evaluation
+    from lecturetui.core.generation import LlamaGenerator
+
+    library.warm()
+    generator = LlamaGenerator(llm_path, n_ctx=settings.n_ctx, seed=settings.seed)
+    if generator.notice:
+        note(generator.notice)
+    judge_model = (
+        generator if judge_path == llm_path else LlamaGenerator(judge_path, n_ctx=settings.n_ctx)
+    )
+    try:
+        with progress_bars() as bar:
+            task = bar.add_task("evaluating", total=len(qset.questions), rate="")
+
+            def progress(done: int, total: int, what: str) -> None:
+                bar.update(task, completed=done, total=total, description=what)
+
+            outcome = run_evaluation(
+                library, qset, settings, generator, Judge(judge_model), force, progress
+            )
+    except KeyboardInterrupt:
+        return 0, None, True
+    finally:
+        generator.close()
+        if judge_model is not generator:
+            judge_model.close()
+    return outcome.evaluated, outcome.seconds_per_question, False

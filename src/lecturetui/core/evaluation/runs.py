@@ -68,6 +68,10 @@ class Runs:
                 self.db.execute("DELETE FROM eval_records WHERE run_id = ?", (row[0],))
             return int(row[0])
 
+    def find(self, key: str) -> int | None:
+        row = self.db.execute("SELECT id FROM eval_runs WHERE key = ?", (key,)).fetchone()
+        return None if row is None else int(row[0])
+
     def done(self, run_id: int) -> set[int]:
         rows = self.db.execute("SELECT number FROM eval_records WHERE run_id = ?", (run_id,))
         return {int(r[0]) for r in rows}
