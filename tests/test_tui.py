@@ -251,5 +251,17 @@ async def test_evaluation_records_are_labelled_with_single_keys(home: Path) -> N
         await pilot.press("k", "x")  # back to Q2, clears it
         await pilot.pause()
         assert "resposta 2" in str(app.screen.query_one("#record", Static).render())
+        opened: list[str | None] = []
+        app.open_link = opened.append  # type: ignore[method-assign]
+        await pilot.press("o", "m")  # the main screen's keys do nothing here
+        assert opened == [] and app.mode == "hybrid"
+        assert not app.check_action("open", ()) and app.check_action("history", ())
+        await pilot.press("slash")  # back to the main screen, ready for a question
+        await pilot.pause()
+        assert len(app.screen_stack) == 1 and app.focused is app.query_one("#question", Input)
+        await pilot.press("escape")
+        app.query_one("#hits", OptionList).focus()
+        await pilot.press("o")
+        assert opened == [None] and app.check_action("open", ())
     labels = {r.number: r.manual_label for r in runs.records(run_id)}
     assert labels == {1: "C", 2: None, 3: None}

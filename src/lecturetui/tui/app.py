@@ -60,6 +60,8 @@ class LectureApp(App[None]):
         Binding("q", "quit", "Quit", show=False),
         *[Binding(str(n), f"citation({n})", show=False) for n in range(1, 10)],
     ]
+    #: actions on the main screen's hits and answer: off while another screen is on top of it
+    MAIN_SCREEN_ACTIONS = frozenset({"cursor", "open", "copy", "stop", "cycle_mode", "citation"})
 
     def __init__(self, services: AppServices) -> None:
         super().__init__()
@@ -139,8 +141,15 @@ class LectureApp(App[None]):
             self.call_from_thread(self.set_status, f"⚠ {exc.message}")
             self.call_from_thread(self.show_answer_text, f"{exc.message}\n{exc.hint or ''}")
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Main-screen actions are disabled (and left out of the footer) on the other screens."""
+        return not (action in self.MAIN_SCREEN_ACTIONS and len(self.screen_stack) > 1)
+
     # -- asking ---------------------------------------------------------------------------------
     def action_focus_question(self) -> None:
+        """From any screen: back to the main one, ready to type a question."""
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
         self.query_one("#question", Input).focus()
 
     @on(Input.Submitted, "#question")

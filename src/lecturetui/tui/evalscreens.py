@@ -102,7 +102,8 @@ class EvalRecordsScreen(Screen[None]):
     def refresh_list(self, highlight: int) -> None:
         done = sum(1 for r in self.records if r.manual_label)
         self.query_one("#records-title", Static).update(
-            f"{self.run.name} · {done}/{len(self.records)} annotated · c/p/i label, x clears"
+            f"{self.run.name} · {done}/{len(self.records)} annotated · c/p/i label it and go to the"
+            " next, x clears"
         )
         options = self.query_one("#records", OptionList)
         options.clear_options()
