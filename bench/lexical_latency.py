@@ -41,9 +41,10 @@ def main() -> None:
     ]
     default_prune = store_mod.PRUNE_COMMON_TERMS_FROM
     print(
-        "| segments | insert + stem ms/segment | common terms | BM25 top-50 p50 / p95 ms | max ms | top-10 as with pruning |"
+        "| segments | insert + stem ms/segment | common terms | BM25 top-50 p50 / p95 ms | max ms"
+        " | top-10 ids as pruned | top-10 scores as pruned |"
     )
-    print("|---:|---:|---|---:|---:|---:|")
+    print("|---:|---:|---|---:|---:|---:|---:|")
     for n in args.sizes:
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(Path(tmp) / "library.sqlite3")

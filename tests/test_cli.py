@@ -237,7 +237,7 @@ def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_m
         [info] = runs.list()
         runs.annotate(info.id, 43, "C")
     code, out = run(*args)
-    assert code == 0 and "all questions were already done" in out, out
+    assert code == 0 and "All 1 questions were already evaluated" in out, out
     assert loaded == [3]  # nothing left to evaluate: no model is loaded
     text = report.read_text(encoding="utf-8")
     assert "**Anotação manual**: C" in text and "(1/1 anotadas)" in text

@@ -162,9 +162,11 @@ def _full(
         js.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
     if interrupted:
         console().print(f"Wrote {report}.")
-    else:
-        timing = f" ({per_q:.0f} s a question)" if per_q else " (all questions were already done)"
+    elif evaluated:
+        timing = f" ({per_q:.0f} s a question)" if per_q else ""
         console().print(f"Evaluated {evaluated} questions{timing}; wrote {report}.")
+    else:
+        console().print(f"All {len(records)} questions were already evaluated; wrote {report}.")
 
 
 def _evaluate(
