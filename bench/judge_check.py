@@ -35,6 +35,7 @@ def main() -> None:
     ap.add_argument("--home")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))  # the models set up already
     tmp = tempfile.TemporaryDirectory() if args.home is None else None
     home = DataHome.resolve(tmp.name if tmp else Path(args.home))
     library = Library(home)

@@ -246,6 +246,8 @@ async def test_evaluation_records_are_labelled_with_single_keys(home: Path) -> N
         await pilot.pause()
         assert isinstance(app.screen, EvalRecordsScreen)
         assert "resposta 1" in str(app.screen.query_one("#record", Static).render())
+        title = str(app.screen.query_one("#records-title", Static).render())
+        assert "0/3 anotados" in title  # the library's language, as on the main screen
         await pilot.press("c")  # labels Q1, moves to Q2
         await pilot.press("i")  # labels Q2, moves to Q3
         await pilot.press("k", "x")  # back to Q2, clears it

@@ -379,7 +379,7 @@ class LectureApp(App[None]):
         self.push_screen(HelpScreen())
 
     def action_evaluations(self) -> None:
-        self.push_screen(EvalRunsScreen(self.services.library.eval_runs()))
+        self.push_screen(EvalRunsScreen(self.services.library.eval_runs(), self.labels))
 
     def action_library(self) -> None:
         self.push_screen(LibraryScreen())

@@ -35,30 +35,29 @@ class EvalRunsScreen(Screen[None]):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
 
-    def __init__(self, runs: list[RunInfo]) -> None:
+    def __init__(self, runs: list[RunInfo], labels: dict[str, str]) -> None:
         super().__init__()
         self.runs = runs
+        self.labels = labels
 
     def compose(self) -> ComposeResult:
-        yield Static(
-            "Evaluation runs (lecturetui eval QUESTIONS makes them) · Enter opens one",
-            id="runs-title",
-        )
+        t = self.labels
+        yield Static(t["eval_runs"], id="runs-title")
         options = [
             Option(
-                f"{r.name}  ·  {r.created_at[:16].replace('T', ' ')}  ·  {r.records} records, "
-                f"{r.annotated} annotated  ·  {r.settings.get('mode', '')}, {r.settings.get('llm', '')}",
+                f"{r.name}  ·  {r.created_at[:16].replace('T', ' ')}  ·  {r.records} {t['records']}, "
+                f"{r.annotated} {t['annotated']}  ·  {r.settings.get('mode', '')}, {r.settings.get('llm', '')}",
                 id=str(r.id),
             )
             for r in self.runs
-        ] or [Option("No evaluation run in this library yet.", disabled=True)]
+        ] or [Option(t["no_runs"], disabled=True)]
         yield OptionList(*options, id="runs")
         yield Footer()
 
     @on(OptionList.OptionSelected, "#runs")
     def open_run(self, event: OptionList.OptionSelected) -> None:
         run = next(r for r in self.runs if r.id == int(event.option.id or 0))
-        self.app.push_screen(EvalRecordsScreen(run))
+        self.app.push_screen(EvalRecordsScreen(run, self.labels))
 
 
 class EvalRecordsScreen(Screen[None]):
@@ -74,9 +73,10 @@ class EvalRecordsScreen(Screen[None]):
         Binding("k", "move(-1)", "Up", show=False),
     ]
 
-    def __init__(self, run: RunInfo) -> None:
+    def __init__(self, run: RunInfo, labels: dict[str, str]) -> None:
         super().__init__()
         self.run = run
+        self.labels = labels
         self.records: list[EvalRecord] = []
 
     @property
@@ -102,8 +102,8 @@ class EvalRecordsScreen(Screen[None]):
     def refresh_list(self, highlight: int) -> None:
         done = sum(1 for r in self.records if r.manual_label)
         self.query_one("#records-title", Static).update(
-            f"{self.run.name} · {done}/{len(self.records)} annotated · c/p/i label it and go to the"
-            " next, x clears"
+            f"{self.run.name} · {done}/{len(self.records)} {self.labels['annotated']}"
+            f" · {self.labels['label_hint']}"
         )
         options = self.query_one("#records", OptionList)
         options.clear_options()
@@ -131,7 +131,7 @@ class EvalRecordsScreen(Screen[None]):
         ar = judge.get("answer_relevance", {})
         text = Text()
         text.append(f"Q{record.number}: {record.question}\n\n", style="bold")
-        text.append(f"{p.get('answer') or '(no answer)'}\n\n")
+        text.append(f"{p.get('answer') or self.labels['no_answer']}\n\n")
         for c in p.get("citations", []):
             text.append(
                 f"[{c['number']}] {c['lecture_title']} {c['start']}–{c['end']}\n", style="cyan"
@@ -140,7 +140,7 @@ class EvalRecordsScreen(Screen[None]):
         text.append(f"{_value(ar.get('value'))}  ")
         text.append("groundedness ", style="bold")
         text.append(f"{_value(judge.get('groundedness', {}).get('value'))}  ")
-        text.append("context ", style="bold")
+        text.append(f"{self.labels['context']} ", style="bold")
         text.append(f"{_value(judge.get('context_relevance', {}).get('value'))}\n")
         if ar.get("score") is not None:
             text.append(
@@ -148,7 +148,7 @@ class EvalRecordsScreen(Screen[None]):
                 style="dim",
             )
         if p.get("reference_answer"):
-            text.append(f"\nReference: {p['reference_answer']}\n", style="italic")
+            text.append(f"\n{self.labels['reference']}: {p['reference_answer']}\n", style="italic")
         self.query_one("#record", Static).update(text)
 
     def action_move(self, step: int) -> None:

@@ -15,6 +15,10 @@ LABELS: dict[str, dict[str, str]] = {
         "not_covered": "No segment supports the answer closely enough to cite it.",
         "mode": "search", "mode_hybrid": "E5 + BM25 fused", "mode_dense": "E5 meaning only",
         "mode_lexical": "BM25 words only",
+        "eval_runs": "Evaluation runs (lecturetui eval QUESTIONS makes them) · Enter opens one",
+        "no_runs": "No evaluation run in this library yet.", "records": "records",
+        "annotated": "annotated", "label_hint": "c/p/i label it and go to the next, x clears",
+        "no_answer": "(no answer)", "context": "context", "reference": "Reference",
     },
     "pt": {
         "question": "Pergunta", "segments": "Segmentos", "answer": "Resposta", "references": "Referências",
@@ -28,6 +32,10 @@ LABELS: dict[str, dict[str, str]] = {
         "not_covered": "Nenhum segmento apoia a resposta o bastante para citá-lo.",
         "mode": "busca", "mode_hybrid": "E5 + BM25 combinados", "mode_dense": "só E5 (sentido)",
         "mode_lexical": "só BM25 (palavras)",
+        "eval_runs": "Avaliações (lecturetui eval PERGUNTAS as cria) · Enter abre uma",
+        "no_runs": "Nenhuma avaliação nesta biblioteca ainda.", "records": "registros",
+        "annotated": "anotados", "label_hint": "c/p/i anota e passa ao próximo, x apaga",
+        "no_answer": "(sem resposta)", "context": "contexto", "reference": "Referência",
     },
 }  # fmt: skip
 
