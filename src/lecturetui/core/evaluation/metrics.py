@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 
@@ -77,6 +77,7 @@ class RetrievalScores:
     KEYS = ("recall@1", "recall@5", "recall@10", "mrr", "ndcg@10")
 
     def add(self, relevant: Sequence[bool], n_relevant: int) -> dict[str, float]:
+        """Score one question's ranking (gold or not, best first) and count it in."""
         row = {
             "recall@1": recall_at(relevant, 1),
             "recall@5": recall_at(relevant, 5),
@@ -84,10 +85,14 @@ class RetrievalScores:
             "mrr": reciprocal_rank(relevant),
             "ndcg@10": ndcg_at(relevant, 10, n_relevant),
         }
-        self.n += 1
-        for key, value in row.items():
-            self.sums[key] = self.sums.get(key, 0.0) + value
+        self.add_row(row)
         return row
+
+    def add_row(self, row: Mapping[str, float]) -> None:
+        """Count in one question's metrics, as `add` returned them."""
+        self.n += 1
+        for key in self.KEYS:
+            self.sums[key] = self.sums.get(key, 0.0) + float(row.get(key, 0.0))
 
     def means(self) -> dict[str, float]:
         return {key: self.sums.get(key, 0.0) / self.n for key in self.KEYS} if self.n else {}

@@ -106,9 +106,7 @@ def summarize(records: Sequence[EvalRecord]) -> Summary:
     for r in records:
         metrics = r.payload.get("retrieval", {}).get("metrics") or {}
         if metrics:
-            scores.n += 1
-            for key in RetrievalScores.KEYS:
-                scores.sums[key] = scores.sums.get(key, 0.0) + float(metrics.get(key, 0.0))
+            scores.add_row(metrics)
         overlap = r.payload.get("retrieval", {}).get("reference_overlap")
         if overlap is not None:
             s.overlaps.append(int(overlap))

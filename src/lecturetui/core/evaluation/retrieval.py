@@ -74,9 +74,7 @@ class ModeSummary:
     def add(self, row: QuestionRetrieval) -> None:
         self.rows.append(row)
         if row.metrics:
-            self.scores.n += 1
-            for key, value in row.metrics.items():
-                self.scores.sums[key] = self.scores.sums.get(key, 0.0) + value
+            self.scores.add_row(row.metrics)
 
 
 def evaluate_retrieval(
