@@ -79,8 +79,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def mode_option(fn: F) -> F:
     """--mode, shared by `search`, `ask` and `eval`."""
+    from lecturetui.core.modes import DEFAULT_MODE, MODES
+
     return click.option(
-        "--mode", type=click.Choice(["hybrid", "dense", "lexical"]), default="hybrid",
+        "--mode", type=click.Choice(MODES), default=DEFAULT_MODE,
         show_default=True,
         help="Ranking: E5 + BM25 fused (hybrid), E5 cosine only (dense), or BM25 only (lexical).",
     )(fn)  # fmt: skip

@@ -85,7 +85,7 @@ def _retrieval_only(
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.evaluation.report import render_retrieval_table
     from lecturetui.core.evaluation.retrieval import evaluate_retrieval
-    from lecturetui.core.fusion import MODES
+    from lecturetui.core.modes import MODES
 
     with_gold = [q for q in qset.questions if q.gold or q.reference_ranking]
     if not with_gold:

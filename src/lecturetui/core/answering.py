@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lecturetui.core.fusion import DEFAULT_MODE
 from lecturetui.core.generation import Generator
+from lecturetui.core.modes import DEFAULT_MODE
 from lecturetui.core.prompting import (
     Passage,
     cited_numbers,

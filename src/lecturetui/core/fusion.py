@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-MODES = ("hybrid", "dense", "lexical")
-DEFAULT_MODE = "hybrid"
 #: how deep each retriever's ranking goes into the fusion
 CANDIDATES = 50
 

@@ -14,12 +14,13 @@ import numpy.typing as npt
 from lecturetui.core.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.evaluation.runs import EvalRecord, RunInfo, Runs
-from lecturetui.core.fusion import CANDIDATES, DEFAULT_MODE, MODES, FusionConfig, fuse
+from lecturetui.core.fusion import CANDIDATES, FusionConfig, fuse
 from lecturetui.core.index import EXACT_SEARCH_LIMIT, Manifest, SearchIndexError, VectorIndex
 from lecturetui.core.ingest import FileResult, IngestOptions, IngestReport, ingest_paths
 from lecturetui.core.links import deep_link
 from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.modelstore import Notify, resolve_embed_model
+from lecturetui.core.modes import DEFAULT_MODE, MODES
 from lecturetui.core.paths import DataHome
 from lecturetui.core.prompting import language_code
 from lecturetui.core.segmenting import SegmentConfig, TokenCounter

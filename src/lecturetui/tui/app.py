@@ -23,8 +23,8 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.fusion import DEFAULT_MODE, MODES
 from lecturetui.core.generation import Generator
+from lecturetui.core.modes import DEFAULT_MODE, MODES
 from lecturetui.core.service import Library
 from lecturetui.tui.evalscreens import EvalRunsScreen
 from lecturetui.tui.i18n import labels_for
