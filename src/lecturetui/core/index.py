@@ -196,6 +196,9 @@ class VectorIndex:
     def labels(self) -> set[int]:
         return set(self._labels)
 
+    def __contains__(self, label: object) -> bool:
+        return label in self._labels
+
     def add(self, labels: list[int], vectors: npt.NDArray[np.float32]) -> None:
         if not labels:
             return

@@ -348,8 +348,7 @@ class Library:
         else:
             fused = fuse(dense, lexical, fusion or FusionConfig(), self._same_language(query))
             ranked = [(f.segment_id, tuple(f.ranks)) for f in fused[:k]]
-        live = index.labels() if mode != "dense" else set()
-        missing = [seg for seg, _ in ranked if seg not in cosine and seg in live]
+        missing = [seg for seg, _ in ranked if seg not in cosine and seg in index]
         if missing:
             vecs = index.vectors(missing)
             q = vector / max(float(np.linalg.norm(vector)), 1e-12)
