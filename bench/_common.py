@@ -3,7 +3,9 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED_CORPUS = ROOT / "examples" / "seed_lectures.jsonl"
@@ -27,3 +29,20 @@ def pct(values: list[float], q: float) -> float:
     if len(values) == 1:
         return values[0]
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+def demo_library(home: str | None) -> tuple[Any, tempfile.TemporaryDirectory[str] | None]:
+    """The library at `home`, or else the demo library in a temporary home (models from models/).
+
+    Returns the Library and the temporary folder to keep alive while it is used (None for home).
+    """
+    from lecturetui.core.paths import DataHome
+    from lecturetui.core.service import Library
+
+    if home is not None:
+        return Library(DataHome.resolve(Path(home))), None
+    tmp = tempfile.TemporaryDirectory()
+    os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
+    library = Library(DataHome.resolve(tmp.name))
+    library.ingest([SEED_CORPUS])
+    return library, tmp

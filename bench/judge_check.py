@@ -12,20 +12,15 @@ same question (ties count half): 0.5 is chance, 1.0 is perfect.
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 import time
-from pathlib import Path
 
-from _common import ROOT, SEED_CORPUS
+from _common import ROOT, demo_library
 
 from lecturetui.core.evaluation.judge import Judge
 from lecturetui.core.evaluation.questions import load_questions
 from lecturetui.core.evaluation.retrieval import hit_is_gold
 from lecturetui.core.generation import LlamaGenerator
 from lecturetui.core.llmstore import resolve_llm
-from lecturetui.core.paths import DataHome
-from lecturetui.core.service import Library
 
 
 def main() -> None:
@@ -34,16 +29,10 @@ def main() -> None:
     ap.add_argument("--judge", default=None)
     ap.add_argument("--home")
     args = ap.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))  # the models set up already
-    tmp = tempfile.TemporaryDirectory() if args.home is None else None
-    home = DataHome.resolve(tmp.name if tmp else Path(args.home))
-    library = Library(home)
-    if tmp:
-        library.ingest([SEED_CORPUS])
+    library, _tmp = demo_library(args.home)
     qset = load_questions(ROOT / "bench" / "data" / "retrieval_dev.jsonl")
     questions = qset.questions[: args.questions]
-    model = LlamaGenerator(resolve_llm(home.models_dir, args.judge), n_ctx=4096)
+    model = LlamaGenerator(resolve_llm(library.home.models_dir, args.judge), n_ctx=4096)
     judge = Judge(model)
     gold_scores: list[int] = []
     other_scores: list[int] = []

@@ -9,20 +9,16 @@ question's full dense and lexical rankings once, and scores every fusion variant
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from _common import ROOT, SEED_CORPUS
+from _common import ROOT, demo_library
 
 from lecturetui.core.evaluation.metrics import RetrievalScores
 from lecturetui.core.evaluation.questions import load_questions
 from lecturetui.core.evaluation.retrieval import gold_count
 from lecturetui.core.fusion import FusionConfig, fuse, rrf
-from lecturetui.core.paths import DataHome
 from lecturetui.core.prompting import language_code
-from lecturetui.core.service import Library
 
 Ranker = Callable[[list[tuple[int, float]], list[tuple[int, float]], bool], list[int]]
 
@@ -87,16 +83,7 @@ def main() -> None:
     ap.add_argument("--home")
     args = ap.parse_args()
     qset = load_questions(Path(args.questions))
-    tmp = None
-    if args.home is None:
-        tmp = tempfile.TemporaryDirectory()
-        os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
-        home = DataHome.resolve(tmp.name)
-    else:
-        home = DataHome.resolve(Path(args.home))
-    library = Library(home)
-    if tmp is not None:
-        library.ingest([SEED_CORPUS])
+    library, _tmp = demo_library(args.home)
     library.warm()
     index = library.index()
     assert index is not None
