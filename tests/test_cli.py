@@ -126,8 +126,11 @@ def test_search_with_the_real_model(home: Path) -> None:
     assert set(hits[0]) >= HIT_FIELDS
     assert all(h["retrievers"] == ["dense"] for h in hits)
     scores = [h["score"] for h in hits]
-    assert scores == sorted(scores, reverse=True)
-    assert 0.8 < scores[-1] <= scores[0] < 0.95  # E5's cosine range, like the seeds' 0.86-0.89
+    assert 0.8 < min(scores) <= max(scores) < 0.95  # E5's cosine range, like the seeds' 0.86-0.89
+    for h in hits:  # the unit that matched, by its offsets in the segment's text
+        match = h["match"]
+        assert h["text"][match["start"] : match["end"]] == match["text"] != ""
+        assert match["score"] > 0.7
     assert any("priorizar GPU" in h["text"] for h in hits[:3])
     code, out = run("search", question, "-k", "3")
     assert code == 0 and "Aula" in out and "–" in out

@@ -12,6 +12,7 @@ from lecturetui.core.index import SearchIndexError, VectorIndex
 from lecturetui.core.ingest import IngestOptions
 from lecturetui.core.paths import DataHome
 from lecturetui.core.service import Library
+from lecturetui.core.units import split_units
 
 from .conftest import HIT_FIELDS, SEED_CORPUS
 from .fakes import FakeEmbedder
@@ -42,7 +43,8 @@ def test_unchanged_files_are_not_embedded_again(library: Library) -> None:
     fake = library.embedder
     assert isinstance(fake, FakeEmbedder)
     n = len(fake.embedded)
-    assert n == 26
+    segments = library.store.segments_by_id(library.store.all_segment_ids()).values()
+    assert n == 26 + sum(len(split_units(s.text)) for s in segments)  # windows, then their units
     library.ingest([SEED_CORPUS])
     assert len(fake.embedded) == n
 
@@ -160,5 +162,5 @@ def test_search_modes_rank_differently_and_report_their_retrievers(library: Libr
 
 def test_the_question_language_is_compared_with_the_library_languages(library: Library) -> None:
     library.ingest([SEED_CORPUS])  # Portuguese lectures
-    assert library._same_language("O TensorFlow prioriza a GPU ou a CPU?")
-    assert not library._same_language("Does TensorFlow prefer the GPU over the CPU?")
+    assert library.same_language("O TensorFlow prioriza a GPU ou a CPU?")
+    assert not library.same_language("Does TensorFlow prefer the GPU over the CPU?")

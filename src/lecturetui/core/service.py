@@ -2,69 +2,32 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from lecturetui.core import unitindex
 from lecturetui.core.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.evaluation.runs import EvalRecord, RunInfo, Runs
-from lecturetui.core.fusion import CANDIDATES, FusionConfig, fuse
-from lecturetui.core.index import EXACT_SEARCH_LIMIT, Manifest, SearchIndexError, VectorIndex
+from lecturetui.core.fusion import FusionConfig
+from lecturetui.core.index import Manifest, SearchIndexError, VectorIndex
 from lecturetui.core.ingest import FileResult, IngestOptions, IngestReport, ingest_paths
-from lecturetui.core.links import deep_link
 from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.modelstore import Notify, resolve_embed_model
 from lecturetui.core.modes import DEFAULT_MODE, MODES
 from lecturetui.core.paths import DataHome
 from lecturetui.core.prompting import language_code
+from lecturetui.core.search import Hit, SearchResult, run_search
 from lecturetui.core.segmenting import SegmentConfig, TokenCounter
 from lecturetui.core.store import Store
-from lecturetui.core.timefmt import format_timestamp
 
 Progress = Callable[[int, int], None]
 
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    rank: int
-    score: float  # cosine similarity of the segment to the question
-    segment: StoredSegment
-    lecture: Lecture
-    url: str | None
-    retrievers: tuple[str, ...] = ("dense",)  # which retrievers ranked it
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank,
-            "lecture": self.lecture.id,
-            "lecture_title": self.lecture.title,
-            "course": self.lecture.course,
-            "segment_id": self.segment.id,
-            "corpus_id": self.segment.corpus_id,
-            "start_s": self.segment.start,
-            "end_s": self.segment.end,
-            "start": format_timestamp(self.segment.start),
-            "end": format_timestamp(self.segment.end),
-            "score": self.score,
-            "text": self.segment.text,
-            "url": self.url,
-            "retrievers": list(self.retrievers),
-        }
-
-
-@dataclass(slots=True)
-class SearchResult:
-    query: str
-    hits: list[Hit]
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    exact: bool = True
-    mode: str = DEFAULT_MODE
+__all__ = ["Hit", "Library", "Progress", "SearchResult"]
 
 
 class _LazyCounter(TokenCounter):
@@ -107,6 +70,7 @@ class Library:
         self._notify = notify
         self._store: Store | None = None
         self._index: VectorIndex | None = None
+        self._units: VectorIndex | None = None
         self._model_path: Path | None = None
         self._model_id: str | None = embedder.model_id if embedder else None
 
@@ -159,8 +123,11 @@ class Library:
         return self._index
 
     def _new_index(self, capacity: int = 1024) -> VectorIndex:
+        return VectorIndex.create(self.home.index_dir, self._manifest(), capacity)
+
+    def _manifest(self) -> Manifest:
         emb = self.embedder
-        manifest = Manifest(
+        return Manifest(
             model_id=emb.model_id,
             model_hash=emb.fingerprint(),
             dim=emb.dim,
@@ -168,7 +135,26 @@ class Library:
             passage_prefix=emb.passage_prefix,
             segmenting={**SegmentConfig().as_dict(), "counter": f"tokenizer:{emb.model_id}"},
         )
-        return VectorIndex.create(self.home.index_dir, manifest, capacity)
+
+    def unit_index(self, create: bool = True) -> VectorIndex | None:
+        """The index of the segments' small units (core/unitindex.py), beside the windows'."""
+        if self._units is None:
+            folder = self.home.index_dir / unitindex.FOLDER
+            loaded: VectorIndex | None = None
+            saved = VectorIndex.read_manifest(folder)
+            if saved is not None and all(
+                saved.segmenting.get(key) == value for key, value in unitindex.SETTINGS.items()
+            ):
+                try:
+                    loaded = VectorIndex.load(folder, self.model_id, self._model_hash(), None)
+                except SearchIndexError:
+                    loaded = None  # rebuilt from the store below: units are cheap to redo
+            if loaded is None and create:
+                manifest = self._manifest()
+                manifest.segmenting = dict(unitindex.SETTINGS)
+                loaded = VectorIndex.create(folder, manifest, 1024)
+            self._units = loaded
+        return self._units
 
     # -- what the faces read (so no screen or command touches the store's tables) ----------------
     def lectures(self) -> list[Lecture]:
@@ -242,11 +228,15 @@ class Library:
         def on_saved(result: FileResult) -> None:
             nonlocal dirty
             index = self.index()
-            assert index is not None
+            units = self.unit_index()
+            assert index is not None and units is not None
             for change, vectors in zip(result.changes, result.vectors, strict=True):
                 index.remove(change.removed_segment_ids)
+                unitindex.remove_segments(units, change.removed_segment_ids)
                 if vectors is not None:
                     index.add(change.added_segment_ids, vectors)
+                    added = self.store.segments_by_id(change.added_segment_ids)
+                    unitindex.add_segments(units, added, embed)
             dirty = True
 
         try:
@@ -257,6 +247,8 @@ class Library:
         finally:
             if dirty and self._index is not None:
                 self._index.save()
+            if dirty and self._units is not None:
+                self._units.save()
 
     # -- keeping the index in step with the store ---------------------------------------------
     def sync_index(
@@ -275,15 +267,30 @@ class Library:
         indexed = index.labels()
         missing = sorted(stored - indexed)
         extra = sorted(indexed - stored)
-        if not missing and not extra:
-            return 0, 0
-        index.remove(extra)
-        if missing:
-            segs = self.store.segments_by_id(missing)
-            vectors = self.embedder.embed_passages([segs[i].text for i in missing], progress)
-            index.add(missing, vectors)
-        index.save()
+        if missing or extra:
+            index.remove(extra)
+            if missing:
+                segs = self.store.segments_by_id(missing)
+                vectors = self.embedder.embed_passages([segs[i].text for i in missing], progress)
+                index.add(missing, vectors)
+            index.save()
+        self._sync_units(stored, progress)
         return len(missing), len(extra)
+
+    def _sync_units(self, stored: set[int], progress: Progress | None) -> None:
+        units = self.unit_index()
+        assert units is not None
+        have = unitindex.indexed_segments(units)
+        missing, extra = sorted(stored - have), sorted(have - stored)
+        if not missing and not extra:
+            return
+        unitindex.remove_segments(units, extra)
+        unitindex.add_segments(
+            units,
+            self.store.segments_by_id(missing),
+            lambda texts: self.embedder.embed_passages(texts, progress),
+        )
+        units.save()
 
     def reindex(self, progress: Progress | None = None) -> int:
         """Rebuild the index from every stored segment (re-embedding them)."""
@@ -294,6 +301,14 @@ class Library:
         index.add(ids, vectors)
         index.save()
         self._index = index
+        manifest = self._manifest()
+        manifest.segmenting = dict(unitindex.SETTINGS)
+        units = VectorIndex.create(self.home.index_dir / unitindex.FOLDER, manifest, 1024)
+        unitindex.add_segments(
+            units, segs, lambda texts: self.embedder.embed_passages(texts, progress)
+        )
+        units.save()
+        self._units = units
         return len(ids)
 
     # -- search ------------------------------------------------------------------------------
@@ -319,69 +334,22 @@ class Library:
             raise LectureTuiError(
                 "The library is empty.", hint="add transcripts with `lecturetui ingest PATH...`"
             )
-        t0 = time.perf_counter()
         index = self.index()
         assert index is not None
         if index.count != n_segments:
             self.sync_index()
+        units = self.unit_index()
+        if units is not None and units.count == 0:
+            self.sync_index()
         emb = self.embedder
-        t1 = time.perf_counter()
         if index.manifest.dim != emb.dim:
             raise SearchIndexError(
                 f"The search index has {index.manifest.dim}-d vectors but {emb.model_id} makes {emb.dim}-d ones.",
                 hint="run `lecturetui reindex`",
             )
-        vector = emb.embed_query(query)
-        t2 = time.perf_counter()
-        use_exact = exact if exact is not None else index.count <= EXACT_SEARCH_LIMIT
-        depth = k if mode == "dense" else max(k, CANDIDATES)
-        dense = index.search(vector, depth, exact=use_exact) if mode != "lexical" else []
-        t3 = time.perf_counter()
-        lexical = self.store.lexical_search(query, depth) if mode != "dense" else []
-        t4 = time.perf_counter()
-        cosine = dict(dense)
-        ranked: list[tuple[int, tuple[str, ...]]]
-        if mode == "dense":
-            ranked = [(seg, ("dense",)) for seg, _ in dense]
-        elif mode == "lexical":
-            ranked = [(seg, ("lexical",)) for seg, _ in lexical[:k]]
-        else:
-            fused = fuse(dense, lexical, fusion or FusionConfig(), self._same_language(query))
-            ranked = [(f.segment_id, tuple(f.ranks)) for f in fused[:k]]
-        missing = [seg for seg, _ in ranked if seg not in cosine and seg in index]
-        if missing:
-            vecs = index.vectors(missing)
-            q = vector / max(float(np.linalg.norm(vector)), 1e-12)
-            cosine.update(zip(missing, (vecs @ q).tolist(), strict=True))
-        hits = self._hits([(seg, cosine.get(seg, 0.0), found) for seg, found in ranked])
-        t5 = time.perf_counter()
-        timings = {
-            "load_ms": (t1 - t0) * 1000,
-            "embed_ms": (t2 - t1) * 1000,
-            "ann_ms": (t3 - t2) * 1000,
-            "lexical_ms": (t4 - t3) * 1000,
-            "store_ms": (t5 - t4) * 1000,
-            "total_ms": (t5 - t1) * 1000,
-        }
-        return SearchResult(query, hits, timings, use_exact, mode)
+        return run_search(self, query, k, exact, mode, fusion)
 
-    def _same_language(self, query: str) -> bool:
+    def same_language(self, query: str) -> bool:
         """Is the question in one of the library's languages (or are they unknown)?"""
         languages = {lang for lang in self.store.languages() if lang}
         return not languages or language_code(query) in languages
-
-    def _hits(self, ranked: Sequence[tuple[int, float, tuple[str, ...]]]) -> list[Hit]:
-        segs = self.store.segments_by_id([label for label, _, _ in ranked])
-        lectures: dict[str, Lecture] = {}
-        hits: list[Hit] = []
-        for label, score, found in ranked:
-            seg = segs.get(label)
-            if seg is None:  # removed since the index was saved
-                continue
-            lec = lectures.get(seg.lecture_id) or self.store.lecture(seg.lecture_id)
-            if lec is None:
-                continue
-            lectures[seg.lecture_id] = lec
-            url = deep_link(lec.source_url, seg.start)
-            hits.append(Hit(len(hits) + 1, score, seg, lec, url, found))
-        return hits

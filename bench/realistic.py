@@ -1,0 +1,181 @@
+"""Retrieval on the realistic benchmark: every ranking idea scored on both halves, by language and style.
+
+    .venv/bin/python bench/realistic.py [--questions bench/data/realistic_questions.jsonl]
+                                        [--half tune|heldout|both] [--only NAME ...]
+
+Needs the lectures (`python bench/data/build_realistic.py`). The first run ingests them into
+`bench/data/realistic/home` with the product's own ingest (default segmenting) and caches the
+E5 vectors of windows, small units and questions there, so a sweep is seconds. Each variant
+ranks every segment of the library (exact scores, no ANN) and is scored with the product's own
+metrics (`core/evaluation/metrics.py`): a hit is gold when it overlaps a gold span.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from _common import ROOT
+
+from lecturetui.core.evaluation.metrics import Gold, RetrievalScores, Span
+from lecturetui.core.timefmt import parse_timestamp
+
+DATA = ROOT / "bench" / "data"
+LECTURES = DATA / "realistic" / "lectures"
+HOME = DATA / "realistic" / "home"
+QUESTIONS = DATA / "realistic_questions.jsonl"
+
+
+@dataclass(frozen=True)
+class Question:
+    qid: str
+    lang: str
+    style: str
+    half: str
+    text: str
+    gold: Gold
+
+
+def load_questions(path: Path) -> list[Question]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        spans = row.get("spans") or [row]
+        gold = Gold(
+            spans=tuple(
+                Span(s["lecture"], parse_timestamp(str(s["start"])), parse_timestamp(str(s["end"])))
+                for s in spans
+            )
+        )
+        out.append(
+            Question(row["qid"], row["lang"], row["style"], row["half"], row["question"], gold)
+        )
+    return out
+
+
+def library() -> Any:
+    import os
+
+    from lecturetui.core.ingest import IngestOptions
+    from lecturetui.core.paths import DataHome
+    from lecturetui.core.service import Library
+
+    os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
+    lib = Library(DataHome.resolve(HOME))
+    if lib.counts()[1] == 0:
+        files = sorted(LECTURES.glob("*.srt"))
+        if not files:
+            raise SystemExit("no lectures: run python bench/data/build_realistic.py first")
+        titles = {r["id"]: r["title"] for r in csv.DictReader((DATA / "py4e_lectures.csv").open())}
+        t0 = time.perf_counter()
+        for f in files:
+            options = IngestOptions(course="Python for Everybody", title=titles.get(f.stem))
+            lib.ingest([f], options)
+        print(f"ingested {len(files)} lectures in {time.perf_counter() - t0:.1f} s")
+    return lib
+
+
+class Corpus:
+    """Every segment of the library with its vectors, and cached question vectors."""
+
+    def __init__(self, lib: Any) -> None:
+        self.lib = lib
+        store = lib.store
+        self.ids = sorted(store.all_segment_ids())
+        segs = store.segments_by_id(self.ids)
+        self.segs = [segs[i] for i in self.ids]
+        self.lectures = {lec.id: lec for lec in lib.lectures()}
+        index = lib.index()
+        self.vectors = np.asarray(index.vectors(self.ids), dtype=np.float32)
+        self.pos = {sid: k for k, sid in enumerate(self.ids)}
+        self._qcache_path = HOME / "query_vectors.json"
+        self._qcache: dict[str, list[float]] = (
+            json.loads(self._qcache_path.read_text()) if self._qcache_path.exists() else {}
+        )
+
+    def query_vector(self, text: str) -> np.ndarray:
+        if text not in self._qcache:
+            self._qcache[text] = self.lib.embedder.embed_query(text).tolist()
+        return np.asarray(self._qcache[text], dtype=np.float32)
+
+    def save(self) -> None:
+        self._qcache_path.write_text(json.dumps(self._qcache))
+
+    def relevant(self, q: Question, ranking: list[int]) -> list[bool]:
+        out = []
+        for k in ranking:
+            seg = self.segs[k]
+            lec = self.lectures[seg.lecture_id]
+            out.append(q.gold.matches(None, [lec.id, lec.title], seg.start, seg.end))
+        return out
+
+    def n_gold(self, q: Question) -> int:
+        return sum(self.relevant(q, list(range(len(self.segs)))))
+
+
+Ranker = Callable[[Question, Corpus], list[int]]  # positions into Corpus.segs, best first
+
+
+def report(corpus: Corpus, questions: list[Question], rankers: dict[str, Ranker]) -> None:
+    groups: dict[str, Callable[[Question], bool]] = {
+        "all": lambda q: True,
+        "en": lambda q: q.lang == "en",
+        "pt": lambda q: q.lang == "pt",
+        "en para": lambda q: q.lang == "en" and q.style == "paraphrase",
+        "pt para": lambda q: q.lang == "pt" and q.style == "paraphrase",
+        "terms": lambda q: q.style == "terms",
+    }
+    print("| variant | " + " | ".join(f"{g} R@1 / R@10 / MRR" for g in groups) + " |")
+    print("|---|" + "---|" * len(groups))
+    for name, rank in rankers.items():
+        scores = {g: RetrievalScores() for g in groups}
+        for q in questions:
+            ranking = rank(q, corpus)[:10]
+            row = RetrievalScores().add(corpus.relevant(q, ranking), corpus.n_gold(q))
+            for g, pred in groups.items():
+                if pred(q):
+                    scores[g].add_row(row)
+        cells = []
+        for g in groups:
+            m = scores[g].means()
+            cells.append(
+                f"{m['recall@1']:.2f} / {m['recall@10']:.2f} / {m['mrr']:.3f} ({scores[g].n})"
+                if m
+                else "-"
+            )
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def main() -> None:
+    from variants import rankers as all_rankers
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument("--half", choices=["tune", "heldout", "both"], default="tune")
+    parser.add_argument("--only", nargs="*")
+    args = parser.parse_args()
+    questions = [
+        q for q in load_questions(args.questions) if args.half == "both" or q.half == args.half
+    ]
+    lib = library()
+    corpus = Corpus(lib)
+    rankers = all_rankers(corpus)
+    if args.only:
+        rankers = {k: v for k, v in rankers.items() if any(o in k for o in args.only)}
+    print(f"{len(questions)} questions ({args.half}), {len(corpus.segs)} segments, "
+          f"{len(corpus.lectures)} lectures")  # fmt: skip
+    report(corpus, questions, rankers)
+    corpus.save()
+
+
+if __name__ == "__main__":
+    main()

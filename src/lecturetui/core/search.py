@@ -1,0 +1,203 @@
+"""Search: a question -> ranked segments, each with its best-matching unit (the `match`).
+
+Dense side (small-to-big): the question is compared with every segment's window vector and with
+the vectors of its small units (a few sentences, core/units.py); a segment's dense score is
+`UNIT_WEIGHT * best unit cosine + (1 - UNIT_WEIGHT) * window cosine`. Matching on short units
+finds the one sentence that answers a question phrased in other words; the window keeps the
+context. Lexical side: BM25 over the windows. Hybrid fuses the two (core/fusion.py). The score
+shown with a hit stays the window's cosine; the `match` is its best unit, with offsets in its text.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from lecturetui.core.fusion import CANDIDATES, FusionConfig, fuse
+from lecturetui.core.models import Lecture, StoredSegment
+from lecturetui.core.modes import DEFAULT_MODE
+from lecturetui.core.timefmt import format_timestamp
+from lecturetui.core.unitindex import best_units, segment_of
+
+if TYPE_CHECKING:
+    from lecturetui.core.index import VectorIndex
+    from lecturetui.core.service import Library
+
+#: weight of the best unit's cosine in a segment's dense score (bench/RESULTS.md, small-to-big)
+UNIT_WEIGHT = 0.7
+#: how many units the unit index returns per candidate segment wanted
+UNITS_PER_CANDIDATE = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """The unit of a hit's text that best matches the question: offsets into `segment.text`."""
+
+    start: int
+    end: int
+    text: str
+    score: float  # its cosine similarity to the question
+
+    def to_json(self) -> dict[str, Any]:
+        return {"start": self.start, "end": self.end, "text": self.text, "score": self.score}
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    rank: int
+    score: float  # cosine similarity of the segment (window) to the question
+    segment: StoredSegment
+    lecture: Lecture
+    url: str | None
+    retrievers: tuple[str, ...] = ("dense",)  # which retrievers ranked it
+    match: Match | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "lecture": self.lecture.id,
+            "lecture_title": self.lecture.title,
+            "course": self.lecture.course,
+            "segment_id": self.segment.id,
+            "corpus_id": self.segment.corpus_id,
+            "start_s": self.segment.start,
+            "end_s": self.segment.end,
+            "start": format_timestamp(self.segment.start),
+            "end": format_timestamp(self.segment.end),
+            "score": self.score,
+            "text": self.segment.text,
+            "url": self.url,
+            "retrievers": list(self.retrievers),
+            "match": self.match.to_json() if self.match else None,
+        }
+
+
+@dataclass(slots=True)
+class SearchResult:
+    query: str
+    hits: list[Hit]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    exact: bool = True
+    mode: str = DEFAULT_MODE
+
+
+Vector = npt.NDArray[np.float32]
+
+
+def dense_scores(
+    index: VectorIndex,
+    units: VectorIndex | None,
+    vector: Vector,
+    depth: int,
+    exact: bool,
+) -> tuple[list[tuple[int, float]], dict[int, float]]:
+    """The dense ranking (segment id, small-to-big score), best first, and window cosines."""
+    window = dict(index.search(vector, depth, exact=exact))
+    if units is None or units.count == 0:
+        return sorted(window.items(), key=lambda p: -p[1]), window
+    best_unit: dict[int, float] = {}
+    for label, sim in units.search(vector, depth * UNITS_PER_CANDIDATE, exact=exact):
+        seg = segment_of(label)
+        if seg in index and sim > best_unit.get(seg, -2.0):
+            best_unit[seg] = sim
+    q = vector / max(float(np.linalg.norm(vector)), 1e-12)
+    missing = [s for s in best_unit if s not in window]
+    if missing:
+        window.update(zip(missing, (index.vectors(missing) @ q).tolist(), strict=True))
+    # a window found without any of its units in the unit top list: its units' worst case is
+    # below every listed unit, so score it by its window alone, scaled the same way
+    floor = min(best_unit.values()) if best_unit else 0.0
+    scored = {
+        s: UNIT_WEIGHT * best_unit.get(s, min(floor, window[s])) + (1 - UNIT_WEIGHT) * window[s]
+        for s in window
+    }
+    ranked = sorted(scored.items(), key=lambda p: -p[1])[:depth]
+    return ranked, window
+
+
+def run_search(
+    library: Library,
+    query: str,
+    k: int,
+    exact: bool | None,
+    mode: str,
+    fusion: FusionConfig | None,
+) -> SearchResult:
+    """See `Library.search` (which checks the question and the library first)."""
+    from lecturetui.core.index import EXACT_SEARCH_LIMIT
+
+    t0 = time.perf_counter()
+    index = library.index()
+    assert index is not None
+    units = library.unit_index()
+    emb = library.embedder
+    t1 = time.perf_counter()
+    vector = emb.embed_query(query)
+    t2 = time.perf_counter()
+    use_exact = exact if exact is not None else index.count <= EXACT_SEARCH_LIMIT
+    depth = max(k, CANDIDATES)
+    dense: list[tuple[int, float]] = []
+    cosine: dict[int, float] = {}
+    if mode != "lexical":
+        unit_exact = (
+            exact if exact is not None else (units.count if units else 0) <= EXACT_SEARCH_LIMIT
+        )
+        dense, cosine = dense_scores(index, units, vector, depth, use_exact and unit_exact)
+    t3 = time.perf_counter()
+    lexical = library.store.lexical_search(query, depth) if mode != "dense" else []
+    t4 = time.perf_counter()
+    ranked: list[tuple[int, tuple[str, ...]]]
+    if mode == "dense":
+        ranked = [(seg, ("dense",)) for seg, _ in dense[:k]]
+    elif mode == "lexical":
+        ranked = [(seg, ("lexical",)) for seg, _ in lexical[:k]]
+    else:
+        fused = fuse(dense, lexical, fusion or FusionConfig(), library.same_language(query))
+        ranked = [(f.segment_id, tuple(f.ranks)) for f in fused[:k]]
+    missing = [seg for seg, _ in ranked if seg not in cosine and seg in index]
+    if missing:
+        q = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        cosine.update(zip(missing, (index.vectors(missing) @ q).tolist(), strict=True))
+    hits = _hits(library, units, vector, [(s, cosine.get(s, 0.0), f) for s, f in ranked])
+    t5 = time.perf_counter()
+    timings = {
+        "load_ms": (t1 - t0) * 1000,
+        "embed_ms": (t2 - t1) * 1000,
+        "ann_ms": (t3 - t2) * 1000,
+        "lexical_ms": (t4 - t3) * 1000,
+        "store_ms": (t5 - t4) * 1000,
+        "total_ms": (t5 - t1) * 1000,
+    }
+    return SearchResult(query, hits, timings, use_exact, mode)
+
+
+def _hits(
+    library: Library,
+    units: VectorIndex | None,
+    vector: Vector,
+    ranked: list[tuple[int, float, tuple[str, ...]]],
+) -> list[Hit]:
+    from lecturetui.core.links import deep_link
+
+    store = library.store
+    segs = store.segments_by_id([label for label, _, _ in ranked])
+    matches = best_units(units, segs, vector) if units is not None else {}
+    lectures: dict[str, Lecture] = {}
+    hits: list[Hit] = []
+    for label, score, found in ranked:
+        seg = segs.get(label)
+        if seg is None:  # removed since the index was saved
+            continue
+        lec = lectures.get(seg.lecture_id) or store.lecture(seg.lecture_id)
+        if lec is None:
+            continue
+        lectures[seg.lecture_id] = lec
+        best = matches.get(label)
+        match = Match(best[1].start, best[1].end, best[1].text, best[0]) if best else None
+        url = deep_link(lec.source_url, seg.start)
+        hits.append(Hit(len(hits) + 1, score, seg, lec, url, found, match))
+    return hits
