@@ -63,7 +63,10 @@ def minmax_top(scores: np.ndarray, depth: int) -> dict[int, float]:
     top = np.argsort(-scores)[:depth]
     vals = scores[top]
     lo, hi = float(vals.min()), float(vals.max())
-    return {int(i): (float(s) - lo) / (hi - lo) if hi > lo else 1.0 for i, s in zip(top, vals, strict=True)}
+    return {
+        int(i): (float(s) - lo) / (hi - lo) if hi > lo else 1.0
+        for i, s in zip(top, vals, strict=True)
+    }
 
 
 def lexical_scores(corpus: Corpus, q: Question, depth: int) -> dict[int, float]:

@@ -58,7 +58,9 @@ def main() -> int:
     if source is None:
         tmp = tempfile.TemporaryDirectory()
         source = Path(tmp.name) / "py4e"
-        subprocess.run(["git", "clone", "--quiet", "--filter=blob:none", REPO, str(source)], check=True)
+        subprocess.run(
+            ["git", "clone", "--quiet", "--filter=blob:none", REPO, str(source)], check=True
+        )
     out: Path = args.out
     (out / "lectures").mkdir(parents=True, exist_ok=True)
     rows = []
@@ -83,7 +85,9 @@ def main() -> int:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    print(f"{len(rows)} lectures in {out / 'lectures'} (sources and licence: {out / 'SOURCES.csv'})")
+    print(
+        f"{len(rows)} lectures in {out / 'lectures'} (sources and licence: {out / 'SOURCES.csv'})"
+    )
     if tmp is not None:
         tmp.cleanup()
     return 0
