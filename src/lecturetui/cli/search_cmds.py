@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import time
+from typing import TYPE_CHECKING
 
 import click
 
 from lecturetui.cli.base import Context, console, mode_option, pass_ctx, progress_bars
+
+if TYPE_CHECKING:
+    from lecturetui.core.search import Hit
 
 
 @click.command("search")
@@ -54,10 +58,23 @@ def search_cmd(
             f"  [cyan]{span}[/][dim]{cid}[/]",
             soft_wrap=True,
         )
-        text = h.segment.text
-        out.print("    " + escape(text[:240] + ("…" if len(text) > 240 else "")))
+        out.print("    " + excerpt(h), soft_wrap=True)
         if h.url:
             out.print(f"    [dim]{escape(h.url)}[/]", soft_wrap=True)
+
+
+def excerpt(hit: Hit, context: int = 90) -> str:
+    """Rich markup: the hit's text around its matching unit, the unit in bold (or its start)."""
+    from rich.markup import escape
+
+    text = hit.segment.text
+    if hit.match is None:
+        return escape(text[:240] + ("…" if len(text) > 240 else ""))
+    lo = max(0, hit.match.start - context)
+    hi = min(len(text), hit.match.end + context)
+    before = ("…" if lo else "") + text[lo : hit.match.start]
+    after = text[hit.match.end : hi] + ("…" if hi < len(text) else "")
+    return f"[dim]{escape(before)}[/][bold]{escape(hit.match.text)}[/][dim]{escape(after)}[/]"
 
 
 @click.command("reindex")

@@ -311,8 +311,10 @@ class LectureApp(App[None]):
         seg_id = int(event.option.id or 0)
         segment = self.services.library.segment(seg_id)
         if segment is not None:
-            score = next((h["score"] for h in self.hits if h["segment_id"] == seg_id), None)
-            self.push_screen(SegmentScreen(segment, score))
+            hit = next((h for h in self.hits if h["segment_id"] == seg_id), None)
+            match = hit.get("match") if hit else None
+            offsets = (int(match["start"]), int(match["end"])) if match else None
+            self.push_screen(SegmentScreen(segment, hit["score"] if hit else None, offsets))
 
     def current_hit(self) -> dict[str, Any] | None:
         index = self.query_one("#hits", OptionList).highlighted

@@ -31,9 +31,27 @@ def hit_row(hit: dict[str, Any], best: float, worst: float, mark: str, width: in
     text.append(span(hit), style="cyan")
     if mark:
         text.append(f" {mark}", style="bold magenta")
-    snippet = " ".join(str(hit["text"]).split()[:24])
-    text.append("\n   " + snippet[: max(20, width)] + "…", style="dim")
+    match = hit.get("match")
+    if match:  # the sentence that matched the question, not the window's first words
+        snippet = " ".join(str(match["text"]).split())
+        text.append("\n   " + snippet[: max(20, width)] + ("…" if len(snippet) > width else ""))
+    else:
+        snippet = " ".join(str(hit["text"]).split()[:24])
+        text.append("\n   " + snippet[: max(20, width)] + "…", style="dim")
     return text
+
+
+def highlighted(text: str, match: tuple[int, int] | None, style: str = "") -> Text:
+    """A segment's text with its matching unit (character offsets) highlighted."""
+    out = Text(style=style)
+    if match is None or not 0 <= match[0] < match[1] <= len(text):
+        out.append(text)
+        return out
+    start, end = match
+    out.append(text[:start])
+    out.append(text[start:end], style="bold reverse")
+    out.append(text[end:])
+    return out
 
 
 def answer_text(

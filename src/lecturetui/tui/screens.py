@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 from lecturetui.core.links import deep_link
 from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.timefmt import format_duration, format_timestamp
-from lecturetui.tui.render import timeline
+from lecturetui.tui.render import highlighted, timeline
 
 if TYPE_CHECKING:
     from lecturetui.tui.app import LectureApp
@@ -62,10 +62,16 @@ class SegmentScreen(Screen[None]):
         Binding("y", "copy", "Copy link"),
     ]
 
-    def __init__(self, segment: StoredSegment, score: float | None = None) -> None:
+    def __init__(
+        self,
+        segment: StoredSegment,
+        score: float | None = None,
+        match: tuple[int, int] | None = None,
+    ) -> None:
         super().__init__()
         self.segment = segment
         self.score = score
+        self.match = match  # offsets of the unit that matched the question, in segment.text
 
     @property
     def lt(self) -> LectureApp:
@@ -111,7 +117,11 @@ class SegmentScreen(Screen[None]):
                 f"{format_timestamp(seg.start)}–{format_timestamp(seg.end)}\n",
                 style="cyan" if current else "dim cyan",
             )
-            body.append(seg.text + "\n\n", style="" if current else "dim")
+            if current:
+                body.append_text(highlighted(seg.text, self.match))
+                body.append("\n\n")
+            else:
+                body.append(seg.text + "\n\n", style="dim")
         self.query_one("#segment-text", Static).update(body)
 
     def action_move(self, step: int) -> None:
