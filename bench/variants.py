@@ -133,7 +133,7 @@ def rankers(corpus: Corpus) -> dict[str, Ranker]:
 
         return scores
 
-    for width, stride in ((32, 16), (48, 24), (64, 32)):
+    for width, stride in ((32, 16), (48, 24)):
         for blend in (1.0, 0.7, 0.5):
             s = unit_scores(width, stride, blend)
             out[f"s2b units {width}/{stride} blend {blend}"] = lambda q, c, s=s: list(

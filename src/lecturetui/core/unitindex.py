@@ -18,7 +18,7 @@ from lecturetui.core.models import StoredSegment
 from lecturetui.core.units import MAX_UNITS, STRIDE, WIDTH, Unit, split_units
 
 FOLDER = "units"
-SETTINGS = {"unit_width": WIDTH, "unit_stride": STRIDE, "unit_version": 1}
+SETTINGS = {"unit_width": WIDTH, "unit_stride": STRIDE, "unit_version": 2}
 
 Embed = Callable[[list[str]], npt.NDArray[np.float32]]
 

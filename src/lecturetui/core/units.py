@@ -5,9 +5,9 @@ matches one or two of its sentences. Units are cut from the segment's own text, 
 its character offsets in it (the `match` shown to the student) and nothing else needs storing:
 the same text and settings always give the same units.
 
-Captions with punctuation are cut at sentence ends and the sentences packed into units of up to
-`width` words; text without punctuation (most automatic captions) and over-long sentences fall
-back to windows of `width` words every `stride` words.
+Units are windows of `width` words every `stride` words (half overlapping), whether or not the
+captions have punctuation: on the realistic benchmark they ranked better than sentences packed
+into units of the same size (bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass
 
 _WORD = re.compile(r"\S+")
-_SENTENCE_END = re.compile(r"[.!?…]+[\"')\]]*$")
 
 #: words per unit and the step between word windows (bench/RESULTS.md: "small-to-big")
 WIDTH = 48
@@ -37,42 +36,11 @@ def split_units(text: str, width: int = WIDTH, stride: int = STRIDE) -> list[Uni
     words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
     if not words:
         return []
-    sentences = _sentences(text, words)
-    if len(sentences) * 3 < len(words) / width:  # too little punctuation to cut on
-        spans = _windows(0, len(words), width, stride)
-    else:
-        spans = []
-        for lo, hi in _pack(sentences, width):
-            spans.extend(_windows(lo, hi, width, stride) if hi - lo > width else [(lo, hi)])
-    spans = _cap(spans, len(words), width)
+    spans = _cap(_windows(0, len(words), width, stride), len(words), width)
     return [
         Unit(words[lo][0], words[hi - 1][1], text[words[lo][0] : words[hi - 1][1]])
         for lo, hi in spans
     ]
-
-
-def _sentences(text: str, words: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """(first word, past-last word) of each sentence."""
-    out = []
-    lo = 0
-    for i, (a, b) in enumerate(words):
-        if _SENTENCE_END.search(text[a:b]):
-            out.append((lo, i + 1))
-            lo = i + 1
-    if lo < len(words):
-        out.append((lo, len(words)))
-    return out
-
-
-def _pack(sentences: list[tuple[int, int]], width: int) -> list[tuple[int, int]]:
-    """Consecutive sentences joined while they fit in `width` words."""
-    out: list[tuple[int, int]] = []
-    for lo, hi in sentences:
-        if out and hi - out[-1][0] <= width and out[-1][1] == lo:
-            out[-1] = (out[-1][0], hi)
-        else:
-            out.append((lo, hi))
-    return out
 
 
 def _windows(lo: int, hi: int, width: int, stride: int) -> list[tuple[int, int]]:

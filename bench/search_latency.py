@@ -1,0 +1,115 @@
+"""End-to-end `Library.search` latency at 10,000 segments (p50/p95), window and unit indexes.
+
+    .venv/bin/python bench/search_latency.py [--segments 10000] [--queries 100]
+
+A real library (SQLite store, FTS5, window index and unit index) of lecture-like segments (the
+demo lectures' texts, repeated), searched through the product's own `Library.search` in each
+mode. Questions are embedded by the real E5 model; passages get clustered synthetic vectors
+shaped like E5's (embedding 10,000 windows and their units for real would take hours on this
+CPU and does not change the search's cost). Also prints the index sizes on disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import model_dir, pct, seed_texts
+from query_latency import clustered
+
+
+class SyntheticPassages:
+    """The real E5 for questions; clustered vectors for passages."""
+
+    def __init__(self) -> None:
+        from lecturetui.core.embedding import E5Embedder
+
+        self.real = E5Embedder(model_dir(), device="cpu")
+        self.model_id = self.real.model_id
+        self.dim = self.real.dim
+        self.device = "cpu"
+        self.query_prefix = self.real.query_prefix
+        self.passage_prefix = self.real.passage_prefix
+        self.max_tokens = self.real.max_tokens
+        self.rng = np.random.default_rng(0)
+
+    def embed_passages(
+        self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None
+    ) -> np.ndarray:
+        return clustered(self.rng, len(texts), self.dim)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.real.embed_query(text)
+
+    def token_counter(self):  # type: ignore[no-untyped-def]
+        from lecturetui.core.segmenting import TokenCounter
+
+        return TokenCounter()
+
+    def fingerprint(self) -> str:
+        return "synthetic"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--segments", type=int, default=10_000)
+    ap.add_argument("--queries", type=int, default=100)
+    args = ap.parse_args()
+
+    from lecturetui.core.paths import DataHome
+    from lecturetui.core.service import Library
+
+    texts = seed_texts()
+    per_lecture = 250
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "corpus.jsonl"
+        with corpus.open("w", encoding="utf-8") as f:
+            for i in range(args.segments):
+                lec, k = divmod(i, per_lecture)
+                row = {"lecture": f"aula-{lec}", "title": f"Aula {lec}", "language": "pt",
+                       "start": k * 95.0, "end": k * 95.0 + 130.0,
+                       "text": texts[(lec + k) % len(texts)]}  # fmt: skip
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        library = Library(DataHome.resolve(Path(tmp) / "home"), embedder=SyntheticPassages())
+        t0 = time.perf_counter()
+        library.ingest([corpus])
+        build = time.perf_counter() - t0
+        index, units = library.index(), library.unit_index()
+        assert index is not None and units is not None
+        folder = library.home.index_dir
+        size = {
+            name: sum(p.stat().st_size for p in path.glob("*.hnsw"))
+            for name, path in (("windows", folder), ("units", folder / "units"))
+        }
+        print(
+            f"{index.count:,} segments, {units.count:,} units; ingest (synthetic vectors) {build:.0f} s;"
+            f" index files: windows {size['windows'] / 1e6:.1f} MB, units {size['units'] / 1e6:.1f} MB\n"
+        )
+        questions = [
+            f"{t.split()[i % 50]} {t.split()[(i + 3) % 50]} o que é isso na aula {i}?"
+            for i, t in enumerate(texts * 8)
+        ][: args.queries]
+        print("| mode | p50 ms | p95 ms |")
+        print("|---|---:|---:|")
+        for mode in ("hybrid", "dense", "lexical"):
+            library.search(questions[0], 10, mode=mode)
+            times = []
+            for q in questions:
+                t0 = time.perf_counter()
+                library.search(q, 10, mode=mode)
+                times.append(time.perf_counter() - t0)
+            print(f"| {mode} | {pct(times, 50) * 1000:.1f} | {pct(times, 95) * 1000:.1f} |")
+        library.close()
+
+
+if __name__ == "__main__":
+    main()
