@@ -137,8 +137,11 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
     table = Table(title=f"{len(items)} lectures · {sum(x.segment_count for x in items)} segments")
     for col in Lecture.TABLE_COLUMNS:
         table.add_column(col, justify="right" if col in ("duration", "segments") else "left")
+    noted = any(x.notes for x in items)
+    if noted:  # what reading the lecture's file repaired or skipped
+        table.add_column("notes", overflow="fold")
     for x in items:
-        table.add_row(*x.table_row())
+        table.add_row(*x.table_row(), *(["\n".join(x.notes)] if noted else []))
     out.print(table)
 
 
@@ -153,6 +156,7 @@ def _lecture_json(x: Any) -> dict[str, Any]:
         "source_path": x.source_path,
         "source_url": x.source_url,
         "format": x.source_format,
+        "notes": list(x.notes),
     }
 
 
