@@ -187,6 +187,19 @@ def test_newer_schema_is_refused(home: Path) -> None:
         Store(path)
 
 
+def test_lectures_of_one_file_never_share_an_id(store: Store, tmp_path: Path) -> None:
+    corpus = tmp_path / "curso.jsonl"
+    corpus.write_text(
+        '{"lecture": "aula 1", "text": "primeira", "start": 0, "end": 5}\n'
+        '{"lecture": "aula-1", "text": "segunda", "start": 0, "end": 5}\n',
+        encoding="utf-8",
+    )
+    result = ingest_file(store, corpus, IngestOptions())
+    assert result.lectures == ["aula-1", "aula-1-2"]
+    assert [s.text for s in store.segments("aula-1")] == ["primeira"]
+    assert [s.text for s in store.segments("aula-1-2")] == ["segunda"]
+
+
 def test_lectures_keep_notes_and_an_old_library_gains_the_column(home: Path) -> None:
     path = DataHome.resolve().db_path
     path.parent.mkdir(parents=True)

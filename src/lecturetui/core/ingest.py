@@ -186,6 +186,7 @@ def _ingest_file(
     planned: list[tuple[LectureRecord, list[Segment]]] = []
     twins: list[str] = []
     by_key = {r.source_key: r for r in existing}
+    taken: set[str] = set()  # ids given to this file's new lectures, not yet stored
     for lecture in parsed:
         content_hash = _content_hash(lecture)
         previous = by_key.get(lecture.key)
@@ -196,7 +197,7 @@ def _ingest_file(
                 continue
         segments = _segments_for(lecture, options.segment_config, counter, result)
         record = LectureRecord(
-            id=previous.id if previous else store.unique_lecture_id(_slug(lecture.key)),
+            id=previous.id if previous else store.unique_lecture_id(_slug(lecture.key), taken),
             title=lecture.title or _humanize(lecture.key),
             course=lecture.course,
             language=lecture.language or _detect_language(lecture),
@@ -209,6 +210,7 @@ def _ingest_file(
             source_hash=source_hash,
             segment_config=config_json,
         )
+        taken.add(record.id)
         if previous is not None and _same(previous, record):
             result.lectures.append(previous.id)
             continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -163,9 +163,13 @@ class Store:
             notes=_notes(data["notes"]),
         )
 
-    def unique_lecture_id(self, base: str) -> str:
+    def unique_lecture_id(self, base: str, taken: Collection[str] = ()) -> str:
+        """`base`, or `base-2`, `base-3`...: the first id neither stored nor in `taken`."""
         candidate, n = base, 2
-        while self._db.execute("SELECT 1 FROM lectures WHERE id = ?", (candidate,)).fetchone():
+        while (
+            candidate in taken
+            or self._db.execute("SELECT 1 FROM lectures WHERE id = ?", (candidate,)).fetchone()
+        ):
             candidate = f"{base}-{n}"
             n += 1
         return candidate
