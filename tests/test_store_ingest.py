@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from lecturetui.core.ingest import IngestOptions, ingest_file, ingest_paths
+from lecturetui.core.models import Segment
 from lecturetui.core.paths import DataHome
+from lecturetui.core.schema import MIGRATIONS, split_sql
 from lecturetui.core.segmenting import SegmentConfig
-from lecturetui.core.store import SCHEMA_VERSION, Store
+from lecturetui.core.store import SCHEMA_VERSION, LectureRecord, Store
 
 from .conftest import SEED_CORPUS
 
@@ -183,3 +185,41 @@ def test_newer_schema_is_refused(home: Path) -> None:
 
     with pytest.raises(StoreError, match="newer lecturetui"):
         Store(path)
+
+
+def test_lectures_of_one_file_never_share_an_id(store: Store, tmp_path: Path) -> None:
+    corpus = tmp_path / "curso.jsonl"
+    corpus.write_text(
+        '{"lecture": "aula 1", "text": "primeira", "start": 0, "end": 5}\n'
+        '{"lecture": "aula-1", "text": "segunda", "start": 0, "end": 5}\n',
+        encoding="utf-8",
+    )
+    result = ingest_file(store, corpus, IngestOptions())
+    assert result.lectures == ["aula-1", "aula-1-2"]
+    assert [s.text for s in store.segments("aula-1")] == ["primeira"]
+    assert [s.text for s in store.segments("aula-1-2")] == ["segunda"]
+
+
+def test_lectures_keep_notes_and_an_old_library_gains_the_column(home: Path) -> None:
+    path = DataHome.resolve().db_path
+    path.parent.mkdir(parents=True)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.create_function("lt_terms", 2, lambda text, lang: text)
+    for version in range(1, 6):
+        for statement in split_sql(MIGRATIONS[version]):
+            db.execute(statement)
+    db.execute("PRAGMA user_version = 5")
+    db.execute(
+        "INSERT INTO lectures VALUES ('old', 'Old', NULL, 'pt', '/x', 'old', NULL, 'srt', 1.0,"
+        " 'h', NULL, '{}', 'now', 'now')"
+    )
+    db.close()
+    with Store(path) as store:
+        assert store.schema_version == SCHEMA_VERSION == 6
+        assert store.lectures()[0].notes == ()
+        notes = ("2 backwards cue times repaired (lines 6, 10)", "1 line outside any cue skipped")
+        record = LectureRecord("new", "New", None, "pt", "/y", "new", None, "srt", 2.0, "h2", None,
+                               "{}", notes)  # fmt: skip
+        store.save_lecture(record, [Segment(0.0, 2.0, "olá")])
+        assert store.lecture("new").notes == notes  # type: ignore[union-attr]
+        assert store.records_for_source("/y")[0].notes == notes

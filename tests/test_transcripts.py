@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from lecturetui.core.errors import TranscriptError
+from lecturetui.core.repairs import ParsePolicy
 from lecturetui.core.textclean import decode_transcript
-from lecturetui.core.transcripts import parse_transcript, sniff_format
+from lecturetui.core.transcripts import parse_transcript, read_transcript, sniff_format
 
 from .conftest import SEED_CORPUS
 
@@ -77,56 +78,96 @@ def test_seed_corpus_keeps_segments_and_ids() -> None:
     assert all(not lec.cues for lec in lectures)
 
 
-@pytest.mark.parametrize(
-    ("name", "content", "message", "line"),
-    [
-        ("empty.vtt", "", "is empty", None),
-        ("blank.srt", "\n \n", "is empty", None),
-        (
-            "bad_ts.vtt",
-            "WEBVTT\n\n00:00:01.000 --> 00:0x:04.000\noi\n",
-            "malformed timestamp '00:0x:04.000'",
-            3,
-        ),
-        (
-            "bad_ts.srt",
-            "1\n00:00:01,000 --> 00:00:02,000\noi\n\n2\n00:00:03,000 --> 0:0:x\ntchau\n",
-            "malformed timestamp",
-            6,
-        ),
-        ("backwards.srt", "1\n00:00:05,000 --> 00:00:02,000\noi\n", "ends before it starts", 2),
-        (
-            "backwards.json",
-            '{"segments": [{"start": 5, "end": 1, "text": "x"}]}',
-            "ends before it starts (segment 1)",
-            None,
-        ),
-        ("broken.json", '{"segments": [\n{"start": 1,}\n]}', "not valid JSON", 2),
-        ("noseg.json", '{"foo": 1}', "not a Whisper transcript", None),
-        ("bad.jsonl", '{"text": "a", "start": 0, "end": 1}\n{oops\n', "not JSON", 2),
-        ("noend.jsonl", '{"text": "a", "start": "00:00:01"}\n', "no 'end' time", 1),
-        (
-            "dup.jsonl",
-            '{"corpus_id": 1, "text": "a", "start": 0, "end": 1}\n{"corpus_id": 1, "text": "b", "start": 1, "end": 2}\n',
-            "corpus_id 1 more than once",
-            None,
-        ),
-        ("text.txt", "[00:00:01] oi\n[00:7x:02] tchau\n", "malformed timestamp '[00:7x:02]'", 2),
-        ("goback.txt", "[00:01:00] oi\n[00:00:30] tchau\n", "goes back in time", 2),
-        ("header_only.vtt", "WEBVTT\n\nNOTE nothing here\n", "no timed text", None),
-    ],
-)
-def test_bad_input_names_the_problem_and_line(
-    tmp_path: Path, name: str, content: str, message: str, line: int | None
-) -> None:
+BAD_INPUTS = [
+    ("empty.vtt", "", "is empty", None),
+    ("blank.srt", "\n \n", "is empty", None),
+    (
+        "bad_ts.vtt",
+        "WEBVTT\n\n00:00:01.000 --> 00:0x:04.000\noi\n",
+        "malformed timestamp '00:0x:04.000'",
+        3,
+    ),
+    (
+        "bad_ts.srt",
+        "1\n00:00:01,000 --> 00:00:02,000\noi\n\n2\n00:00:03,000 --> 0:0:x\ntchau\n",
+        "malformed timestamp",
+        6,
+    ),
+    ("backwards.srt", "1\n00:00:05,000 --> 00:00:02,000\noi\n", "ends before it starts", 2),
+    (
+        "backwards.json",
+        '{"segments": [{"start": 5, "end": 1, "text": "x"}]}',
+        "ends before it starts (segment 1)",
+        None,
+    ),
+    ("broken.json", '{"segments": [\n{"start": 1,}\n]}', "not valid JSON", 2),
+    ("noseg.json", '{"foo": 1}', "not a Whisper transcript", None),
+    ("bad.jsonl", '{"text": "a", "start": 0, "end": 1}\n{oops\n', "not JSON", 2),
+    ("noend.jsonl", '{"text": "a", "start": "00:00:01"}\n', "no 'end' time", 1),
+    (
+        "dup.jsonl",
+        '{"corpus_id": 1, "text": "a", "start": 0, "end": 1}\n{"corpus_id": 1, "text": "b", "start": 1, "end": 2}\n',
+        "corpus_id 1 more than once",
+        2,
+    ),
+    ("text.txt", "[00:00:01] oi\n[00:7x:02] tchau\n", "malformed timestamp '[00:7x:02]'", 2),
+    ("goback.txt", "[00:01:00] oi\n[00:00:30] tchau\n", "goes back in time", 2),
+    ("header_only.vtt", "WEBVTT\n\nNOTE nothing here\n", "no timed text", None),
+]
+
+
+def _read(tmp_path: Path, name: str, content: str, strict: bool) -> list:  # type: ignore[type-arg]
     path = tmp_path / name
     path.write_text(content, encoding="utf-8")
     text = decode_transcript(path.read_bytes()).text
     fmt = sniff_format(text, path.suffix) or "text"
+    return parse_transcript(text, fmt, path.stem, policy=ParsePolicy(strict=strict))
+
+
+@pytest.mark.parametrize(("name", "content", "message", "line"), BAD_INPUTS)
+def test_strict_refuses_bad_input_naming_the_problem_and_line(
+    tmp_path: Path, name: str, content: str, message: str, line: int | None
+) -> None:
     with pytest.raises(TranscriptError) as info:
-        parse_transcript(text, fmt, path.stem)
+        _read(tmp_path, name, content, strict=True)
     assert message in info.value.message
     assert info.value.line == line
+
+
+# what lenient reading makes of the same files: refused (nothing usable) or the texts kept
+LENIENT = {
+    "empty.vtt": None,
+    "blank.srt": None,
+    "bad_ts.vtt": None,
+    "bad_ts.srt": ["oi"],
+    "backwards.srt": ["oi"],
+    "backwards.json": ["x"],
+    "broken.json": None,
+    "noseg.json": None,
+    "bad.jsonl": ["a"],
+    "noend.jsonl": None,
+    "dup.jsonl": ["a"],
+    "text.txt": ["oi"],
+    "goback.txt": ["tchau", "oi"],
+    "header_only.vtt": None,
+}
+
+
+@pytest.mark.parametrize(("name", "content", "message", "line"), BAD_INPUTS)
+def test_lenient_reading_keeps_what_is_usable(
+    tmp_path: Path, name: str, content: str, message: str, line: int | None
+) -> None:
+    kept = LENIENT[name]
+    if kept is None:  # nothing usable: refused with the same sentence and line
+        with pytest.raises(TranscriptError) as info:
+            _read(tmp_path, name, content, strict=False)
+        assert message in info.value.message
+        assert info.value.line == line
+        return
+    [lec] = _read(tmp_path, name, content, strict=False)
+    items = lec.cues or lec.segments
+    assert [c.text for c in items] == kept
+    assert all(c.start < c.end for c in items)
 
 
 def test_sniffing_ignores_misleading_extension(fixtures: Path) -> None:
@@ -135,3 +176,13 @@ def test_sniffing_ignores_misleading_extension(fixtures: Path) -> None:
     assert sniff_format("1\n00:00:01,000 --> 00:00:02,000\nhi\n", ".txt") == "srt"
     assert sniff_format('{"corpus_id": 1, "text": "a", "start": 0, "end": 1}\n', ".txt") == "jsonl"
     assert sniff_format("just some words\nwith no times\n", ".md") is None
+
+
+@pytest.mark.parametrize("bad", ['"inf"', '"nan"', "1e400", "1" + "0" * 400, '"-00:00:01"', "[]"])
+def test_times_that_are_not_finite_seconds_are_skipped(bad: str) -> None:
+    data = (
+        '{"segments": [{"start": 0, "end": 2, "text": "oi"}, {"start": %s, "end": 9, "text": "x"}]}'
+    )
+    t = read_transcript((data % bad).encode(), ".json", "aula")
+    assert [c.text for c in t.lectures[0].cues] == ["oi"]
+    assert t.notes == ["1 segment without usable text or times skipped (segment 2)"]

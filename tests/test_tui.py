@@ -124,7 +124,13 @@ async def test_escape_stops_the_answer_and_a_new_question_replaces_it(home: Path
         assert "Resposta nova" in answer_text(app)
 
 
-async def test_ingest_from_the_library_screen(home: Path, fixtures: Path) -> None:
+async def test_ingest_from_the_library_screen(home: Path, fixtures: Path, tmp_path: Path) -> None:
+    # a cue of the fixture ends before it starts: ingested, repaired, and the log says so
+    vtt = (fixtures / "lecture.vtt").read_text(encoding="utf-8")
+    repaired = tmp_path / "lecture.vtt"
+    repaired.write_text(
+        vtt.replace("00:00:04.000 --> 00:00:09.250", "00:00:04.000 --> 00:00:03.250")
+    )
     app = make_app(home)
     async with app.run_test(size=(120, 32)) as pilot:
         await app.workers.wait_for_complete()
@@ -135,13 +141,14 @@ async def test_ingest_from_the_library_screen(home: Path, fixtures: Path) -> Non
         assert table.row_count == 8
         await pilot.press("i")
         field = app.screen.query_one("#ingest-path", Input)
-        field.value = str(fixtures / "lecture.vtt")
+        field.value = str(repaired)
         await pilot.press("enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert table.row_count == 9
         log = str(app.screen.query_one("#ingest-log", Static).render())
         assert "added" in log and "lecture.vtt" in log
+        assert "note: 1 backwards cue time repaired (line 19)" in log
 
 
 async def test_empty_library_says_what_to_do(home: Path) -> None:

@@ -34,6 +34,12 @@ if TYPE_CHECKING:
     help="Token budget per segment (prefix included); never above the model's limit.",
 )
 @click.option("--max-size", type=float, default=50.0, show_default=True, help="Largest file, MB.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Refuse a file that needs any repair (backwards or unsorted cue times, skipped lines...).",
+)
+@click.option("--allow-long", is_flag=True, help="Accept lectures longer than 24 h.")
 @pass_ctx
 def ingest_cmd(
     obj: Context,
@@ -46,6 +52,8 @@ def ingest_cmd(
     overlap: float,
     max_tokens: int,
     max_size: float,
+    strict: bool,
+    allow_long: bool,
 ) -> None:
     """Add transcript files or folders to the library and index them (unchanged files are skipped)."""
     from lecturetui.core.ingest import IngestOptions
@@ -55,7 +63,9 @@ def ingest_cmd(
         config = SegmentConfig(window_s=window, overlap_s=overlap, max_tokens=max_tokens)
     except ValueError as exc:
         fail(f"{exc}.", hint="e.g. --window 120 --overlap 35")
-    options = IngestOptions(course, title, url, language, config, int(max_size * 1e6))
+    options = IngestOptions(
+        course, title, url, language, config, int(max_size * 1e6), strict, allow_long
+    )
     library = obj.library()
     out = console()
     t0 = time.perf_counter()
@@ -112,6 +122,9 @@ def _print_result(out: Console, r: FileResult) -> None:
     out.print(f"[{style}]{r.status:9}[/] {name}{detail}{msg}", soft_wrap=True)
     for w in r.warnings:
         out.print(f"  [yellow]warning:[/] {escape(w)}", soft_wrap=True)
+    if r.status in ("added", "updated"):
+        for note in r.notes:
+            out.print(f"  [cyan]note:[/] {escape(note)}", soft_wrap=True)
 
 
 @click.command("lectures")
@@ -137,8 +150,11 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
     table = Table(title=f"{len(items)} lectures · {sum(x.segment_count for x in items)} segments")
     for col in Lecture.TABLE_COLUMNS:
         table.add_column(col, justify="right" if col in ("duration", "segments") else "left")
+    noted = any(x.notes for x in items)
+    if noted:  # what reading the lecture's file repaired or skipped
+        table.add_column("notes", overflow="fold")
     for x in items:
-        table.add_row(*x.table_row())
+        table.add_row(*x.table_row(), *(["\n".join(x.notes)] if noted else []))
     out.print(table)
 
 
@@ -153,6 +169,7 @@ def _lecture_json(x: Any) -> dict[str, Any]:
         "source_path": x.source_path,
         "source_url": x.source_url,
         "format": x.source_format,
+        "notes": list(x.notes),
     }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -18,10 +19,10 @@ import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError, TranscriptError
 from lecturetui.core.models import ParsedLecture, Segment
+from lecturetui.core.repairs import ParsePolicy
 from lecturetui.core.segmenting import SegmentConfig, TokenCounter, segment_cues
 from lecturetui.core.store import LectureRecord, SaveResult, Store
-from lecturetui.core.textclean import decode_transcript
-from lecturetui.core.transcripts import EXTENSIONS, parse_transcript, sniff_format
+from lecturetui.core.transcripts import EXTENSIONS, read_transcript
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
@@ -37,6 +38,12 @@ class IngestOptions:
     language: str | None = None
     segment_config: SegmentConfig = field(default_factory=SegmentConfig)
     max_bytes: int = DEFAULT_MAX_BYTES
+    strict: bool = False  # refuse a file that needs any repair (see repairs.py)
+    allow_long: bool = False  # accept lectures over 24 h
+
+    @property
+    def policy(self) -> ParsePolicy:
+        return ParsePolicy(strict=self.strict, allow_long=self.allow_long)
 
 
 @dataclass(slots=True)
@@ -47,6 +54,7 @@ class FileResult:
     segments: int = 0
     message: str = ""
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what was repaired or skipped, one per kind
     changes: list[SaveResult] = field(default_factory=list)
     vectors: list[npt.NDArray[np.float32] | None] = field(default_factory=list)
 
@@ -153,13 +161,7 @@ def ingest_file(
 def _ingest_file(
     store: Store, path: Path, options: IngestOptions, counter: TokenCounter, embed: EmbedFn | None
 ) -> FileResult:
-    size = path.stat().st_size
-    if size > options.max_bytes:
-        raise TranscriptError(
-            f"is too large ({size / 1e6:.0f} MB; the limit is {options.max_bytes / 1e6:.0f} MB)",
-            hint="a transcript is rarely over a few MB; split it, or raise --max-size",
-        )
-    data = path.read_bytes()
+    data = _read_source(path, options.max_bytes)
     source_path = str(path.resolve())
     source_hash = hashlib.sha256(data).hexdigest()
     config_json = json.dumps(
@@ -172,20 +174,15 @@ def _ingest_file(
     if unchanged and not _options_change(existing, options):
         return FileResult(path, "unchanged", lectures=[r.id for r in existing], message="unchanged")
 
-    decoded = decode_transcript(data)
-    fmt = sniff_format(decoded.text, path.suffix)
-    if fmt is None:
-        raise TranscriptError(
-            "is not in a format lecturetui knows",
-            hint="WebVTT, SRT, Whisper JSON, segment JSONL, or lines like '[00:01:02] text'",
-        )
-    parsed = parse_transcript(decoded.text, fmt, path.stem)
-    result = FileResult(path, "unchanged", warnings=list(decoded.warnings))
+    transcript = read_transcript(data, path.suffix, path.stem, options.policy)
+    parsed = transcript.lectures
+    result = FileResult(path, "unchanged", warnings=transcript.warnings, notes=transcript.notes)
     _apply_options(parsed, options, result)
 
     planned: list[tuple[LectureRecord, list[Segment]]] = []
     twins: list[str] = []
     by_key = {r.source_key: r for r in existing}
+    taken: set[str] = set()  # ids given to this file's new lectures, not yet stored
     for lecture in parsed:
         content_hash = _content_hash(lecture)
         previous = by_key.get(lecture.key)
@@ -196,7 +193,7 @@ def _ingest_file(
                 continue
         segments = _segments_for(lecture, options.segment_config, counter, result)
         record = LectureRecord(
-            id=previous.id if previous else store.unique_lecture_id(_slug(lecture.key)),
+            id=previous.id if previous else store.unique_lecture_id(_slug(lecture.key), taken),
             title=lecture.title or _humanize(lecture.key),
             course=lecture.course,
             language=lecture.language or _detect_language(lecture),
@@ -208,7 +205,9 @@ def _ingest_file(
             content_hash=content_hash,
             source_hash=source_hash,
             segment_config=config_json,
+            notes=tuple(transcript.notes),
         )
+        taken.add(record.id)
         if previous is not None and _same(previous, record):
             result.lectures.append(previous.id)
             continue
@@ -251,6 +250,34 @@ def _ingest_file(
     return result
 
 
+def _read_source(path: Path, max_bytes: int) -> bytes:
+    """The file's bytes, read once; refused when over `max_bytes` or changed while being read."""
+    before = path.stat()
+    if before.st_size > max_bytes:
+        raise _too_large(before.st_size, max_bytes)
+    with path.open("rb") as f:
+        data = f.read(max_bytes + 1)
+        after = os.fstat(f.fileno())
+    if len(data) > max_bytes:
+        raise _too_large(len(data), max_bytes)
+    if (len(data), after.st_size, after.st_mtime_ns) != (
+        before.st_size,
+        before.st_size,
+        before.st_mtime_ns,
+    ):
+        raise TranscriptError(
+            "changed while it was being read", hint="ingest it again once it is complete"
+        )
+    return data
+
+
+def _too_large(size: int, max_bytes: int) -> TranscriptError:
+    return TranscriptError(
+        f"is too large ({size / 1e6:.0f} MB; the limit is {max_bytes / 1e6:.0f} MB)",
+        hint="a transcript is rarely over a few MB; split it, or raise --max-size",
+    )
+
+
 def _options_change(existing: list[LectureRecord], options: IngestOptions) -> bool:
     return any(
         (options.course is not None and r.course != options.course)
@@ -262,7 +289,7 @@ def _options_change(existing: list[LectureRecord], options: IngestOptions) -> bo
 
 
 def _same(a: LectureRecord, b: LectureRecord) -> bool:
-    keys = ("title", "course", "language", "source_url", "content_hash", "segment_config")
+    keys = ("title", "course", "language", "source_url", "content_hash", "segment_config", "notes")
     return all(getattr(a, k) == getattr(b, k) for k in keys)
 
 

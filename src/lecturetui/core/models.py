@@ -65,6 +65,7 @@ class Lecture:
     duration: float
     content_hash: str
     segment_count: int = 0
+    notes: tuple[str, ...] = ()  # what reading its file repaired or skipped
 
     TABLE_COLUMNS = ("id", "title", "course", "lang", "duration", "segments")
 

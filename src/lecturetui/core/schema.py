@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -110,6 +110,10 @@ MIGRATIONS: dict[int, str] = {
     # per-term document counts of the lexical index (to skip terms in most segments)
     5: """
     CREATE VIRTUAL TABLE segments_lex_vocab USING fts5vocab (segments_lex, 'row');
+    """,
+    # what reading a lecture's file repaired or skipped, one sentence a line (see repairs.py)
+    6: """
+    ALTER TABLE lectures ADD COLUMN notes TEXT NOT NULL DEFAULT '';
     """,
 }
 

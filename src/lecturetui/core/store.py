@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,13 +21,14 @@ from lecturetui.core.schema import MIGRATIONS, SCHEMA_VERSION, split_sql
 
 _LECTURE_COLUMNS = (
     "l.id, l.title, l.course, l.language, l.source_path, l.source_url, l.source_format, "
-    "l.duration, l.content_hash, (SELECT count(*) FROM segments s WHERE s.lecture_id = l.id)"
+    "l.duration, l.content_hash, (SELECT count(*) FROM segments s WHERE s.lecture_id = l.id),"
+    " l.notes"
 )
 
 
 _RECORD_COLUMNS = (
     "id", "title", "course", "language", "source_path", "source_key", "source_url",
-    "source_format", "duration", "content_hash", "source_hash", "segment_config",
+    "source_format", "duration", "content_hash", "source_hash", "segment_config", "notes",
 )  # fmt: skip
 _RECORD_SELECT = ", ".join(_RECORD_COLUMNS)
 
@@ -51,6 +52,7 @@ class LectureRecord:
     content_hash: str
     source_hash: str | None
     segment_config: str
+    notes: tuple[str, ...] = ()  # what reading its file repaired or skipped
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,11 +160,16 @@ class Store:
             content_hash=str(data["content_hash"]),
             source_hash=_opt(data["source_hash"]),
             segment_config=str(data["segment_config"]),
+            notes=_notes(data["notes"]),
         )
 
-    def unique_lecture_id(self, base: str) -> str:
+    def unique_lecture_id(self, base: str, taken: Collection[str] = ()) -> str:
+        """`base`, or `base-2`, `base-3`...: the first id neither stored nor in `taken`."""
         candidate, n = base, 2
-        while self._db.execute("SELECT 1 FROM lectures WHERE id = ?", (candidate,)).fetchone():
+        while (
+            candidate in taken
+            or self._db.execute("SELECT 1 FROM lectures WHERE id = ?", (candidate,)).fetchone()
+        ):
             candidate = f"{base}-{n}"
             n += 1
         return candidate
@@ -184,11 +191,12 @@ class Store:
             self._db.execute(
                 "INSERT OR REPLACE INTO lectures (id, title, course, language, source_path, source_key,"
                 " source_url, source_format, duration, content_hash, source_hash, segment_config,"
-                " added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " added_at, updated_at, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.id, record.title, record.course, record.language, record.source_path,
                     record.source_key, record.source_url, record.source_format, record.duration,
                     record.content_hash, record.source_hash, record.segment_config, added_at, _now(),
+                    "\n".join(record.notes),
                 ),
             )  # fmt: skip
             added: list[int] = []
@@ -369,6 +377,10 @@ def _opt(value: object) -> str | None:
     return None if value is None else str(value)
 
 
+def _notes(value: object) -> tuple[str, ...]:
+    return tuple(str(value).splitlines()) if value else ()
+
+
 def _lecture(row: Sequence[object]) -> Lecture:
     return Lecture(
         id=str(row[0]),
@@ -381,6 +393,7 @@ def _lecture(row: Sequence[object]) -> Lecture:
         duration=float(str(row[7])),
         content_hash=str(row[8]),
         segment_count=int(str(row[9])),
+        notes=_notes(row[10]),
     )
 
 

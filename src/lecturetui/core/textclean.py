@@ -22,46 +22,72 @@ _SPACES = re.compile(r"[ \t\u00a0]+")
 _SOUND_ONLY = re.compile(r"^\s*[\[(][^\[\]()]{1,40}[\])]\s*$")  # a line that is only "[Música]"
 
 
+# stray characters ftfy removes (control characters but tab and line ends; a byte-order mark)
+_STRAY_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_BOM = re.compile("\ufeff")
+_BINARY_SHARE = 0.05
+
+
 @dataclass(slots=True)
 class Decoded:
     text: str
     warnings: list[str] = field(default_factory=list)
+    #: stray characters removed: kind ("controls", "bom") -> (how many, line of the first)
+    removed: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def decode_transcript(data: bytes) -> Decoded:
-    """Decode transcript bytes: UTF-8 (with or without BOM), UTF-16 with BOM, else Windows-1252.
+    """Decode transcript bytes: UTF-8 (with or without BOM), UTF-16 or UTF-32 with BOM, else
+    Windows-1252.
 
-    Mojibake (UTF-8 text that was once decoded with the wrong code page) is repaired.
+    Mojibake (UTF-8 text that was once decoded with the wrong code page) is repaired; stray control
+    characters and byte-order marks inside the text are removed and counted in `removed`.
     Raises TranscriptError for binary data.
     """
     warnings: list[str] = []
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        try:
+            text = data.decode("utf-32")
+        except UnicodeDecodeError as exc:
+            raise TranscriptError("is not a text transcript (broken UTF-32)") from exc
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             text = data.decode("utf-16")
         except UnicodeDecodeError as exc:
             raise TranscriptError("is not a text transcript (broken UTF-16)") from exc
     else:
-        head = data[:8192]
-        if b"\x00" in head:
-            raise TranscriptError(
-                "is not a text transcript (binary data)",
-                hint="give a .vtt, .srt, Whisper .json, .jsonl or timestamped .txt file",
-            )
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
             text = data.decode("sloppy-windows-1252" if _ftfy_codecs() else "latin-1")
             warnings.append("not valid UTF-8; read as Windows-1252")
-    if _looks_binary(text):
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    removed = _stray(text)
+    if _looks_binary(text) or removed.get("controls", (0, 0))[0] > _BINARY_SHARE * len(text):
         raise TranscriptError(
             "is not a text transcript (binary data)",
             hint="give a .vtt, .srt, Whisper .json, .jsonl or timestamped .txt file",
         )
-    fixed = repair_mojibake(text)
-    if fixed != text:
+    fixed = repair_mojibake(text)  # also drops the stray characters
+    if removed:
+        fixed = _without_stray(fixed)
+    if fixed != text and _without_stray(text) != fixed:
         warnings.append("repaired broken character encoding (mojibake)")
-    text = fixed.replace("\r\n", "\n").replace("\r", "\n")
-    return Decoded(unicodedata.normalize("NFC", text), warnings)
+    return Decoded(unicodedata.normalize("NFC", fixed), warnings, removed)
+
+
+def _stray(text: str) -> dict[str, tuple[int, int]]:
+    out = {}
+    for kind, pattern in (("controls", _STRAY_CONTROL), ("bom", _BOM)):
+        first = pattern.search(text)
+        if first is not None:
+            count = len(text) - len(pattern.sub("", text))
+            out[kind] = (count, text.count("\n", 0, first.start()) + 1)
+    return out
+
+
+def _without_stray(text: str) -> str:
+    return _STRAY_CONTROL.sub("", text).replace("\ufeff", "")
 
 
 def _ftfy_codecs() -> bool:
@@ -75,7 +101,7 @@ def _looks_binary(text: str) -> bool:
     if not sample:
         return False
     controls = sum(1 for ch in sample if unicodedata.category(ch) == "Cc" and ch not in "\n\r\t\f")
-    return controls / len(sample) > 0.05
+    return controls / len(sample) > _BINARY_SHARE
 
 
 def repair_mojibake(text: str) -> str:

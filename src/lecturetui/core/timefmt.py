@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import re
 
-_TS = re.compile(r"^(?:(\d+):)?([0-5]?\d):([0-5]\d)(?:[.,](\d{1,3}))?$")
+_TS = re.compile(r"^(?:(\d{1,9}):)?([0-5]?\d):([0-5]\d)(?:[.,](\d{1,3}))?$")
 
 
 def parse_timestamp(value: str | float | int) -> float:
@@ -12,16 +13,20 @@ def parse_timestamp(value: str | float | int) -> float:
     if isinstance(value, bool):
         raise ValueError(f"not a timestamp: {value!r}")
     if isinstance(value, int | float):
-        if value < 0 or value != value:  # negative or NaN
+        try:
+            seconds = float(value)
+        except OverflowError:  # an int too large for a float
+            raise ValueError(f"not a valid time: {value!r}") from None
+        if seconds < 0 or not math.isfinite(seconds):  # negative, NaN or infinite
             raise ValueError(f"not a valid time: {value!r}")
-        return float(value)
+        return seconds
     text = value.strip()
     try:
         seconds = float(text)
     except ValueError:
         pass
     else:
-        if seconds < 0:
+        if seconds < 0 or not math.isfinite(seconds):
             raise ValueError(f"not a valid time: {value!r}")
         return seconds
     m = _TS.match(text)

@@ -1,20 +1,38 @@
 """Transcript parsers: WebVTT, SRT, Whisper JSON, a segment JSONL corpus and timestamped text.
 
-Each parser takes decoded text and returns `ParsedLecture`s; a problem raises `TranscriptError`
-with the 1-based line where it applies. WebVTT and SRT are read by webvtt-py and srt; the timing
-lines are checked here first because both libraries skip or misreport a malformed one.
+`read_transcript` turns a file's bytes into `ParsedLecture`s with notes on what was repaired or
+skipped (repairs.py). Parsing is lenient: a piece that cannot be read is skipped and noted, and a
+file is refused (`TranscriptError`, with the 1-based line where it applies) only when nothing in
+it is usable, when it breaks a limit (repairs.py), or, under a strict policy, at the first repair.
+No exception other than TranscriptError leaves `read_transcript`.
 """
 
 from __future__ import annotations
 
-import json
+import bisect
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from lecturetui.core.errors import TranscriptError
+from lecturetui.core.jsonread import json_value, segment_times, show, whisper_document
 from lecturetui.core.models import Cue, ParsedLecture, Segment
-from lecturetui.core.textclean import collapse_rolling
+from lecturetui.core.repairs import (
+    MAX_CUES,
+    MAX_LECTURES,
+    MAX_LINE_BYTES,
+    ParsePolicy,
+    RawCue,
+    Repairs,
+    check_length,
+    check_line_lengths,
+    put_in_order,
+    repair_cues,
+    repair_ends,
+)
+from lecturetui.core.subtitles import read_cues
+from lecturetui.core.textclean import clean_cue_text, collapse_rolling, decode_transcript
 from lecturetui.core.timefmt import parse_timestamp
 
 FORMATS = ("vtt", "srt", "whisper", "jsonl", "text")
@@ -28,14 +46,50 @@ EXTENSIONS = {
     ".txt": "text",
     ".text": "text",
 }
+#: the start of the sentence that refuses a file a parser failed on in a way not foreseen
+UNEXPECTED = "could not be read (an unexpected"
 
-_TIMING = re.compile(r"^\s*(\S+)\s+-->\s+(\S+)")
-_SRT_INDEX = re.compile(r"^\s*\d+\s*$")
+_TIMING = re.compile(r"^\s*[\d:.,]+\s*-->\s*\S")
 _TEXT_TS = re.compile(
     r"^\s*(?:\[(?P<b>[0-9:.,]+)\]|\((?P<p>[0-9:.,]+)\)|(?P<n>\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d{1,3})?))"
     r"\s*(?:[-–—:|]\s+)?(?P<text>.*)$"
 )
 _TEXT_TS_ATTEMPT = re.compile(r"^\s*[\[(]?\d{1,2}:[0-9a-zA-Z:.,]*[\])]?(?:\s|$)")
+
+
+@dataclass(slots=True)
+class Transcript:
+    """A file read: its lectures, warnings on its encoding, and notes on what was repaired."""
+
+    lectures: list[ParsedLecture]
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def read_transcript(
+    data: bytes, suffix: str, name: str, policy: ParsePolicy | None = None
+) -> Transcript:
+    """Decode, recognise and parse a transcript file's bytes (`name`: the default lecture key)."""
+    policy = policy or ParsePolicy()
+    fixes = Repairs(policy.strict)
+    try:
+        check_line_lengths(data)
+        decoded = decode_transcript(data)
+        for kind, (count, line) in decoded.removed.items():
+            what = "control characters" if kind == "controls" else "byte-order marks"
+            fixes.add(kind, f"has stray {what} in it ({count:,})", line, n=count)
+        fmt = sniff_format(decoded.text, suffix)
+        if fmt is None:
+            raise TranscriptError(
+                "is not in a format lecturetui knows",
+                hint="WebVTT, SRT, Whisper JSON, segment JSONL, or lines like '[00:01:02] text'",
+            )
+        lectures = parse_transcript(decoded.text, fmt, name, fixes, policy)
+    except TranscriptError:
+        raise
+    except Exception as exc:  # a parser must never end in a traceback
+        raise TranscriptError(f"{UNEXPECTED} {type(exc).__name__})") from exc
+    return Transcript(lectures, decoded.warnings, fixes.notes())
 
 
 def sniff_format(text: str, suffix: str = "") -> str | None:
@@ -58,220 +112,207 @@ def sniff_format(text: str, suffix: str = "") -> str | None:
     return EXTENSIONS.get(suffix.lower())
 
 
-def parse_transcript(text: str, fmt: str, name: str) -> list[ParsedLecture]:
-    """Parse decoded transcript text of format `fmt`. `name` is the default lecture key."""
+def parse_transcript(
+    text: str,
+    fmt: str,
+    name: str,
+    fixes: Repairs | None = None,
+    policy: ParsePolicy | None = None,
+) -> list[ParsedLecture]:
+    """Parse decoded transcript text of format `fmt`; repairs are noted in `fixes`."""
+    policy = policy or ParsePolicy()
+    fixes = fixes if fixes is not None else Repairs(policy.strict)
     if not text.strip():
         raise TranscriptError("is empty")
     parser = _PARSERS.get(fmt)
     if parser is None:
         raise TranscriptError(f"has an unknown format {fmt!r}", hint=f"known: {', '.join(FORMATS)}")
-    lectures = parser(text, name)
-    for lecture in lectures:
-        if not lecture.cues and not lecture.segments:
-            raise TranscriptError("has no timed text in it")
+    lectures = [lec for lec in parser(text, name, fixes, policy) if lec.cues or lec.segments]
+    if not lectures:
+        raise fixes.nothing_usable("has no timed text in it")
     return lectures
 
 
-def _check_timing_lines(text: str, sep_hint: str) -> None:
-    """Validate every `start --> end` line: well-formed times, end not before start."""
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        m = _TIMING.match(line)
-        if not m:
-            if "-->" in line and not line.lstrip().startswith("NOTE"):
-                raise TranscriptError(
-                    f"has a malformed timing line: {line.strip()[:60]!r}", line=lineno
-                )
-            continue
-        start_s, end_s = m.group(1), m.group(2)
-        try:
-            start, end = parse_timestamp(start_s), parse_timestamp(end_s)
-        except ValueError:
-            bad = start_s if not _is_ts(start_s) else end_s
-            raise TranscriptError(
-                f"has a malformed timestamp {bad!r}",
-                hint=f"expected hh:mm:ss{sep_hint}mmm",
-                line=lineno,
-            ) from None
-        if end < start:
-            raise TranscriptError(
-                f"has a cue that ends before it starts ({start_s} --> {end_s})", line=lineno
-            )
+def _lecture(
+    key: str, fmt: str, raw: list[RawCue], fixes: Repairs, policy: ParsePolicy, unit: str = "line"
+) -> ParsedLecture:
+    """Repair a lecture's cues (cues without text are left out) and check its length."""
+    cues = repair_cues([c for c in raw if clean_cue_text(c.text)], fixes, unit)
+    check_length(cues, policy, unit)
+    return ParsedLecture(
+        key=key, source_format=fmt, cues=collapse_rolling(Cue(c.start, c.end, c.text) for c in cues)
+    )
 
 
-def _is_ts(value: str) -> bool:
-    try:
-        parse_timestamp(value)
-    except ValueError:
-        return False
-    return True
+def parse_vtt(text: str, name: str, fixes: Repairs, policy: ParsePolicy) -> list[ParsedLecture]:
+    return [_lecture(name, "vtt", read_cues(text, "vtt", fixes), fixes, policy)]
 
 
-def parse_vtt(text: str, name: str) -> list[ParsedLecture]:
-    import webvtt
-
-    _check_timing_lines(text, ".")
-    try:
-        vtt = webvtt.WebVTT.from_string(text)
-    except Exception as exc:  # webvtt-py raises its own MalformedFileError and friends
-        raise TranscriptError(f"is not valid WebVTT: {exc}") from None
-    cues = [Cue(parse_timestamp(c.start), parse_timestamp(c.end), c.raw_text) for c in vtt.captions]
-    return [ParsedLecture(key=name, source_format="vtt", cues=_finish_cues(cues))]
+def parse_srt(text: str, name: str, fixes: Repairs, policy: ParsePolicy) -> list[ParsedLecture]:
+    return [_lecture(name, "srt", read_cues(text, "srt", fixes), fixes, policy)]
 
 
-def parse_srt(text: str, name: str) -> list[ParsedLecture]:
-    import srt
-
-    _check_timing_lines(text, ",")
-    try:
-        subs = list(srt.parse(text))
-    except srt.SRTParseError as exc:
-        line = text[: exc.expected_start].count("\n") + 1
-        raise TranscriptError(
-            "is not valid SRT (a block without index or timing)", line=line
-        ) from None
-    cues = [Cue(s.start.total_seconds(), s.end.total_seconds(), s.content) for s in subs]
-    return [ParsedLecture(key=name, source_format="srt", cues=_finish_cues(cues))]
-
-
-def _load_json(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TranscriptError(f"is not valid JSON ({exc.msg})", line=exc.lineno) from None
-
-
-def parse_whisper(text: str, name: str) -> list[ParsedLecture]:
-    data = _load_json(text)
+# -- JSON ---------------------------------------------------------------------------------------
+def parse_whisper(text: str, name: str, fixes: Repairs, policy: ParsePolicy) -> list[ParsedLecture]:
+    data = whisper_document(text, fixes)
     items = data.get("segments") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise TranscriptError(
             "is JSON but not a Whisper transcript",
             hint='expected {"segments": [{"start", "end", "text"}]}',
         )
-    cues = []
+    if len(items) > MAX_CUES:
+        raise TranscriptError(f"has more than {MAX_CUES:,} segments; no lecture has that many")
+    raw = []
     for i, item in enumerate(items, start=1):
-        if not isinstance(item, dict) or "text" not in item:
-            raise TranscriptError(f"has a segment without text (segment {i})")
-        start, end = _times(item, f"segment {i}")
-        cues.append(Cue(start, end, str(item["text"])))
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            fixes.add("bad_segment", f"has a segment without text (segment {i})", i, "segment")
+            continue
+        times = segment_times(item)
+        if isinstance(times, str):
+            fixes.add("bad_segment", f"{times} (segment {i})", i, "segment")
+            continue
+        raw.append(RawCue(times[0], times[1], item["text"], i, f"segment {i}"))
+    lecture = _lecture(name, "whisper", raw, fixes, policy, unit="segment")
     language = data.get("language") if isinstance(data, dict) else None
-    lecture = ParsedLecture(key=name, source_format="whisper", cues=_finish_cues(cues))
-    lecture.language = language if isinstance(language, str) and language else None
+    lecture.language = language if isinstance(language, str) and 0 < len(language) <= 20 else None
     return [lecture]
 
 
-def _times(item: dict[str, Any], where: str, line: int | None = None) -> tuple[float, float]:
-    try:
-        start, end = parse_timestamp(item["start"]), parse_timestamp(item["end"])
-    except KeyError as exc:
-        raise TranscriptError(f"has no {exc.args[0]!r} time ({where})", line=line) from None
-    except (ValueError, TypeError):
-        raise TranscriptError(
-            f"has a malformed timestamp ({where}: {item.get('start')!r} / {item.get('end')!r})",
-            line=line,
-        ) from None
-    if end < start:
-        raise TranscriptError(f"has a segment that ends before it starts ({where})", line=line)
-    return start, end
-
-
-def parse_jsonl(text: str, name: str) -> list[ParsedLecture]:
+def parse_jsonl(text: str, name: str, fixes: Repairs, policy: ParsePolicy) -> list[ParsedLecture]:
     """A segment corpus: one JSON object per line with text, start, end and optionally
     corpus_id, lecture, title, course, url and language. Segments and ids are kept as they are."""
     lectures: dict[str, ParsedLecture] = {}
+    raw: dict[str, list[RawCue]] = {}
+    ids: set[int] = set()
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TranscriptError(f"has a line that is not JSON ({exc.msg})", line=lineno) from None
+        if len(line) > MAX_LINE_BYTES:
+            raise TranscriptError(
+                f"has a line longer than {MAX_LINE_BYTES:,} characters; no segment is that long",
+                line=lineno,
+            )
+        row, problem = json_value(line)
+        if problem is not None:
+            fixes.add("not_json", f"has a line that is not JSON ({problem})", lineno)
+            continue
         if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-            raise TranscriptError("has a line without a text field", line=lineno)
-        start, end = _times(row, f"line {lineno}", line=lineno)
+            fixes.add("bad_segment", "has a line without a text field", lineno)
+            continue
+        if not row["text"].strip():
+            fixes.add("bad_segment", "has a segment with no text", lineno)
+            continue
+        times = segment_times(row)
+        if isinstance(times, str):
+            fixes.add("bad_segment", times, lineno)
+            continue
         corpus_id = row.get("corpus_id")
         if corpus_id is not None and (
-            isinstance(corpus_id, bool) or not isinstance(corpus_id, int)
+            isinstance(corpus_id, bool)
+            or not isinstance(corpus_id, int)
+            or not -(2**63) <= corpus_id < 2**63
         ):
-            raise TranscriptError(
-                f"has a corpus_id that is not an integer: {corpus_id!r}", line=lineno
+            fixes.add(
+                "bad_segment", f"has a corpus_id that is not an integer: {show(corpus_id)}", lineno
             )
+            continue
+        if corpus_id is not None and corpus_id in ids:
+            fixes.add("dup_id", f"has corpus_id {corpus_id} more than once", lineno)
+            continue
         key = str(row.get("lecture") or name)
         lecture = lectures.get(key)
         if lecture is None:
+            if len(lectures) >= MAX_LECTURES:
+                raise TranscriptError(f"holds more than {MAX_LECTURES:,} lectures", line=lineno)
             lecture = lectures[key] = ParsedLecture(key=key, source_format="jsonl")
-        for attr, fields in (
-            ("title", ("title",)),
-            ("course", ("course",)),
-            ("url", ("url", "source_url")),
-            ("language", ("language", "lang")),
-        ):
-            for f in fields:
-                if isinstance(row.get(f), str) and row[f] and getattr(lecture, attr) is None:
-                    setattr(lecture, attr, row[f])
-        lecture.segments.append(
-            Segment(start, end, " ".join(row["text"].split()), corpus_id=corpus_id)
+        _take_fields(lecture, row)
+        if sum(len(v) for v in raw.values()) >= MAX_CUES:
+            raise TranscriptError(f"has more than {MAX_CUES:,} segments", line=lineno)
+        if corpus_id is not None:
+            ids.add(corpus_id)
+        words = " ".join(row["text"].split())
+        raw.setdefault(key, []).append(
+            RawCue(times[0], times[1], words, lineno, f"line {lineno}", corpus_id)
         )
-    ids = [
-        s.corpus_id for lec in lectures.values() for s in lec.segments if s.corpus_id is not None
-    ]
-    if len(ids) != len(set(ids)):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise TranscriptError(f"has corpus_id {dup} more than once")
-    for lecture in lectures.values():
-        lecture.segments.sort(key=lambda s: (s.start, s.end))
+    for key, lecture in lectures.items():
+        ordered = put_in_order(raw[key], fixes)  # no overlap repair: a corpus's windows overlap
+        repair_ends(ordered, fixes)
+        check_length(ordered, policy)
+        lecture.segments = [Segment(c.start, c.end, c.text, corpus_id=c.corpus_id) for c in ordered]
     return list(lectures.values())
 
 
-def parse_timestamped_text(text: str, name: str) -> list[ParsedLecture]:
+def _take_fields(lecture: ParsedLecture, row: dict[str, Any]) -> None:
+    for attr, fields in (
+        ("title", ("title",)),
+        ("course", ("course",)),
+        ("url", ("url", "source_url")),
+        ("language", ("language", "lang")),
+    ):
+        for f in fields:
+            if isinstance(row.get(f), str) and row[f] and getattr(lecture, attr) is None:
+                setattr(lecture, attr, row[f])
+
+
+# -- timestamped text ---------------------------------------------------------------------------
+def parse_timestamped_text(
+    text: str, name: str, fixes: Repairs, policy: ParsePolicy
+) -> list[ParsedLecture]:
     """Lines like `[00:01:02] text`, `(01:02) text` or `00:01:02 text`; untimed lines continue
     the previous cue. A cue ends where the next begins; the last one gets a speaking-rate estimate."""
-    starts: list[float] = []
-    texts: list[list[str]] = []
+    cues: list[RawCue] = []
+    parts: list[list[str]] = []
     preamble: list[str] = []
+    skipping = False  # the untimed lines after a line whose time cannot be read
     for lineno, line in enumerate(text.split("\n"), start=1):
+        if len(line) > MAX_LINE_BYTES:
+            raise TranscriptError(
+                f"has a line longer than {MAX_LINE_BYTES:,} characters", line=lineno
+            )
         if not line.strip():
             continue
         m = _TEXT_TS.match(line)
         stamp = (m.group("b") or m.group("p") or m.group("n")) if m else None
         if m is None or stamp is None:
             if _TEXT_TS_ATTEMPT.match(line):
-                bad = line.strip().split()[0]
-                raise TranscriptError(
-                    f"has a malformed timestamp {bad!r}", hint="expected hh:mm:ss", line=lineno
-                )
-            (texts[-1] if texts else preamble).append(line.strip())
+                bad = line.strip().split()[0][:40]
+                fixes.add("bad_time", f"has a malformed timestamp {bad!r}", lineno)
+                skipping = True
+            elif not skipping:
+                (parts[-1] if parts else preamble).append(line.strip())
             continue
         try:
             start = parse_timestamp(stamp)
         except ValueError:
-            raise TranscriptError(
-                f"has a malformed timestamp {stamp!r}", hint="expected hh:mm:ss", line=lineno
-            ) from None
-        if starts and start < starts[-1]:
-            raise TranscriptError(f"has a timestamp that goes back in time ({stamp})", line=lineno)
-        starts.append(start)
-        texts.append([m.group("text").strip()])
-    if not starts:
-        raise TranscriptError(
+            fixes.add("bad_time", f"has a malformed timestamp {stamp[:40]!r}", lineno)
+            skipping = True
+            continue
+        skipping = False
+        if len(cues) >= MAX_CUES:
+            raise TranscriptError(f"has more than {MAX_CUES:,} timestamps", line=lineno)
+        cues.append(RawCue(start, start, "", lineno, stamp))
+        parts.append([m.group("text").strip()])
+    if not cues:
+        raise fixes.nothing_usable(
             "has no timestamped lines", hint="expected lines like '[00:01:02] text'"
         )
-    if preamble:
-        texts[0] = preamble + texts[0]
-    cues = []
-    for i, (start, parts) in enumerate(zip(starts, texts, strict=True)):
-        body = " ".join(p for p in parts if p)
-        end = starts[i + 1] if i + 1 < len(starts) else start + max(2.0, len(body.split()) / 2.5)
-        cues.append(Cue(start, max(start, end), body))
-    return [ParsedLecture(key=name, source_format="text", cues=_finish_cues(cues))]
+    parts[0] = preamble + parts[0]
+    for cue, words in zip(cues, parts, strict=True):
+        cue.text = " ".join(p for p in words if p)
+    ordered = put_in_order(cues, fixes)
+    starts = [c.start for c in ordered]
+    for cue in ordered:
+        j = bisect.bisect_right(starts, cue.start)
+        cue.end = (
+            starts[j] if j < len(starts) else cue.start + max(2.0, len(cue.text.split()) / 2.5)
+        )
+    check_length(ordered, policy)
+    cleaned = collapse_rolling(Cue(c.start, c.end, c.text) for c in ordered)
+    return [ParsedLecture(key=name, source_format="text", cues=cleaned)]
 
 
-def _finish_cues(cues: list[Cue]) -> list[Cue]:
-    cues.sort(key=lambda c: (c.start, c.end))
-    return collapse_rolling(cues)
-
-
-_PARSERS: dict[str, Callable[[str, str], list[ParsedLecture]]] = {
+_PARSERS: dict[str, Callable[[str, str, Repairs, ParsePolicy], list[ParsedLecture]]] = {
     "vtt": parse_vtt,
     "srt": parse_srt,
     "whisper": parse_whisper,

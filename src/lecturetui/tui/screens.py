@@ -233,5 +233,8 @@ class LibraryScreen(Screen[None]):
                     else ""
                 )
             )
-        self.app.call_from_thread(self.query_one("#ingest-log", Static).update, "\n".join(lines))
+            if r.status in ("added", "updated"):  # what was repaired or skipped, as the CLI says
+                lines += [f"          note: {note}" for note in r.notes]
+        log = Text("\n".join(lines))  # plain: a file name or message is never read as markup
+        self.app.call_from_thread(self.query_one("#ingest-log", Static).update, log)
         self.app.call_from_thread(self.refresh_table)
