@@ -59,6 +59,30 @@ def answer_text(
     return out
 
 
+def evidence_text(evidence: list[dict[str, Any]], labels: dict[str, str], width: int = 12) -> Text:
+    """The evidence sentences: lecture and time, then the sentence highlighted among the words
+    around it in its segment."""
+    out = Text()
+    if not evidence:
+        return out
+    out.append(f"{labels['evidence']}\n", style="bold")
+    for e in evidence:
+        out.append(
+            f"{e.get('lecture_title', '')} {format_timestamp(e.get('start_s', 0))}", style="cyan"
+        )
+        out.append(f"  {e.get('score', 0):.3f}\n", style="dim")
+        before = " ".join(str(e.get("before", "")).split()[-width:])
+        after = " ".join(str(e.get("after", "")).split()[:width])
+        if before:
+            out.append(f"…{before} ", style="dim")
+        out.append(str(e.get("text", "")), style="bold yellow")
+        if after:
+            out.append(f" {after}…", style="dim")
+        out.append("\n")
+    out.append("\n")
+    return out
+
+
 def timeline(start: float, end: float, duration: float, width: int = 40) -> str:
     """`▁▁▁██▁▁▁` with the segment's place in the lecture."""
     duration = max(duration, end, 1.0)
