@@ -90,3 +90,14 @@ def test_a_long_previous_answer_is_shortened_to_fit_the_time_budget(library: Lib
     ask(library, gen, "e por quê?", turn=make_turn("e por quê?", previous))
     carried = gen.prompts[-1][4]["content"]
     assert carried.endswith("…") and len(carried.split()) <= 81
+
+
+def test_ask_continue_with_no_earlier_question_is_one_sentence(home: Path) -> None:
+    from click.testing import CliRunner
+
+    from lecturetui.cli import cli
+
+    result = CliRunner().invoke(cli, ["ask", "--continue", "e por quê?"])
+    assert result.exit_code == 2
+    assert "There is no earlier question to continue." in result.output
+    assert "Traceback" not in result.output
