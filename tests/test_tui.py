@@ -316,6 +316,23 @@ async def test_evidence_is_shown_before_the_first_answer_token(home: Path) -> No
         assert payload is not None
         best = payload["evidence"][0]  # type: ignore[index]
         assert best["text"] in evidence_text(app)  # still above the answer
+        # Enter on its segment: the sentence is highlighted in the segment's text
+        row = next(i for i, h in enumerate(app.hits) if h["segment_id"] == best["segment_id"])
+        app.query_one("#hits", OptionList).highlighted = row
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SegmentScreen) and best["text"] in screen.evidence
+        body = screen.query_one("#segment-text", Static).render()
+        assert best["text"] in str(body)
+
+
+def test_highlighted_marks_the_sentences_a_segment_holds() -> None:
+    from lecturetui.tui.screens import highlighted
+
+    text = highlighted("a  GPU é\nrápida né e a CPU não", ["GPU é rápida", "ausente"])
+    assert text.plain == "a GPU é rápida né e a CPU não"
+    assert [(s.start, s.end, str(s.style)) for s in text.spans] == [(2, 14, "bold yellow")]
 
 
 async def test_a_follow_up_is_searched_with_the_previous_question(home: Path) -> None:

@@ -182,7 +182,8 @@ class LectureApp(AskingApp):
         segment = self.services.library.segment(seg_id)
         if segment is not None:
             score = next((h["score"] for h in self.hits if h["segment_id"] == seg_id), None)
-            self.push_screen(SegmentScreen(segment, score))
+            evidence = [str(e.get("text", "")) for e in self.evidence]
+            self.push_screen(SegmentScreen(segment, score, evidence))
 
     def current_hit(self) -> dict[str, Any] | None:
         index = self.query_one("#hits", OptionList).highlighted

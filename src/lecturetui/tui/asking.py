@@ -59,6 +59,7 @@ class AskingApp(App[None]):
         self.mode = DEFAULT_MODE
         self.ttft = self.services.ttft_s
         self.previous: Exchange | None = None  # the exchange a follow-up would continue
+        self.evidence: list[dict[str, Any]] = []  # the evidence sentences on screen
 
     def set_status(self, state: str) -> None:  # LectureApp draws the status line
         raise NotImplementedError
@@ -134,14 +135,15 @@ class AskingApp(App[None]):
         self.call_from_thread(self.show_answer, data)
 
     def begin_question(self) -> None:
+        self.evidence = []
         self.query_one("#evidence", Static).update("")
         self.show_answer_text("", self.labels["retrieving"])
 
     def show_found(self, found: Retrieved) -> None:
         """The hits and the evidence sentences, before the model writes anything."""
         self.show_hits([h.to_json() for h in found.hits], [])
-        evidence = [e.to_json() for e in found.evidence]
-        self.query_one("#evidence", Static).update(evidence_text(evidence, self.labels))
+        self.evidence = [e.to_json() for e in found.evidence]
+        self.query_one("#evidence", Static).update(evidence_text(self.evidence, self.labels))
         status = f"{self.labels['retrieving']} {found.evidence_s * 1000:.0f} ms · "
         status += self.labels["generating"] if self.generator else self.labels["loading"]
         if found.turn.previous is not None:
@@ -181,9 +183,8 @@ class AskingApp(App[None]):
         self.passages = data.get("passages", self.passages)
         if data.get("hits"):
             self.show_hits(data["hits"], self.passages)
-        self.query_one("#evidence", Static).update(
-            evidence_text(data.get("evidence", []), self.labels)
-        )
+        self.evidence = list(data.get("evidence", []))
+        self.query_one("#evidence", Static).update(evidence_text(self.evidence, self.labels))
         note = {"similarity": self.labels["similarity_note"]}.get(
             data.get("citation_source", ""), ""
         )

@@ -65,10 +65,13 @@ class SegmentScreen(Screen[None]):
         Binding("y", "copy", "Copy link"),
     ]
 
-    def __init__(self, segment: StoredSegment, score: float | None = None) -> None:
+    def __init__(
+        self, segment: StoredSegment, score: float | None = None, evidence: list[str] | None = None
+    ) -> None:
         super().__init__()
         self.segment = segment
         self.score = score
+        self.evidence = evidence or []  # sentences to highlight where the segment holds them
 
     @property
     def lt(self) -> LectureApp:
@@ -114,7 +117,11 @@ class SegmentScreen(Screen[None]):
                 f"{format_timestamp(seg.start)}–{format_timestamp(seg.end)}\n",
                 style="cyan" if current else "dim cyan",
             )
-            body.append(seg.text + "\n\n", style="" if current else "dim")
+            if current:
+                body.append_text(highlighted(seg.text, self.evidence))
+                body.append("\n\n")
+            else:
+                body.append(seg.text + "\n\n", style="dim")
         self.query_one("#segment-text", Static).update(body)
 
     def action_move(self, step: int) -> None:
@@ -135,6 +142,17 @@ class SegmentScreen(Screen[None]):
 
     def action_copy(self) -> None:
         self.lt.copy_link(self._url())
+
+
+def highlighted(text: str, sentences: list[str]) -> Text:
+    """The text (spaces normalised) with each of `sentences` it holds in bold yellow."""
+    flat = " ".join(text.split())
+    out = Text(flat)
+    for sentence in sentences:
+        start = flat.find(sentence) if sentence else -1
+        if start >= 0:
+            out.stylize("bold yellow", start, start + len(sentence))
+    return out
 
 
 class HistoryScreen(Screen[int | None]):
