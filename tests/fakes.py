@@ -59,15 +59,26 @@ class FakeEmbedder:
 class FakeGenerator:
     """Streams a scripted answer word by word; counts a prompt's tokens as its words."""
 
-    def __init__(self, answer: str = "A GPU [1].", n_ctx: int = 4096) -> None:
+    def __init__(
+        self,
+        answer: str = "A GPU [1].",
+        n_ctx: int = 4096,
+        tokens_per_s: float | None = None,
+        cached_tokens: int = 0,
+    ) -> None:
         self.answer = answer
         self.n_ctx = n_ctx
         self.name = "fake.gguf"
         self.gpu = False
         self.prompts: list[list[dict[str, str]]] = []
+        self.prompt_tokens_per_s = tokens_per_s
+        self.cached_tokens = cached_tokens
 
     def count_prompt_tokens(self, messages: list[dict[str, str]]) -> int:
         return sum(len(m["content"].split()) + 4 for m in messages)
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
 
     def stream(self, messages, max_tokens, stop=None):  # type: ignore[no-untyped-def]
         self.prompts.append(messages)

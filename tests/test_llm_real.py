@@ -51,11 +51,12 @@ def test_seed_question_43_names_the_gpu_and_cites_its_segment(home: Path, e5, ge
 
 
 def test_prompt_budget_with_the_real_tokenizer(generator) -> None:  # type: ignore[no-untyped-def]
+    from lecturetui.core.budget import PromptBudget, plan_prompt
     from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.prompting import fit_to_context
 
     with pytest.raises(LectureTuiError, match="too long"):
-        fit_to_context("por que " * 3000, [], generator.count_prompt_tokens, generator.n_ctx, 512)
+        plan_prompt("por que " * 3000, [], [], PromptBudget(generator.n_ctx, 512),
+                    generator.count_prompt_tokens, generator.count_tokens)  # fmt: skip
 
 
 def test_a_seed_makes_each_answer_reproducible_whatever_came_before() -> None:

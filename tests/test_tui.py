@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -274,3 +275,109 @@ async def test_evaluation_records_are_labelled_with_single_keys(home: Path) -> N
         assert opened == [None] and app.check_action("open", ())
     labels = {r.number: r.manual_label for r in runs.records(run_id)}
     assert labels == {1: "C", 2: None, 3: None}
+
+
+class GatedGenerator(FakeGenerator):
+    """Writes nothing until `gate` is set: what the screen shows before the first token."""
+
+    def __init__(self, answer: str) -> None:
+        super().__init__(answer)
+        self.gate = threading.Event()
+
+    def stream(self, messages, max_tokens, stop=None):  # type: ignore[no-untyped-def]
+        self.prompts.append(messages)
+        while not self.gate.wait(0.02):
+            if stop is not None and stop.is_set():
+                return
+        for i, word in enumerate(self.answer.split(" ")):
+            yield word if i == 0 else " " + word
+
+
+def evidence_text(app: LectureApp) -> str:
+    return str(app.query_one("#evidence", Static).render())
+
+
+async def test_evidence_is_shown_before_the_first_answer_token(home: Path) -> None:
+    gen = GatedGenerator("O TensorFlow prioriza a GPU [1].")
+    app = make_app(home, gen)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()  # models loaded, sentences embedded
+        await pilot.press("slash")
+        app.query_one("#question", Input).value = QUESTION
+        await pilot.press("enter")
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if gen.prompts and evidence_text(app):
+                break
+        shown = evidence_text(app)
+        assert shown.startswith("Evidência") and "Aula" in shown
+        assert gen.prompts and answer_text(app) == ""  # the model has its prompt, wrote nothing
+        assert app.query_one("#hits", OptionList).option_count == 10
+        gen.gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "prioriza a GPU [1]" in answer_text(app)
+        entry = app.services.library.exchange()
+        assert entry is not None
+        payload = app.services.library.history_entry(entry.entry_id)
+        assert payload is not None
+        best = payload["evidence"][0]  # type: ignore[index]
+        assert best["text"] in evidence_text(app)  # still above the answer
+        # Enter on its segment: the sentence is highlighted in the segment's text
+        row = next(i for i, h in enumerate(app.hits) if h["segment_id"] == best["segment_id"])
+        app.query_one("#hits", OptionList).highlighted = row
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SegmentScreen) and best["text"] in screen.evidence
+        body = screen.query_one("#segment-text", Static).render()
+        assert best["text"] in str(body)
+
+
+def test_highlighted_marks_the_sentences_a_segment_holds() -> None:
+    from lecturetui.tui.screens import highlighted
+
+    text = highlighted("a  GPU é\nrápida né e a CPU não", ["GPU é rápida", "ausente"])
+    assert text.plain == "a GPU é rápida né e a CPU não"
+    assert [(s.start, s.end, str(s.style)) for s in text.spans] == [(2, 14, "bold yellow")]
+
+
+async def test_a_follow_up_is_searched_with_the_previous_question(home: Path) -> None:
+    gen = FakeGenerator("O TensorFlow prioriza a GPU [1]. Isso acelera as operações [2].")
+    app = make_app(home, gen)
+    library = app.services.library
+    searched: list[str] = []
+    search = library.search
+
+    def spy(query: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        searched.append(query)
+        return search(query, *args, **kwargs)
+
+    library.search = spy  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 32)) as pilot:
+        await ask(pilot, app)
+        await ask(pilot, app, "e por quê?")
+        assert searched[-1] == f"{QUESTION} e por quê?"
+        prompt = gen.prompts[-1]
+        assert {"role": "user", "content": QUESTION} in prompt[:-1]  # the last exchange
+        assert "↳" in str(app.query_one("#answer-status", Static).render())
+        await pilot.press("n")  # a new thread: the next short question stands alone
+        await ask(pilot, app, "e por quê?")
+        assert searched[-1] == "e por quê?"
+        assert {"role": "user", "content": QUESTION} not in gen.prompts[-1]
+        await pilot.press("h")
+        assert isinstance(app.screen, HistoryScreen)
+        rows = [str(app.screen.query_one(OptionList).get_option_at_index(i).prompt)
+                for i in range(3)]  # fmt: skip
+        assert rows[0].endswith("e por quê?") and "↳" not in rows[0]  # the newest thread
+        assert rows[1].endswith(QUESTION) and "↳ e por quê?" in rows[2]
+
+
+async def test_t_cycles_the_time_budget_shown_in_the_status_line(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=(160, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        assert "≤8 s" in str(app.query_one("#status", Static).render())
+        app.query_one("#hits", OptionList).focus()
+        await pilot.press("t")
+        assert app.ttft == 15.0 and "≤15 s" in str(app.query_one("#status", Static).render())

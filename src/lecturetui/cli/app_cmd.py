@@ -10,13 +10,14 @@ from pathlib import Path
 
 import click
 
-from lecturetui.cli.base import Context, llm_options, pass_ctx
+from lecturetui.cli.base import Context, llm_options, pass_ctx, ttft_option
 
 
 @click.command("app")
 @llm_options
+@ttft_option
 @pass_ctx
-def app_cmd(obj: Context, llm: str | None, n_ctx: int) -> None:
+def app_cmd(obj: Context, llm: str | None, n_ctx: int, ttft: float) -> None:
     """Open the app: ask, browse the segments, follow the citations."""
     from lecturetui.core.generation import LlamaGenerator
     from lecturetui.core.llmstore import DEFAULT_LLM, resolve_llm
@@ -31,7 +32,9 @@ def app_cmd(obj: Context, llm: str | None, n_ctx: int) -> None:
         return LlamaGenerator(resolve_llm(models, llm), n_ctx=n_ctx, redirect_stderr=False)
 
     app = LectureApp(
-        AppServices(library, load_generator, llm_label=(llm or DEFAULT_LLM).split("/")[-1])
+        AppServices(
+            library, load_generator, llm_label=(llm or DEFAULT_LLM).split("/")[-1], ttft_s=ttft
+        )
     )
     with native_stderr_to(obj.home.root / "lecturetui.log"):
         app.run()

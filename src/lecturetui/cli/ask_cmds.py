@@ -1,13 +1,31 @@
-"""ask: a streamed, cited answer from the local llama.cpp model."""
+"""ask: the evidence first, then a streamed, cited answer from the local llama.cpp model."""
 
 from __future__ import annotations
 
 import json
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import Context, console, llm_options, mode_option, note, pass_ctx
+from lecturetui.cli.base import (
+    Context,
+    console,
+    fail,
+    llm_options,
+    mode_option,
+    note,
+    pass_ctx,
+    ttft_option,
+)
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from lecturetui.core.answering import Answer, Retrieved
+    from lecturetui.core.generation import LlamaGenerator
 
 
 @click.command("ask")
@@ -16,6 +34,12 @@ from lecturetui.cli.base import Context, console, llm_options, mode_option, note
     "-k", "k", type=click.IntRange(1, 50), default=10, show_default=True, help="Segments retrieved."
 )
 @llm_options
+@ttft_option
+@click.option(
+    "--continue", "cont", is_flag=True,
+    help="A follow-up of the last question asked (in the app or here): searched with it, and"
+    " the last exchange goes in the prompt.",
+)  # fmt: skip
 @click.option(
     "--max-tokens",
     "answer_tokens",
@@ -28,7 +52,7 @@ from lecturetui.cli.base import Context, console, llm_options, mode_option, note
     "--json",
     "as_json",
     is_flag=True,
-    help="Print question, answer, citations, hits and timings as JSON.",
+    help="Print question, evidence, answer, citations, hits and timings as JSON.",
 )
 @click.option("--verbose", is_flag=True, help="Show llama.cpp's own log.")
 @mode_option
@@ -39,25 +63,40 @@ def ask_cmd(
     k: int,
     llm: str | None,
     n_ctx: int,
+    ttft: float,
+    cont: bool,
     answer_tokens: int,
     as_json: bool,
     verbose: bool,
     mode: str,
 ) -> None:
-    """Answer QUESTION from your lectures, citing the segments as [1], [2]."""
+    """Answer QUESTION from your lectures: the best evidence sentences at once, then the
+    answer, citing the segments as [1], [2]."""
     from rich.markup import escape
 
-    from lecturetui.core.answering import ask
-    from lecturetui.core.generation import LlamaGenerator
-    from lecturetui.core.llmstore import resolve_llm
-    from lecturetui.core.timefmt import format_timestamp
+    from lecturetui.core.answering import answer, retrieve
+    from lecturetui.core.conversation import make_turn
 
     library = obj.library()
-    path = resolve_llm(obj.home.models_dir, llm, note)
-    generator = LlamaGenerator(path, n_ctx=n_ctx, verbose=verbose)
-    if generator.notice:
-        note(generator.notice)
+    previous = library.exchange() if cont else None
+    if cont and previous is None:
+        fail("There is no earlier question to continue.", hint='ask one first: lecturetui ask "…"')
+    turn = make_turn(question, previous, force=True)
     out = console()
+    # the answer model loads while the search runs; it reads the fixed part of its prompt
+    # (and measures its speed the first time) once the evidence is out
+    evidence_out = threading.Event()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        loading = pool.submit(_load_generator, obj, llm, n_ctx, verbose, evidence_out)
+        try:
+            found = retrieve(library, turn, k, mode)
+        finally:
+            evidence_out.set()
+        if not as_json:
+            if turn.previous is not None:
+                out.print(f"[dim](following up: {escape(turn.previous.question)})[/]")
+            print_evidence(out, found)
+        generator = loading.result()
 
     def on_token(piece: str) -> None:
         if not as_json:
@@ -65,12 +104,62 @@ def ask_cmd(
             sys.stdout.flush()
 
     try:
-        answer = ask(library, generator, question, k, answer_tokens, on_token=on_token, mode=mode)
+        result = answer(library, generator, found, answer_tokens, ttft, on_token)
     finally:
         generator.close()
+    library.remember(result.question, result.text, result.to_json())
     if as_json:
-        click.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         return
+    print_answer_end(out, result, generator)
+
+
+def _load_generator(
+    obj: Context, llm: str | None, n_ctx: int, verbose: bool, evidence_out: threading.Event
+) -> LlamaGenerator:
+    from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.llmspeed import SPEED_FILE, prepare
+    from lecturetui.core.llmstore import resolve_llm
+
+    path = resolve_llm(obj.home.models_dir, llm, note)
+    generator = LlamaGenerator(path, n_ctx=n_ctx, verbose=verbose)
+    evidence_out.wait()  # both need the CPU: the evidence first (and a fair speed measurement)
+    speed = prepare(generator, obj.home.root / SPEED_FILE)
+    if speed is not None and speed.measured_now:
+        note(
+            f"{generator.name} reads {speed.tokens_per_s:.0f} prompt tokens/s here"
+            " (measured once, kept in the data home)"
+        )
+    if generator.notice:
+        note(generator.notice)
+    return generator
+
+
+def print_evidence(out: Console, found: Retrieved) -> None:
+    """The best sentences, each in its lecture at its time, with the words around it."""
+    from rich.markup import escape
+
+    from lecturetui.core.timefmt import format_timestamp
+
+    if not found.evidence:
+        return
+    out.print("[bold]Evidência / Evidence[/]")
+    for e in found.evidence:
+        before = " ".join(e.before.split()[-8:])
+        after = " ".join(e.after.split()[:8])
+        out.print(
+            f"[cyan]{escape(e.lecture_title)} {format_timestamp(e.start)}[/] [green]{e.score:.3f}[/]"
+            f"  [dim]…{escape(before)}[/] [bold yellow]{escape(e.text)}[/] [dim]{escape(after)}…[/]",
+            soft_wrap=True,
+        )
+    out.print()
+
+
+def print_answer_end(out: Console, answer: Answer, generator: LlamaGenerator) -> None:
+    from rich.markup import escape
+
+    from lecturetui.core.timefmt import format_timestamp
+
     sys.stdout.write("\n")
     if answer.stopped:
         note("(stopped)")
@@ -100,7 +189,10 @@ def ask_cmd(
         )
     t = answer.timings
     note(
-        f"retrieval {t['retrieval_ms']:.0f} ms · first token {t['time_to_first_token_ms'] / 1000:.1f} s · "
-        f"{t['tokens_per_s']:.1f} tok/s · {int(t['prompt_tokens'])} prompt tokens · {generator.name}"
+        f"retrieval {t['retrieval_ms']:.0f} ms · evidence {t['evidence_ms']:.0f} ms · first token"
+        f" {t['time_to_first_token_ms'] / 1000:.1f} s · {t['tokens_per_s']:.1f} tok/s ·"
+        f" {int(t['prompt_new_tokens'])} new prompt tokens"
+        + (" (passages cut to their best sentences)" if answer.trimmed else "")
+        + f" · {generator.name}"
         + (" (GPU)" if generator.gpu else " (CPU)")
     )

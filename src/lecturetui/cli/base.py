@@ -88,6 +88,18 @@ def mode_option(fn: F) -> F:
     )(fn)  # fmt: skip
 
 
+def ttft_option(fn: F) -> F:
+    """--ttft, shared by `ask`, `app` and `eval`."""
+    from lecturetui.core.timebudget import DEFAULT_TTFT_S
+
+    return click.option(
+        "--ttft", "ttft", type=click.FloatRange(0, 600), default=DEFAULT_TTFT_S,
+        show_default=True, metavar="SECONDS",
+        help="Time to the answer's first token: the prompt holds what the answer model reads in"
+        " that time on this machine (0: as much as the context window holds).",
+    )(fn)  # fmt: skip
+
+
 def llm_options(fn: F) -> F:
     """--llm and --ctx, shared by `ask` and `app`."""
     fn = click.option(

@@ -16,6 +16,7 @@ from lecturetui.cli.base import (
     note,
     pass_ctx,
     progress_bars,
+    ttft_option,
 )
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
               help="Judge model (a .gguf or a bundled name). Default: the answer model.")  # fmt: skip
 @click.option("--max-tokens", "answer_tokens", type=click.IntRange(16, 4096), default=512,
               show_default=True, help="Longest answer, tokens.")  # fmt: skip
+@ttft_option
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Sampling seed of the answers (the same seed gives the same answers).")  # fmt: skip
 @click.option("--force", is_flag=True, help="Evaluate every question again, not only new ones.")
@@ -59,6 +61,7 @@ def eval_cmd(
     n_ctx: int,
     judge: str | None,
     answer_tokens: int,
+    ttft: float,
     seed: int,
     force: bool,
 ) -> None:
@@ -75,8 +78,8 @@ def eval_cmd(
     if retrieval_only:
         _retrieval_only(library, qset, k, report_path, json_path)
         return
-    _full(obj, qset, k, mode, lang, llm, n_ctx, judge, answer_tokens, seed, force, report_path,
-          json_path)  # fmt: skip
+    _full(obj, qset, k, mode, lang, llm, n_ctx, judge, answer_tokens, ttft, seed, force,
+          report_path, json_path)  # fmt: skip
 
 
 def _retrieval_only(
@@ -124,8 +127,8 @@ def _retrieval_only(
 
 def _full(
     obj: Context, qset: QuestionSet, k: int, mode: str, lang: str, llm: str | None, n_ctx: int,
-    judge_name: str | None, answer_tokens: int, seed: int, force: bool, report: Path | None,
-    js: Path | None,
+    judge_name: str | None, answer_tokens: int, ttft: float, seed: int, force: bool,
+    report: Path | None, js: Path | None,
 ) -> None:  # fmt: skip
     from lecturetui.core.evaluation.report import render_report
     from lecturetui.core.evaluation.runner import EvalSettings
@@ -136,7 +139,7 @@ def _full(
     llm_path = resolve_llm(obj.home.models_dir, llm, note)
     judge_path = resolve_llm(obj.home.models_dir, judge_name, note) if judge_name else llm_path
     settings = EvalSettings(
-        mode, k, llm_path.name, judge_path.name, answer_tokens, n_ctx, seed=seed
+        mode, k, llm_path.name, judge_path.name, answer_tokens, n_ctx, seed=seed, ttft_s=ttft
     )
     runs = Runs(library.store)
     key = run_key(qset.sha256, settings.as_dict())
@@ -145,7 +148,7 @@ def _full(
     evaluated, per_q, interrupted = 0, None, False
     if force or any(q.number not in done for q in qset.questions):
         evaluated, per_q, interrupted = _evaluate(
-            library, qset, settings, llm_path, judge_path, force
+            library, qset, settings, llm_path, judge_path, force, obj.home.root
         )
     run_id = runs.open(key, qset.path.name, {})
     info = runs.info(run_id)
@@ -171,15 +174,17 @@ def _full(
 
 def _evaluate(
     library: Library, qset: QuestionSet, settings: EvalSettings, llm_path: Path, judge_path: Path,
-    force: bool,
+    force: bool, home: Path,
 ) -> tuple[int, float | None, bool]:  # fmt: skip
     """Load the models and evaluate what the run lacks: (questions done, s a question, stopped)."""
     from lecturetui.core.evaluation.judge import Judge
     from lecturetui.core.evaluation.runner import run_evaluation
     from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.llmspeed import SPEED_FILE, prepare
 
     library.warm()
     generator = LlamaGenerator(llm_path, n_ctx=settings.n_ctx, seed=settings.seed)
+    prepare(generator, home / SPEED_FILE)  # the answers' prompts are sized as `ask` sizes them
     if generator.notice:
         note(generator.notice)
     judge_model = (

@@ -58,3 +58,27 @@ def list_cmd(obj: Context) -> None:
             else p.stat().st_size
         )
         out.print(f"{p.name:40} {size / 1e6:8.0f} MB")
+
+
+@models_group.command("speed")
+@click.option("--llm", metavar="MODEL", help="Answer model (default qwen2.5-coder-1.5b).")
+@pass_ctx
+def speed_cmd(obj: Context, llm: str | None) -> None:
+    """Measure how fast the answer model reads a prompt here (answers are sized from it)."""
+    from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.llmspeed import SPEED_FILE, prepare
+    from lecturetui.core.llmstore import resolve_llm
+
+    generator = LlamaGenerator(resolve_llm(obj.home.models_dir, llm))
+    try:
+        speed = prepare(generator, obj.home.root / SPEED_FILE, remeasure=True)
+    finally:
+        generator.close()
+    if speed is None:
+        console().print(f"{generator.name} has no chat template: nothing to measure.")
+        return
+    device = "GPU" if generator.gpu else "CPU"
+    console().print(
+        f"{generator.name} ({device}) reads {speed.tokens_per_s:.0f} prompt tokens/s"
+        f" ({speed.tokens} tokens); kept in {obj.home.root / SPEED_FILE}"
+    )

@@ -1,24 +1,25 @@
-"""Question -> retrieved hits -> merged passages -> streamed, cited answer."""
+"""Question -> retrieved hits -> evidence sentences -> a prompt within the time budget -> a
+streamed, cited answer."""
 
 from __future__ import annotations
 
-import re
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lecturetui.core.attribution import attribute
+from lecturetui.core.budget import PromptBudget, plan_prompt
+from lecturetui.core.conversation import Turn, turn_json
+from lecturetui.core.evidence import EvidenceSentence, ScoredPassage, best_evidence, score_passages
 from lecturetui.core.generation import Generator
 from lecturetui.core.modes import DEFAULT_MODE
-from lecturetui.core.prompting import (
-    Passage,
-    cited_numbers,
-    fit_to_context,
-    merge_hits,
-    question_language,
-)
+from lecturetui.core.prompting import Passage, cited_numbers, merge_hits, question_language
+from lecturetui.core.sentences import SentenceVectors, split_sentences
 from lecturetui.core.service import Hit, Library
+from lecturetui.core.timebudget import DEFAULT_TTFT_S
 from lecturetui.core.timefmt import format_timestamp
 
 
@@ -34,6 +35,9 @@ class Answer:
     # the passage most similar to it (E5 cosine >= ATTRIBUTION_THRESHOLD); "none": neither
     citation_source: str = "none"
     timings: dict[str, float] = field(default_factory=dict)
+    evidence: list[EvidenceSentence] = field(default_factory=list)
+    turn: Turn | None = None
+    trimmed: bool = False  # passages cut down to their best sentences to meet the time budget
 
     @property
     def citations(self) -> list[Passage]:
@@ -46,9 +50,12 @@ class Answer:
             "stopped": self.stopped,
             "citation_source": self.citation_source,
             "citations": [passage_json(p) for p in self.citations],
+            "evidence": [e.to_json() for e in self.evidence],
             "passages": [passage_json(p) for p in self.passages],
+            "trimmed": self.trimmed,
             "hits": [h.to_json() for h in self.hits],
             "timings": self.timings,
+            **(turn_json(self.turn) if self.turn else {}),
         }
 
 
@@ -69,89 +76,98 @@ def passage_json(p: Passage) -> dict[str, Any]:
     }
 
 
-# E5 cosines are compressed: on the seed corpus, sentences the lectures support score 0.876-0.90
-# against their best segment, unrelated ones ("Zebras listradas correm.") 0.83-0.85
-ATTRIBUTION_THRESHOLD = 0.86
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """What is known before the model writes: hits, passages, and the evidence sentences."""
+
+    turn: Turn
+    hits: list[Hit]
+    passages: list[Passage]  # merged hits, in retrieval order
+    scored: list[ScoredPassage]  # the first passages, with a score per sentence
+    evidence: list[EvidenceSentence]
+    retrieval_s: float
+    evidence_s: float  # retrieval included
 
 
-def attribute(library: Library, text: str, passages: list[Passage]) -> tuple[str, list[int]]:
-    """Cite each sentence with the passage most similar to it, when similar enough.
-
-    Used when the model cited nothing: small models often answer correctly but ignore the
-    instruction to cite. Similarity is the E5 cosine between the sentence (as a query) and the
-    passage's stored segment vectors, so a sentence the lectures do not support stays uncited.
-    """
-    index = library.index()
-    if not passages or index is None:
-        return text, []
-    vectors = [index.vectors(p.segment_ids) for p in passages]
-    out: list[str] = []
-    cited: list[int] = []
-    pos = 0
-    for m in _SENTENCE.finditer(text):
-        sentence = m.group(0)
-        out.append(text[pos : m.start()])
-        pos = m.end()
-        if len(sentence.split()) < 3:
-            out.append(sentence)
-            continue
-        q = library.embedder.embed_query(sentence.strip())
-        sims = [float((v @ q).max()) for v in vectors]
-        best = max(range(len(sims)), key=sims.__getitem__)
-        if sims[best] < ATTRIBUTION_THRESHOLD:
-            out.append(sentence)
-            continue
-        n = passages[best].number
-        body = sentence.rstrip()
-        trail = sentence[len(body) :]
-        stripped = body.rstrip(".!?")
-        out.append(f"{stripped} [{n}]{body[len(stripped) :]}{trail}")
-        if n not in cited:
-            cited.append(n)
-    out.append(text[pos:])
-    return "".join(out), cited
+_vectors: weakref.WeakKeyDictionary[Library, SentenceVectors] = weakref.WeakKeyDictionary()
 
 
-def ask(
-    library: Library,
-    generator: Generator,
-    question: str,
-    k: int = 10,
-    answer_tokens: int = 512,
-    on_token: Callable[[str], None] | None = None,
-    stop: threading.Event | None = None,
-    on_retrieved: Callable[[list[Hit], list[Passage]], None] | None = None,
-    mode: str = DEFAULT_MODE,
-) -> Answer:
-    """Retrieve, fit the passages to the context, stream the answer. Ctrl+C / `stop` ends it
-    cleanly between tokens, keeping what was written."""
+def sentence_vectors(library: Library) -> SentenceVectors:
+    """The library's sentence vector cache (one per library; `index/sentences.sqlite3`)."""
+    if library not in _vectors:
+        emb = library.embedder
+        _vectors[library] = SentenceVectors(
+            library.home.index_dir / "sentences.sqlite3",
+            lambda: library.embedder,
+            f"{emb.model_id}:{emb.fingerprint()[:16]}",
+        )
+    return _vectors[library]
+
+
+def retrieve(library: Library, turn: Turn, k: int = 10, mode: str = DEFAULT_MODE) -> Retrieved:
+    """Search (a follow-up with the previous question's search text) and score the sentences
+    of the best passages: the evidence, shown before any answer."""
     library.warm()  # model loading is not retrieval time
     t0 = time.perf_counter()
-    result = library.search(question, k, mode=mode)
+    result = library.search(turn.search_text, k, mode=mode)
     t1 = time.perf_counter()
-    messages, passages = fit_to_context(
-        question,
-        merge_hits(result.hits),
-        generator.count_prompt_tokens,
+    passages = merge_hits(result.hits)
+    scored: list[ScoredPassage] = []
+    if passages:
+        query = library.embedder.embed_query(turn.search_text)
+        scored = score_passages(passages, query, sentence_vectors(library))
+    t2 = time.perf_counter()
+    return Retrieved(turn, result.hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0)
+
+
+def answer(
+    library: Library,
+    generator: Generator,
+    found: Retrieved,
+    answer_tokens: int = 512,
+    ttft_s: float | None = DEFAULT_TTFT_S,
+    on_token: Callable[[str], None] | None = None,
+    stop: threading.Event | None = None,
+    on_prompt: Callable[[list[Hit], list[Passage]], None] | None = None,
+) -> Answer:
+    """Write the answer from what `retrieve` found, its prompt sized so that the first token
+    comes within `ttft_s` of the question (None or 0: only the context window limits it).
+    Ctrl+C / `stop` ends it cleanly between tokens, keeping what was written."""
+    t0 = time.perf_counter() - found.evidence_s  # the clock started with the question
+    turn = found.turn
+    # the search and the evidence took part of the time; the model gets the rest, and at
+    # least half the budget (a first search over a cold cache should not starve the answer)
+    left = None if not ttft_s or ttft_s <= 0 else max(ttft_s - found.evidence_s, ttft_s / 2)
+    budget = PromptBudget.for_time(
         generator.n_ctx,
         answer_tokens + 8,  # slack for the chat template's generation prompt
-        question_language(question),
+        generator.cached_tokens,
+        generator.prompt_tokens_per_s,
+        left,
     )
-    if on_retrieved:
-        on_retrieved(result.hits, passages)
+    plan = plan_prompt(
+        turn.question,
+        found.passages,
+        found.scored,
+        budget,
+        generator.count_prompt_tokens,
+        generator.count_tokens,
+        question_language(turn.question),
+        turn.previous,
+    )
+    passages = plan.passages
+    if on_prompt:
+        on_prompt(found.hits, passages)
     stop = stop or threading.Event()
     pieces: list[str] = []
     first: float | None = None
-    n_pieces = 0
     stopped = False
     t2 = time.perf_counter()
     try:
-        for piece in generator.stream(messages, answer_tokens, stop):
+        for piece in generator.stream(plan.messages, answer_tokens, stop):
             if first is None:
                 first = time.perf_counter()
             pieces.append(piece)
-            n_pieces += 1
             if on_token:
                 on_token(piece)
     except KeyboardInterrupt:
@@ -166,18 +182,77 @@ def ask(
         text, cited = attribute(library, text, passages)
         source = "similarity" if cited else "none"
     return Answer(
-        question=question,
+        question=turn.question,
         text=text,
         passages=passages,
-        hits=result.hits,
+        hits=found.hits,
         cited=cited,
         stopped=stopped,
         citation_source=source,
         timings={
-            "retrieval_ms": (t1 - t0) * 1000,
-            "prompt_tokens": float(generator.count_prompt_tokens(messages)),
-            "time_to_first_token_ms": ((first or t3) - t2) * 1000,
-            "tokens_per_s": (n_pieces - 1) / gen_s if n_pieces > 1 and gen_s > 0 else 0.0,
+            "retrieval_ms": found.retrieval_s * 1000,
+            "evidence_ms": found.evidence_s * 1000,
+            "prompt_tokens": float(plan.prompt_tokens),
+            "prompt_new_tokens": float(plan.prompt_tokens - generator.cached_tokens),
+            "prompt_limit": float(plan.limit),
+            "prompt_tokens_per_s": generator.prompt_tokens_per_s or 0.0,
+            "prompt_ms": (t2 - t0) * 1000,
+            # from the question (retrieval and evidence included) to the answer's first token
+            "time_to_first_token_ms": ((first or t3) - t0) * 1000,
+            "tokens_per_s": (len(pieces) - 1) / gen_s if len(pieces) > 1 and gen_s > 0 else 0.0,
             "total_ms": (t3 - t0) * 1000,
         },
+        evidence=found.evidence,
+        turn=turn,
+        trimmed=plan.trimmed,
     )
+
+
+def ask(
+    library: Library,
+    generator: Generator,
+    question: str,
+    k: int = 10,
+    answer_tokens: int = 512,
+    on_token: Callable[[str], None] | None = None,
+    stop: threading.Event | None = None,
+    on_retrieved: Callable[[list[Hit], list[Passage]], None] | None = None,
+    mode: str = DEFAULT_MODE,
+    ttft_s: float | None = DEFAULT_TTFT_S,
+    turn: Turn | None = None,
+    on_evidence: Callable[[Retrieved], None] | None = None,
+) -> Answer:
+    """Retrieve, show the evidence (`on_evidence`), then stream the answer (`on_token`).
+
+    `turn` says whether the question follows up an earlier one (conversation.make_turn);
+    by default it stands alone."""
+    found = retrieve(library, turn or Turn(question.strip(), question.strip()), k, mode)
+    if on_evidence:
+        on_evidence(found)
+    return answer(library, generator, found, answer_tokens, ttft_s, on_token, stop, on_retrieved)
+
+
+def warm_sentences(
+    library: Library, stop: threading.Event, idle: threading.Event | None = None, batch: int = 16
+) -> int:
+    """Embed the sentences of every segment not yet cached, a few at a time, pausing while
+    `idle` is clear (a question is being answered); returns how many were embedded."""
+    vectors = sentence_vectors(library)
+    store = library.store
+    ids = store.all_segment_ids()
+    done = 0
+    for i in range(0, len(ids), 8):
+        if stop.is_set():
+            break
+        texts = [s.text for seg in store.segments_by_id(ids[i : i + 8]).values()
+                 for s in split_sentences(seg.text)]  # fmt: skip
+        todo = vectors.missing(texts)
+        for j in range(0, len(todo), batch):
+            while idle is not None and not idle.wait(0.2):
+                if stop.is_set():
+                    return done
+            if stop.is_set():
+                return done
+            vectors.vectors(todo[j : j + batch])
+            done += len(todo[j : j + batch])
+    return done

@@ -8,8 +8,10 @@ descriptor 2 pointed at /dev/null unless `verbose` is set.
 from __future__ import annotations
 
 import os
+import platform
 import queue
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -27,8 +29,14 @@ class Generator(Protocol):
     name: str
     n_ctx: int
     gpu: bool
+    #: how fast it reads a prompt on this machine (llmspeed.py), None when not measured
+    prompt_tokens_per_s: float | None
+    #: tokens at the start of every prompt already in its cache (the fixed instructions)
+    cached_tokens: int
 
     def count_prompt_tokens(self, messages: list[dict[str, str]]) -> int: ...
+
+    def count_tokens(self, text: str) -> int: ...
 
     def stream(
         self, messages: list[dict[str, str]], max_tokens: int, stop: threading.Event | None = None
@@ -82,6 +90,9 @@ class LlamaGenerator:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
         self.gpu = False
         self.notice: str | None = None
+        self.prompt_tokens_per_s: float | None = None
+        self.cached_tokens = 0
+        self._prefix: list[int] = []
         try:
             import llama_cpp
         except ImportError:
@@ -97,6 +108,11 @@ class LlamaGenerator:
         # 2 threads sometimes stalls 3-100x, with 1 it is steady
         threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
         batch_threads = max(threads, os.cpu_count() or 1)  # prompt processing uses every core
+        self.speed_key = "|".join(
+            [path.name, str(path.stat().st_size), "gpu" if self.gpu else "cpu",
+             f"{batch_threads} threads", platform.machine(), f"{os.cpu_count()} cpus",
+             f"llama-cpp-python {getattr(llama_cpp, '__version__', '?')}"]
+        )  # fmt: skip
 
         def load() -> Any:
             with quiet_stderr(self._quiet):
@@ -129,6 +145,46 @@ class LlamaGenerator:
     def _run(self, fn: Any) -> Any:
         return self._pool.submit(fn).result()
 
+    def _prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        """The tokens create_chat_completion evaluates for these messages."""
+        assert self._formatter is not None
+        prompt = self._formatter(messages=messages).prompt
+        tokens: list[int] = self._run(
+            lambda: self._llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        )
+        return tokens
+
+    def prefill(self, messages: list[dict[str, str]]) -> tuple[int, float]:
+        """Read the fixed start of every prompt now (`messages`, as they begin each prompt), so
+        every question reuses it from the cache. Returns (tokens read, seconds it took)."""
+        if self._formatter is None:
+            return 0, 0.0
+        a = self._prompt_tokens([*messages, {"role": "user", "content": "a"}])
+        b = self._prompt_tokens([*messages, {"role": "user", "content": "b"}])
+        n = next(
+            (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+        )
+        prefix = a[:n]
+
+        def work() -> float:
+            with quiet_stderr(self._quiet):
+                t0 = time.perf_counter()
+                self._llm.reset()
+                self._llm.eval(prefix)
+                return time.perf_counter() - t0
+
+        seconds = float(self._run(work))
+        self._prefix = prefix
+        self.cached_tokens = n
+        return n, seconds
+
+    def count_tokens(self, text: str) -> int:
+        return len(
+            self._run(
+                lambda: self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+            )
+        )
+
     def count_prompt_tokens(self, messages: list[dict[str, str]]) -> int:
         if self._formatter is not None:
             prompt = self._formatter(messages=messages).prompt
@@ -155,8 +211,11 @@ class LlamaGenerator:
                 with quiet_stderr(self._quiet):
                     if self.seed is not None:
                         # a prompt partly reused from the cache gets slightly different logits
-                        # than one evaluated whole: start clean so the same seed repeats
+                        # than one evaluated whole: start from the fixed start alone, so the
+                        # same seed repeats whatever was asked before
                         self._llm.reset()
+                        if self._prefix:
+                            self._llm.eval(self._prefix)
                     chunks = self._llm.create_chat_completion(
                         messages=messages,
                         max_tokens=max_tokens,

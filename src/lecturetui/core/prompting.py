@@ -7,22 +7,54 @@ Pure logic (no model import): merging overlapping windows, fitting the context b
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.conversation import Exchange
 from lecturetui.core.links import deep_link
 from lecturetui.core.timefmt import format_timestamp
 
 SYSTEM_PROMPT = (
     "You answer a student's question about their recorded lectures using ONLY the numbered "
-    "lecture excerpts given. Write the answer in the same language as the question. Cite the "
-    "excerpts you use with their numbers in square brackets, like [1] or [2][3], right after the "
-    "statement they support. Do not invent facts that are not in the excerpts. If the excerpts do "
-    "not answer the question, say so plainly in one sentence, in the question's language. "
-    "Excerpts are automatic transcriptions of speech and may contain recognition errors."
+    "lecture excerpts given. Write the answer in the language the question asks for, in 2 to 5 "
+    "sentences that explain, not only name. End every sentence with the number of the excerpt "
+    "that supports it in square brackets, like [1] or [2][3]. Do not invent facts that are not in "
+    "the excerpts. If the excerpts do not answer the question, say so plainly in one sentence. "
+    "Excerpts are automatic transcriptions of speech and may contain recognition errors; "
+    "'…' marks words left out."
 )
+
+# A worked example, fixed like the instructions: the model sees what a cited answer looks like.
+# The instructions and this example come first in every prompt, byte for byte the same, so
+# llama.cpp evaluates them once (when the model loads) and reuses them for every question.
+EXAMPLE_QUESTION = (
+    "Lecture excerpts:\n\n"
+    "Excerpt [1] (Aula 2, 00:10:05–00:10:40):\n"
+    "… então a lista em Python ela é mutável né a gente pode adicionar elementos com append e "
+    "remover com pop a qualquer momento …\n\n"
+    "Excerpt [2] (Aula 2, 00:12:30–00:13:02):\n"
+    "… já a tupla não dá para alterar depois de criada por isso ela pode ser usada como chave "
+    "de um dicionário e a lista não …\n\n"
+    "Question: Qual a diferença entre lista e tupla em Python?\n\n"
+    "(Answer in Portuguese, the language of the question; end every sentence with the excerpt "
+    "that supports it, like [1].)"
+)
+EXAMPLE_ANSWER = (
+    "A lista é mutável: dá para adicionar elementos com append e remover com pop a qualquer "
+    "momento [1]. A tupla não pode ser alterada depois de criada [2]. Por isso a tupla pode ser "
+    "chave de um dicionário, e a lista não [2]."
+)
+
+
+def fixed_messages() -> list[dict[str, str]]:
+    """The part of every prompt that never changes: instructions and the worked example."""
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": EXAMPLE_QUESTION},
+        {"role": "assistant", "content": EXAMPLE_ANSWER},
+    ]
+
 
 CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 
@@ -154,75 +186,58 @@ def question_language(question: str) -> str | None:
 
 
 def render_user_message(
-    question: str, passages: Sequence[Passage], language: str | None = None
+    question: str, passages: Sequence[Passage], language: str | None = None, follow_up: bool = False
 ) -> str:
     parts = ["Lecture excerpts:"]
     for p in passages:
         parts.append(f"{p.header()}\n{p.text}")
     if not passages:
         parts.append("(none)")
-    parts.append(f"Question: {question}")
+    label = "Question (it follows up the previous one)" if follow_up else "Question"
+    parts.append(f"{label}: {question}")
     lang = (
         f"in {language}, the language of the question"
         if language
         else "in the language of the question"
     )
-    parts.append(f"(Answer {lang}; cite the excerpts you use as [1], [2].)")
+    parts.append(
+        f"(Answer {lang}; end every sentence with the excerpt that supports it, like [1].)"
+    )
     return "\n\n".join(parts)
 
 
-def messages_for(
-    question: str, passages: Sequence[Passage], language: str | None = None
+def previous_messages(
+    previous: Exchange | None, answer_words: int | None = None
 ) -> list[dict[str, str]]:
+    """The last exchange as a user and an assistant turn (its [n] referred to other excerpts, so
+    they are left out); `answer_words` keeps only the answer's first words."""
+    if previous is None:
+        return []
+    answer = " ".join(CITATION.sub("", previous.answer).split())
+    if answer_words is not None and len(answer.split()) > answer_words:
+        answer = " ".join(answer.split()[:answer_words]) + " …"
     return [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": render_user_message(question, passages, language)},
+        {"role": "user", "content": previous.question},
+        {"role": "assistant", "content": answer or "…"},
     ]
 
 
-def fit_to_context(
+def messages_for(
     question: str,
     passages: Sequence[Passage],
-    count_prompt_tokens: Callable[[list[dict[str, str]]], int],
-    n_ctx: int,
-    answer_tokens: int,
     language: str | None = None,
-) -> tuple[list[dict[str, str]], list[Passage]]:
-    """The messages and the passages that fit: prompt + answer <= n_ctx.
-
-    Passages come in retrieval order (merge_hits keeps it); the lowest-ranked are dropped
-    first, and the rest are renumbered 1..n in that order.
-    A question that does not fit even with no passage is refused with one sentence.
-    """
-    kept = list(passages)
-    while True:
-        numbered = [_renumber(p, i) for i, p in enumerate(kept, start=1)]
-        messages = messages_for(question, numbered, language)
-        used = count_prompt_tokens(messages)
-        if used + answer_tokens <= n_ctx:
-            return messages, numbered
-        if not kept:
-            raise LectureTuiError(
-                f"The question is too long for the answer model's context ({used} tokens of a"
-                f" {n_ctx}-token window, {answer_tokens} of them kept for the answer).",
-                hint="ask a shorter question, or raise --ctx",
-            )
-        kept = kept[:-1]
-
-
-def _renumber(p: Passage, n: int) -> Passage:
-    return Passage(
-        n,
-        p.lecture_id,
-        p.lecture_title,
-        p.start,
-        p.end,
-        p.text,
-        p.score,
-        p.url,
-        p.source_url,
-        p.hits,
-    )
+    previous: Exchange | None = None,
+    answer_words: int | None = None,
+) -> list[dict[str, str]]:
+    """The fixed part, the last exchange for a follow-up, then the excerpts and the question."""
+    return [
+        *fixed_messages(),
+        *previous_messages(previous, answer_words),
+        {
+            "role": "user",
+            "content": render_user_message(question, passages, language, previous is not None),
+        },
+    ]
 
 
 def cited_numbers(answer: str, limit: int) -> list[int]:

@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core import unitindex
+from lecturetui.core.conversation import Exchange, HistoryEntry, exchange, history_threads
 from lecturetui.core.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.evaluation.runs import EvalRecord, RunInfo, Runs
@@ -180,6 +181,14 @@ class Library:
 
     def history_entry(self, entry_id: int) -> dict[str, object] | None:
         return self.store.history_payload(entry_id)
+
+    def history_threads(self, limit: int = 200) -> list[HistoryEntry]:
+        """The latest questions grouped by thread (a question and its follow-ups)."""
+        return history_threads(self.store.connection, limit)
+
+    def exchange(self, entry_id: int | None = None) -> Exchange | None:
+        """A history entry (default: the latest) as an exchange a follow-up can continue."""
+        return exchange(self.store.connection, entry_id)
 
     def eval_runs(self) -> list[RunInfo]:
         return Runs(self.store).list()

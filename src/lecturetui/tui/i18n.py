@@ -19,6 +19,8 @@ LABELS: dict[str, dict[str, str]] = {
         "no_runs": "No evaluation run in this library yet.", "records": "records",
         "annotated": "annotated", "label_hint": "c/p/i label it and go to the next, x clears",
         "no_answer": "(no answer)", "context": "context", "reference": "Reference",
+        "evidence": "Evidence", "new_thread": "New thread: the next question stands alone",
+        "ttft": "first token", "follow_up": "follow-up",
     },
     "pt": {
         "question": "Pergunta", "segments": "Segmentos", "answer": "Resposta", "references": "Referências",
@@ -36,6 +38,8 @@ LABELS: dict[str, dict[str, str]] = {
         "no_runs": "Nenhuma avaliação nesta biblioteca ainda.", "records": "registros",
         "annotated": "anotados", "label_hint": "c/p/i anota e passa ao próximo, x apaga",
         "no_answer": "(sem resposta)", "context": "contexto", "reference": "Referência",
+        "evidence": "Evidência", "new_thread": "Nova conversa: a próxima pergunta é independente",
+        "ttft": "1º token", "follow_up": "continuação",
     },
 }  # fmt: skip
 

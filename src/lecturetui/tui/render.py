@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.text import Text
@@ -41,16 +42,24 @@ def hit_row(hit: dict[str, Any], best: float, worst: float, mark: str, width: in
     return text
 
 
-def highlighted(text: str, match: tuple[int, int] | None, style: str = "") -> Text:
-    """A segment's text with its matching unit (character offsets) highlighted."""
-    out = Text(style=style)
-    if match is None or not 0 <= match[0] < match[1] <= len(text):
-        out.append(text)
-        return out
-    start, end = match
-    out.append(text[:start])
-    out.append(text[start:end], style="bold reverse")
-    out.append(text[end:])
+def highlighted(
+    text: str,
+    match: tuple[int, int] | None,
+    sentences: list[str] | None = None,
+    style: str = "",
+) -> Text:
+    """A segment's text with its matching unit (character offsets) in reverse and each of the
+    evidence `sentences` it holds in bold yellow (found whatever the spacing)."""
+    out = Text(text, style=style)
+    if match is not None and 0 <= match[0] < match[1] <= len(text):
+        out.stylize("bold reverse", match[0], match[1])
+    for sentence in sentences or []:
+        words = sentence.split()
+        if not words:
+            continue
+        found = re.search(r"\s+".join(re.escape(w) for w in words), text)
+        if found:
+            out.stylize("bold yellow", found.start(), found.end())
     return out
 
 
@@ -74,6 +83,30 @@ def answer_text(
             if ref.get("url"):
                 out.append(f"  {ref['url']}", style="dim underline")
             out.append("\n")
+    return out
+
+
+def evidence_text(evidence: list[dict[str, Any]], labels: dict[str, str], width: int = 12) -> Text:
+    """The evidence sentences: lecture and time, then the sentence highlighted among the words
+    around it in its segment."""
+    out = Text()
+    if not evidence:
+        return out
+    out.append(f"{labels['evidence']}\n", style="bold")
+    for e in evidence:
+        out.append(
+            f"{e.get('lecture_title', '')} {format_timestamp(e.get('start_s', 0))}", style="cyan"
+        )
+        out.append(f"  {e.get('score', 0):.3f}\n", style="dim")
+        before = " ".join(str(e.get("before", "")).split()[-width:])
+        after = " ".join(str(e.get("after", "")).split()[:width])
+        if before:
+            out.append(f"…{before} ", style="dim")
+        out.append(str(e.get("text", "")), style="bold yellow")
+        if after:
+            out.append(f" {after}…", style="dim")
+        out.append("\n")
+    out.append("\n")
     return out
 
 

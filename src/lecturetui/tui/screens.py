@@ -14,6 +14,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Markdown, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
+from lecturetui.core.conversation import HistoryEntry
 from lecturetui.core.links import deep_link
 from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.timefmt import format_duration, format_timestamp
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 HELP = """\
 | key | does |
 |---|---|
-| `/` | type a question (Enter asks; a new question cancels the one in flight) |
+| `/` | type a question (Enter asks; a new question cancels the one in flight); a short one ("e por quê?", "give an example") follows up the last |
 | `↑` `↓` `j` `k` | move through the segments |
 | `Enter` | open the segment with its neighbours |
 | `1`…`9` | jump to the segment of citation [n] |
@@ -36,6 +37,8 @@ HELP = """\
 | `l` | library: lectures, models, device, ingest |
 | `h` | history of questions |
 | `m` | search mode: hybrid (E5 + BM25), dense (E5), lexical (BM25) |
+| `n` | new thread: the next question is not taken as a follow-up |
+| `t` | time to the answer's first token: 8 s, 15 s, 30 s, no limit, 4 s |
 | `e` | evaluation runs: read records, label them `c` / `p` / `i` |
 | `?` | this help |
 | `Ctrl+P` | command palette |
@@ -67,11 +70,13 @@ class SegmentScreen(Screen[None]):
         segment: StoredSegment,
         score: float | None = None,
         match: tuple[int, int] | None = None,
+        evidence: list[str] | None = None,
     ) -> None:
         super().__init__()
         self.segment = segment
         self.score = score
         self.match = match  # offsets of the unit that matched the question, in segment.text
+        self.evidence = evidence or []  # sentences to highlight where the segment holds them
 
     @property
     def lt(self) -> LectureApp:
@@ -118,7 +123,7 @@ class SegmentScreen(Screen[None]):
                 style="cyan" if current else "dim cyan",
             )
             if current:
-                body.append_text(highlighted(seg.text, self.match))
+                body.append_text(highlighted(seg.text, self.match, self.evidence))
                 body.append("\n\n")
             else:
                 body.append(seg.text + "\n\n", style="dim")
@@ -145,20 +150,22 @@ class SegmentScreen(Screen[None]):
 
 
 class HistoryScreen(Screen[int | None]):
+    """Questions by thread, newest thread first; a follow-up is indented under its thread."""
+
     BINDINGS = [Binding("escape", "dismiss_none", "Back")]
 
-    def __init__(self, entries: list[tuple[int, str, str, str]]) -> None:
+    def __init__(self, entries: list[HistoryEntry]) -> None:
         super().__init__()
         self.entries = entries
 
     def compose(self) -> ComposeResult:
-        options = [
-            Option(
-                Text.assemble((asked[:16].replace("T", " "), "dim"), "  ", question),
-                id=str(entry_id),
-            )
-            for entry_id, asked, question, _ in self.entries
-        ]
+        options = []
+        for e in self.entries:
+            first = e.entry_id == e.thread_id
+            mark = "" if first else ("  ↳ " if e.follow_up else "  · ")
+            when = e.asked_at[:16].replace("T", " ")
+            options.append(Option(Text.assemble((when, "dim"), "  ", (mark, "magenta"),
+                                                 e.question), id=str(e.entry_id)))  # fmt: skip
         yield OptionList(*options, id="history")
         yield Footer()
 

@@ -16,6 +16,7 @@ from lecturetui.core.evaluation.runs import EvalRecord, Runs, run_key
 from lecturetui.core.fusion import FusionConfig
 from lecturetui.core.generation import Generator
 from lecturetui.core.service import Library
+from lecturetui.core.timebudget import DEFAULT_TTFT_S
 
 #: (questions done, questions in all, what is happening now)
 EvalProgress = Callable[[int, int, str], None]
@@ -32,6 +33,7 @@ class EvalSettings:
     fusion: str = field(default_factory=lambda: FusionConfig().describe())
     judge_prompts: int = PROMPT_VERSION
     seed: int = 0  # the answers' sampling seed, so a run can be reproduced
+    ttft_s: float = DEFAULT_TTFT_S  # the answers' time budget to the first token (0: none)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -60,7 +62,7 @@ def evaluate_question(
     step("answering")
     answer = ask(
         library, generator, question.question, settings.k, settings.answer_tokens,
-        stop=stop, mode=settings.mode,
+        stop=stop, mode=settings.mode, ttft_s=settings.ttft_s,
     )  # fmt: skip
     t1 = time.perf_counter()
     step("judging answer relevance")

@@ -1,0 +1,137 @@
+"""Answer latency and citations: evidence time, time to first token, total time, tokens/s.
+
+    .venv/bin/python bench/answer_bench.py [--llm qwen2.5-coder-1.5b] [--ttft 8] [--cold]
+        [--questions bench/data/answer_bench.jsonl] [--answers out.jsonl]
+    .venv/bin/python bench/answer_bench.py --summarize answers.jsonl   # a file another run wrote
+
+Over the demo library in a temporary home, as a new user has it: the model is loaded and its
+prompt speed measured (stored in that home), the sentence vectors are embedded first, as the
+app does in the background while idle (`--cold` skips that), then each question is asked as
+`ask` asks it. A question with `follows` is asked as a follow-up of that one. Times are from
+the question (search included); the machine's load is printed before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import ROOT, demo_library, pct
+
+QUESTIONS = ROOT / "bench" / "data" / "answer_bench.jsonl"
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def summary(rows: list[dict[str, Any]], label: str) -> str:
+    def col(key: str, scale: float = 1.0) -> list[float]:
+        return [float(r["timings"][key]) / scale for r in rows if key in r["timings"]]
+
+    lines = [f"\n{label}: {len(rows)} answers", "| | median | p90 |", "|---|---|---|"]
+    for name, key, scale, unit in (
+        ("evidence shown", "evidence_ms", 1000, "s"),
+        ("first token", "time_to_first_token_ms", 1000, "s"),
+        ("whole answer", "total_ms", 1000, "s"),
+        ("tokens/s (writing)", "tokens_per_s", 1, ""),
+        ("new prompt tokens", "prompt_new_tokens", 1, ""),
+    ):
+        values = col(key, scale)
+        if values:
+            lines.append(
+                f"| {name} | {statistics.median(values):.2f}{unit} | {pct(values, 90):.2f}{unit} |"
+            )
+    sources = [r.get("citation_source", "none") for r in rows]
+    lines.append(
+        f"\ncitations: model {sources.count('model')}/{len(rows)}, similarity"
+        f" {sources.count('similarity')}, none {sources.count('none')}"
+    )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--llm", default="qwen2.5-coder-1.5b")
+    ap.add_argument("--ttft", type=float, default=8.0)
+    ap.add_argument("--ctx", type=int, default=4096)
+    ap.add_argument("--max-tokens", type=int, default=512)
+    ap.add_argument("--questions", type=Path, default=QUESTIONS)
+    ap.add_argument("--answers", type=Path)
+    ap.add_argument("--home", help="an existing data home instead of the demo library")
+    ap.add_argument("--cold", action="store_true", help="do not embed the sentences first")
+    ap.add_argument("--summarize", type=Path, help="only summarise an answers file")
+    args = ap.parse_args()
+    if args.summarize:
+        rows = [json.loads(x) for x in args.summarize.read_text(encoding="utf-8").splitlines()]
+        print(summary([r for r in rows if not r.get("follows")], str(args.summarize)))
+        return
+
+    from lecturetui.core.answering import Retrieved, ask, warm_sentences
+    from lecturetui.core.conversation import Exchange, make_turn
+    from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.llmspeed import SPEED_FILE, prepare
+    from lecturetui.core.llmstore import resolve_llm
+
+    print(f"load before: {load()}", flush=True)
+    library, tmp = demo_library(args.home)
+    library.warm()
+    t0 = time.perf_counter()
+    gen = LlamaGenerator(resolve_llm(library.home.models_dir, args.llm), n_ctx=args.ctx)
+    speed = prepare(gen, library.home.root / SPEED_FILE)
+    print(f"model loaded in {time.perf_counter() - t0:.1f} s; {speed}", flush=True)
+    if not args.cold:
+        t0 = time.perf_counter()
+        n = warm_sentences(library, threading.Event())
+        print(f"{n} sentences embedded in {time.perf_counter() - t0:.1f} s", flush=True)
+    questions = [json.loads(x) for x in args.questions.read_text(encoding="utf-8").splitlines()]
+    rows: list[dict[str, Any]] = []
+    exchanges: dict[str, Exchange] = {}
+    print(
+        "| question | evidence s | first token s | total s | tok/s | new prompt tokens | cut | cited by |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for q in questions:
+        previous = exchanges.get(q.get("follows", ""))
+        turn = make_turn(q["question"], previous, force=previous is not None)
+        seen: list[float] = []
+        t_ask = time.perf_counter()
+
+        def on_evidence(_: Retrieved, t_ask: float = t_ask, seen: list[float] = seen) -> None:
+            seen.append(time.perf_counter() - t_ask)
+
+        a = ask(library, gen, q["question"], answer_tokens=args.max_tokens, ttft_s=args.ttft,
+                turn=turn, on_evidence=on_evidence)  # fmt: skip
+        data = a.to_json()
+        entry = library.remember(a.question, a.text, data)
+        exchanges[q["number"]] = Exchange(entry, entry, a.question, a.text, turn.search_text)
+        t = a.timings
+        rows.append({"number": q["number"], "follows": q.get("follows"), **data})
+        print(
+            f"| {q['number']} | {seen[0]:.2f} | {t['time_to_first_token_ms'] / 1000:.2f} |"
+            f" {t['total_ms'] / 1000:.1f} | {t['tokens_per_s']:.1f} | {int(t['prompt_new_tokens'])} |"
+            f" {'yes' if a.trimmed else 'no'} | {a.citation_source} |",
+            flush=True,
+        )
+    gen.close()
+    print(f"load after: {load()}")
+    print(summary([r for r in rows if not r.get("follows")], "questions"))
+    follow = [r for r in rows if r.get("follows")]
+    if follow:
+        print(summary(follow, "follow-ups"))
+    if args.answers:
+        args.answers.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    del tmp
+
+
+if __name__ == "__main__":
+    main()

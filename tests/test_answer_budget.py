@@ -1,0 +1,186 @@
+"""Sentences, evidence, the time budget of the prompt and its fixed start, with fakes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lecturetui.core.answering import Retrieved, ask, sentence_vectors
+from lecturetui.core.budget import SAFETY, PromptBudget, plan_prompt
+from lecturetui.core.evidence import score_passages
+from lecturetui.core.ingest import IngestOptions
+from lecturetui.core.llmspeed import PromptSpeed, prepare, store_speed, stored_speed
+from lecturetui.core.paths import DataHome
+from lecturetui.core.prompting import fixed_messages, join_overlapping, merge_hits
+from lecturetui.core.sentences import MAX_WORDS, SentenceVectors, split_sentences
+from lecturetui.core.service import Library
+
+from .conftest import SEED_CORPUS
+from .fakes import FakeEmbedder, FakeGenerator
+
+SEED = [json.loads(x) for x in SEED_CORPUS.read_text().splitlines()]
+QUESTION = "tensor Flow prioriza GPU"
+
+
+@pytest.fixture
+def library(home: Path) -> Library:
+    lib = Library(DataHome.resolve(), embedder=FakeEmbedder())
+    lib.ingest([SEED_CORPUS], IngestOptions())
+    yield lib  # type: ignore[misc]
+    lib.close()
+
+
+def test_unpunctuated_speech_is_cut_at_fillers_connectives_and_length() -> None:
+    text = (
+        "então a lista em Python ela é sempre mutável né a gente pode adicionar elementos com append "
+        "e remover com pop Então a tupla não muda depois de criada tá e por isso ela pode ser "
+        "chave " + "palavra " * 38 + "Fim. Outra frase curta aqui."
+    )
+    sentences = split_sentences(text)
+    texts = [s.text for s in sentences]
+    assert texts[0].endswith("mutável né")  # after a filler, once long enough
+    assert texts[1].endswith("remover com pop")  # before a connective (Então)
+    assert all(s.last - s.first <= MAX_WORDS for s in sentences)
+    assert "Fim." in texts[-2] and texts[-1] == "Outra frase curta aqui."
+    assert " ".join(texts) == " ".join(text.split())  # nothing lost, nothing twice
+
+
+def test_overlapping_windows_cut_their_shared_words_the_same_way() -> None:
+    a, b = SEED[3]["text"], SEED[4]["text"]  # 6702 and 6703 overlap by ~35 s
+    merged = {s.text for s in split_sentences(join_overlapping(a, b))}
+    own = [s.text for s in split_sentences(b)]
+    assert sum(t in merged for t in own) >= 0.75 * len(own)
+
+
+def test_sentence_vectors_are_embedded_once_and_kept(tmp_path: Path) -> None:
+    emb = FakeEmbedder()
+    path = tmp_path / "sentences.sqlite3"
+    first = SentenceVectors(path, lambda: emb, "fake")
+    v = first.vectors(["uma frase", "outra frase", "uma frase"])
+    assert v.shape == (3, emb.dim) and (v[0] == v[2]).all()
+    assert emb.embedded == ["uma frase", "outra frase"]
+    first.close()
+    again = SentenceVectors(path, lambda: emb, "fake")
+    assert (again.vectors(["outra frase"])[0] == v[1]).all() and len(emb.embedded) == 2
+    assert again.missing(["outra frase", "nova"]) == ["nova"]
+    other_model = SentenceVectors(path, lambda: emb, "another")
+    other_model.vectors(["uma frase"])
+    assert len(emb.embedded) == 3  # vectors are per model
+
+
+def test_budget_counts_only_what_the_model_has_not_read() -> None:
+    b = PromptBudget.for_time(4096, 520, cached_tokens=400, tokens_per_s=100.0, seconds=8.0)
+    assert b.read_tokens == int(800 * SAFETY) and b.limit == 400 + int(800 * SAFETY)
+    assert PromptBudget.for_time(4096, 520, 400, None, 8.0).limit == 4096 - 520  # not measured
+    assert PromptBudget.for_time(4096, 520, 400, 1e6, 8.0).limit == 4096 - 520  # a GPU
+    assert PromptBudget.for_time(4096, 520, 400, 100.0, 0.0).limit == 400
+
+
+def test_a_tight_budget_keeps_the_best_sentences_with_their_neighbours(library: Library) -> None:
+    hits = library.search(QUESTION, 10).hits
+    passages = merge_hits(hits)
+    query = library.embedder.embed_query(QUESTION)
+    scored = score_passages(passages, query, sentence_vectors(library))
+    gen = FakeGenerator()
+    whole = plan_prompt(QUESTION, passages, scored, PromptBudget(4096, 520),
+                        gen.count_prompt_tokens, gen.count_tokens)  # fmt: skip
+    assert not whole.trimmed and len(whole.passages) >= 3
+    fixed = gen.count_prompt_tokens(fixed_messages())  # read once, when the model loads
+    budget = PromptBudget.for_time(4096, 520, fixed, 20.0, 8.0)  # a slow machine
+    base = gen.count_prompt_tokens(plan_prompt(QUESTION, [], [], budget, gen.count_prompt_tokens,
+                                               gen.count_tokens).messages)  # fmt: skip
+    plan = plan_prompt(
+        QUESTION, passages, scored, budget, gen.count_prompt_tokens, gen.count_tokens
+    )
+    assert plan.trimmed and plan.prompt_tokens <= budget.limit < whole.prompt_tokens
+    assert plan.prompt_tokens > base  # it holds evidence
+    best_k, best_i = max(
+        ((k, i) for k, sp in enumerate(scored) for i in range(len(sp.sentences))),
+        key=lambda ki: scored[ki[0]].scores[ki[1]],
+    )
+    sp = scored[best_k]
+    first = plan.passages[0]
+    assert first.number == 1 and first.lecture_id == sp.passage.lecture_id
+    assert sp.sentences[best_i].text in first.text
+    neighbour = sp.sentences[best_i + 1 if best_i + 1 < len(sp.sentences) else best_i - 1]
+    assert neighbour.text in first.text  # with the words around it
+    assert sp.passage.start <= first.start < first.end <= sp.passage.end  # its own time span
+    assert sum(len(p.text.split()) for p in plan.passages) < sum(
+        len(p.text.split()) for p in whole.passages
+    )
+
+
+def test_the_fixed_start_of_every_prompt_is_the_same(library: Library) -> None:
+    gen = FakeGenerator("A GPU [1].")
+    ask(library, gen, QUESTION)
+    ask(library, gen, "Which environment variable selects the GPU?", ttft_s=None)
+    for prompt in gen.prompts:
+        assert prompt[:3] == fixed_messages()
+        assert "[1]" in prompt[2]["content"]  # the worked example cites its excerpts
+        assert prompt[-1]["content"].startswith("Lecture excerpts:")
+
+
+def test_evidence_comes_before_the_answer_and_the_prompt_meets_the_budget(
+    library: Library,
+) -> None:
+    events: list[str] = []
+    found: list[Retrieved] = []
+
+    def on_evidence(r: Retrieved) -> None:
+        events.append("evidence")
+        found.append(r)
+
+    gen = FakeGenerator("O TensorFlow prioriza a GPU [1].", tokens_per_s=20.0)
+    gen.cached_tokens = gen.count_prompt_tokens(fixed_messages())
+    answer = ask(library, gen, QUESTION, on_evidence=on_evidence,
+                 on_token=lambda _: events.append("token"))  # fmt: skip
+    assert events[0] == "evidence" and events[1] == "token"
+    evidence = found[0].evidence
+    assert len(evidence) == 3 and evidence[0].score >= evidence[-1].score
+    first = evidence[0]
+    assert first.segment_id is not None and first.text
+    segment = library.segment(first.segment_id)
+    assert segment is not None and first.text in " ".join(segment.text.split())
+    assert segment.start <= first.start <= segment.end
+    assert answer.trimmed and answer.citation_source == "model"
+    t = answer.timings
+    room = t["prompt_limit"] - gen.cached_tokens  # 8 s less the search, at 20 tokens/s
+    assert t["prompt_new_tokens"] <= room and int(20 * 4 * SAFETY) <= room <= int(20 * 8 * SAFETY)
+    assert answer.to_json()["evidence"][0]["text"] == first.text
+
+
+def test_no_time_budget_gives_whole_passages(library: Library) -> None:
+    gen = FakeGenerator("Na GPU [1].", tokens_per_s=20.0)
+    answer = ask(library, gen, QUESTION, ttft_s=0)
+    assert not answer.trimmed and len(answer.passages) >= 3
+
+
+class PrefillingFake(FakeGenerator):
+    speed_key = "fake.gguf|cpu"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.prefilled: list[int] = []
+
+    def prefill(self, messages: list[dict[str, str]]) -> tuple[int, float]:
+        n = self.count_prompt_tokens(messages)
+        self.prefilled.append(n)
+        self.cached_tokens = n
+        return n, n / (100.0 if len(self.prefilled) > 1 else 50.0)  # the first read is slower
+
+
+def test_prompt_speed_is_measured_once_and_kept_in_the_data_home(tmp_path: Path) -> None:
+    path = tmp_path / "llm_speed.json"
+    gen = PrefillingFake()
+    speed = prepare(gen, path)
+    assert speed is not None and speed.measured_now and speed.tokens_per_s == pytest.approx(100.0)
+    assert gen.prompt_tokens_per_s == speed.tokens_per_s and len(gen.prefilled) == 2
+    later = PrefillingFake()  # the next start: the fixed start is read (cached), not measured
+    again = prepare(later, path)
+    assert again is not None and not again.measured_now and len(later.prefilled) == 1
+    assert later.prompt_tokens_per_s == pytest.approx(100.0) and later.cached_tokens > 0
+    store_speed(path, PromptSpeed("other|gpu", 5000.0, 10, "now"))
+    assert stored_speed(path, "fake.gguf|cpu") is not None  # other figures are kept
+    assert prepare(FakeGenerator(), path) is None  # a model that cannot read ahead
