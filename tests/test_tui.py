@@ -335,11 +335,17 @@ async def test_evidence_is_shown_before_the_first_answer_token(home: Path) -> No
 
 
 def test_highlighted_marks_the_sentences_a_segment_holds() -> None:
-    from lecturetui.tui.screens import highlighted
+    from lecturetui.tui.render import highlighted
 
-    text = highlighted("a  GPU é\nrápida né e a CPU não", ["GPU é rápida", "ausente"])
-    assert text.plain == "a GPU é rápida né e a CPU não"
-    assert [(s.start, s.end, str(s.style)) for s in text.spans] == [(2, 14, "bold yellow")]
+    raw = "a  GPU é\nrápida né e a CPU não"
+    text = highlighted(raw, None, ["GPU é rápida", "ausente"])
+    assert text.plain == raw  # offsets stay those of the stored text
+    assert [(s.start, s.end, str(s.style)) for s in text.spans] == [(3, 15, "bold yellow")]
+    both = highlighted(raw, (16, 25), ["GPU é rápida"])
+    assert [(s.start, s.end, str(s.style)) for s in both.spans] == [
+        (16, 25, "bold reverse"),
+        (3, 15, "bold yellow"),
+    ]
 
 
 async def test_a_follow_up_is_searched_with_the_previous_question(home: Path) -> None:

@@ -7,6 +7,7 @@ import sys
 from lecturetui.cli.app_cmd import app_cmd
 from lecturetui.cli.ask_cmds import ask_cmd
 from lecturetui.cli.base import cli
+from lecturetui.cli.doctor_cmd import doctor_cmd
 from lecturetui.cli.eval_cmds import eval_cmd
 from lecturetui.cli.library_cmds import ingest_cmd, lectures_cmd, show_cmd
 from lecturetui.cli.models_cmds import models_group
@@ -24,6 +25,7 @@ for command in (
     eval_cmd,
     reindex_cmd,
     models_group,
+    doctor_cmd,
 ):
     cli.add_command(command)
 

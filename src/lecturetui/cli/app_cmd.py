@@ -29,7 +29,9 @@ def app_cmd(obj: Context, llm: str | None, n_ctx: int, ttft: float) -> None:
 
     def load_generator() -> LlamaGenerator:
         # fd 2 already goes to the log while the app runs (see below): no per-call redirection
-        return LlamaGenerator(resolve_llm(models, llm), n_ctx=n_ctx, redirect_stderr=False)
+        return LlamaGenerator(
+            resolve_llm(models, llm), n_ctx=n_ctx, redirect_stderr=False, device=obj.device
+        )
 
     app = LectureApp(
         AppServices(

@@ -122,7 +122,7 @@ def _load_generator(
     from lecturetui.core.llmstore import resolve_llm
 
     path = resolve_llm(obj.home.models_dir, llm, note)
-    generator = LlamaGenerator(path, n_ctx=n_ctx, verbose=verbose)
+    generator = LlamaGenerator(path, n_ctx=n_ctx, verbose=verbose, device=obj.device)
     evidence_out.wait()  # both need the CPU: the evidence first (and a fair speed measurement)
     speed = prepare(generator, obj.home.root / SPEED_FILE)
     if speed is not None and speed.measured_now:
@@ -194,5 +194,5 @@ def print_answer_end(out: Console, answer: Answer, generator: LlamaGenerator) ->
         f" {int(t['prompt_new_tokens'])} new prompt tokens"
         + (" (passages cut to their best sentences)" if answer.trimmed else "")
         + f" · {generator.name}"
-        + (" (GPU)" if generator.gpu else " (CPU)")
+        + f" ({generator.placement})"
     )

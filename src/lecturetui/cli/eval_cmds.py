@@ -183,12 +183,16 @@ def _evaluate(
     from lecturetui.core.llmspeed import SPEED_FILE, prepare
 
     library.warm()
-    generator = LlamaGenerator(llm_path, n_ctx=settings.n_ctx, seed=settings.seed)
+    generator = LlamaGenerator(
+        llm_path, n_ctx=settings.n_ctx, seed=settings.seed, device=library.device
+    )
     prepare(generator, home / SPEED_FILE)  # the answers' prompts are sized as `ask` sizes them
     if generator.notice:
         note(generator.notice)
     judge_model = (
-        generator if judge_path == llm_path else LlamaGenerator(judge_path, n_ctx=settings.n_ctx)
+        generator
+        if judge_path == llm_path
+        else LlamaGenerator(judge_path, n_ctx=settings.n_ctx, device=library.device)
     )
     try:
         with progress_bars() as bar:

@@ -69,7 +69,7 @@ def speed_cmd(obj: Context, llm: str | None) -> None:
     from lecturetui.core.llmspeed import SPEED_FILE, prepare
     from lecturetui.core.llmstore import resolve_llm
 
-    generator = LlamaGenerator(resolve_llm(obj.home.models_dir, llm))
+    generator = LlamaGenerator(resolve_llm(obj.home.models_dir, llm), device=obj.device)
     try:
         speed = prepare(generator, obj.home.root / SPEED_FILE, remeasure=True)
     finally:
@@ -77,7 +77,7 @@ def speed_cmd(obj: Context, llm: str | None) -> None:
     if speed is None:
         console().print(f"{generator.name} has no chat template: nothing to measure.")
         return
-    device = "GPU" if generator.gpu else "CPU"
+    device = generator.placement
     console().print(
         f"{generator.name} ({device}) reads {speed.tokens_per_s:.0f} prompt tokens/s"
         f" ({speed.tokens} tokens); kept in {obj.home.root / SPEED_FILE}"

@@ -9,6 +9,7 @@ import contextlib
 import hashlib
 import json
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -16,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from lecturetui.core.devicepolicy import WorkloadPolicy, estimate_tokens
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.segmenting import CallableTokenCounter, TokenCounter
 
@@ -48,25 +50,32 @@ class Embedder(Protocol):
     def fingerprint(self) -> str: ...
 
 
-def pick_device(requested: str | None = None) -> str:
-    """`cuda` if present, else `mps`, else `cpu`; an explicit request is checked, not trusted."""
+def accelerator() -> str:
+    """The accelerator torch can use here: "cuda", "mps" or "" (none)."""
     import torch
 
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    return "mps" if mps is not None and mps.is_available() else ""
+
+
+def pick_device(requested: str | None = None) -> str:
+    """`auto`, or an explicit device checked against what torch can use (not trusted)."""
     want = (requested or "auto").lower()
     if want not in DEVICES:
         raise LectureTuiError(
             f"Unknown device {requested!r}.", hint=f"use one of {', '.join(DEVICES)}"
         )
-    has_cuda = torch.cuda.is_available()
-    has_mps = bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available())
-    if want == "auto":
-        return "cuda" if has_cuda else "mps" if has_mps else "cpu"
-    if want == "cuda" and not has_cuda:
+    if want in ("auto", "cpu"):
+        return want
+    has = accelerator()
+    if want == "cuda" and has != "cuda":
         raise LectureTuiError(
             "No CUDA GPU is available to torch here.",
             hint="use --device cpu, or install the CUDA build of torch (see the README)",
         )
-    if want == "mps" and not has_mps:
+    if want == "mps" and has != "mps":
         raise LectureTuiError("Apple's MPS is not available here.", hint="use --device cpu")
     return want
 
@@ -95,7 +104,15 @@ class E5Embedder:
         batch_size: int = 32,
     ) -> None:
         quiet_hf()
-        self.device = pick_device(device)
+        requested = pick_device(device)
+        # auto: start on the CPU and move to the accelerator when the work pays for its start
+        # (devicepolicy.py); an explicit device is kept whatever the work
+        self.policy: WorkloadPolicy | None = None
+        if requested == "auto":
+            found = accelerator()
+            self.policy = WorkloadPolicy.for_accelerator(found) if found else None
+            requested = "cpu"
+        self.device = requested
         from sentence_transformers import SentenceTransformer
 
         self.path = path
@@ -119,10 +136,44 @@ class E5Embedder:
         self.query_prefix = prompts.get("query", marker.get("query_prefix", QUERY_PREFIX))
         self.passage_prefix = prompts.get("passage", marker.get("passage_prefix", PASSAGE_PREFIX))
         self.max_tokens = int(getattr(self._model, "max_seq_length", None) or 512)
-        self.batch_size = batch_size * (4 if self.device == "cuda" else 1)
+        self.batch_size = batch_size
         self._fingerprint: str | None = None
+        self.start_s = 0.0  # what moving to the accelerator took, once it did
+
+    @property
+    def dtype(self) -> str:
+        return "float16" if self.device == "cuda" else "float32"
+
+    @property
+    def planned(self) -> str:
+        """Where the model runs and, under `auto`, where it may move: "cpu → cuda on demand"."""
+        if self.policy is not None and self.device == "cpu":
+            return f"cpu → {self.policy.accelerator} on demand"
+        return self.device
+
+    def use_accelerator(self) -> None:
+        """Move to the accelerator now (a session that will embed a lot); no-op without one."""
+        if self.policy is None or self.device != "cpu":
+            return
+        t0 = time.perf_counter()
+        target = self.policy.accelerator
+        self._model.to(target)
+        if target == "cuda":
+            self._model.half()
+        self.device = target
+        self._encode(["passage: warm up", "passage: the kernels and the allocator"])
+        self.start_s = time.perf_counter() - t0
+
+    def _plan(self, texts: list[str]) -> None:
+        policy = self.policy
+        if policy is not None and self.device == "cpu" and policy.move(estimate_tokens(texts)):
+            self.use_accelerator()
 
     def _encode(self, texts: list[str]) -> Vectors:
+        if self.device == "cuda" and len(texts) > 1:
+            return encode_pipelined(self._model, texts, self.max_tokens)
+        timed = self.policy is not None and self.device == "cpu"
+        t0 = time.perf_counter()
         vecs = self._model.encode(
             texts,
             batch_size=self.batch_size,
@@ -131,6 +182,8 @@ class E5Embedder:
             show_progress_bar=False,
         )
         out: Vectors = np.asarray(vecs, dtype=np.float32)
+        if timed and self.policy is not None:
+            self.policy.record_cpu(estimate_tokens(texts), time.perf_counter() - t0)
         return out
 
     def embed_passages(
@@ -138,8 +191,10 @@ class E5Embedder:
     ) -> Vectors:
         """Passage vectors in the order given; batches are formed longest first (less padding)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        self._plan(list(texts))
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        step = self.batch_size * 4
+        # a progress step: a few batches on the CPU, about a second of work on a GPU
+        step = self.batch_size * (4 if self.device == "cpu" else 64)
         done = 0
         for start in range(0, len(order), step):
             idx = order[start : start + step]
@@ -150,6 +205,7 @@ class E5Embedder:
         return out
 
     def embed_query(self, text: str) -> Vectors:
+        self._plan([text])
         vec: Vectors = self._encode([self.query_prefix + text])[0]
         return vec
 
@@ -169,6 +225,61 @@ class E5Embedder:
         if self._fingerprint is None:
             self._fingerprint = weights_hash(self.path)
         return self._fingerprint
+
+
+def encode_pipelined(
+    model: Any, texts: list[str], max_tokens: int, batch_tokens: int = 65_536
+) -> Vectors:
+    """Normalised vectors from a sentence-transformers model on CUDA (fp16 weights).
+
+    Texts go longest first into batches of about `batch_tokens` tokens (little padding; the
+    batch grows as the texts get shorter); several threads tokenize the next batches (the fast
+    tokenizer releases the GIL) while the GPU runs the current one, so the GPU does not wait
+    on one tokenizing thread. Vectors stay on the GPU until the end."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import torch
+
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        longest = min(max_tokens, len(texts[current[0]]) // 3 + 8) if current else 0
+        if current and (len(current) + 1) * longest > batch_tokens:
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    device = model.device
+
+    def prepare(batch: list[int]) -> dict[str, Any]:
+        features: dict[str, Any] = model.tokenize([texts[i] for i in batch])
+        return {
+            k: v.pin_memory() if isinstance(v, torch.Tensor) else v for k, v in features.items()
+        }
+
+    workers = max(1, min(8, (os.cpu_count() or 2) - 1))
+    parts = []
+    with (
+        ThreadPoolExecutor(workers, thread_name_prefix="tokenize") as pool,
+        torch.inference_mode(),
+    ):
+        pending = [pool.submit(prepare, b) for b in batches[:workers]]
+        for n in range(len(batches)):
+            features = pending[n].result()
+            if n + workers < len(batches):
+                pending.append(pool.submit(prepare, batches[n + workers]))
+            moved = {
+                k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v
+                for k, v in features.items()
+            }
+            emb = model.forward(moved)["sentence_embedding"]
+            parts.append(torch.nn.functional.normalize(emb.float(), dim=-1))
+    stacked = torch.cat(parts).cpu().numpy()
+    out = np.zeros_like(stacked)
+    out[np.concatenate([np.asarray(b) for b in batches])] = stacked
+    return np.asarray(out, dtype=np.float32)
 
 
 def _read_marker(path: Path) -> dict[str, Any]:

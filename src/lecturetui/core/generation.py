@@ -77,6 +77,9 @@ class LlamaGenerator:
         redirect_stderr: bool = True,
         seed: int | None = None,
         temperature: float = 0.2,
+        device: str | None = None,
+        flash_attn: bool | None = None,
+        n_batch: int | None = None,
     ) -> None:
         self.path = path
         # None: each answer is sampled afresh; a number: every answer is reproducible (evaluation)
@@ -100,10 +103,22 @@ class LlamaGenerator:
                 "llama-cpp-python is not installed, so answers cannot be written.",
                 hint="run the set-up again (make run); search still works",
             ) from None
-        self.gpu = bool(llama_cpp.llama_supports_gpu_offload())
+        from lecturetui.core.hardware import backend_of
+
+        offload = bool(llama_cpp.llama_supports_gpu_offload())
+        raw = llama_cpp.llama_print_system_info()
+        info = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        # every layer on the GPU when the build can offload: a 1.5B model fits any GPU's memory
+        # and reads prompts tens of times faster there (bench/RESULTS.md, "The GPU path");
+        # --device cpu keeps it on the CPU
+        self.gpu = offload and (device or "auto") != "cpu"
+        self.backend = backend_of(info, offload) if self.gpu else "CPU"
         layers = gpu_layers if gpu_layers is not None else (-1 if self.gpu else 0)
-        if not self.gpu:
+        if not offload:
             self.notice = "answers run on the CPU (this llama.cpp build has no GPU offload)"
+        # on a GPU: flash attention and a large prompt batch (one pass reads the whole prompt)
+        flash = self.gpu if flash_attn is None else flash_attn
+        batch = n_batch or (2048 if self.gpu else 512)
         # one thread per physical core (about half the logical ones); on 2 cores llama.cpp with
         # 2 threads sometimes stalls 3-100x, with 1 it is steady
         threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
@@ -122,6 +137,9 @@ class LlamaGenerator:
                     n_threads=threads,
                     n_threads_batch=batch_threads,
                     n_gpu_layers=layers,
+                    n_batch=min(batch, n_ctx),
+                    n_ubatch=min(batch, n_ctx),
+                    flash_attn=flash,
                     verbose=verbose,
                 )
 
@@ -131,6 +149,18 @@ class LlamaGenerator:
             raise LectureTuiError(f"The answer model {path.name} cannot be loaded ({exc}).",
                                   hint="check the file, or use --llm with another .gguf") from None  # fmt: skip
         self._formatter = self._chat_formatter()
+        meta = self._llm.metadata or {}
+        arch = meta.get("general.architecture", "")
+        blocks = int(meta.get(f"{arch}.block_count", 0) or 0)
+        self.layers_on_gpu = (blocks if layers < 0 else min(layers, blocks)) if self.gpu else 0
+        self.layers = blocks
+
+    @property
+    def placement(self) -> str:
+        """Where the model runs, for the status line and `doctor`: "CUDA, 28/28 layers"."""
+        if not self.gpu or self.layers_on_gpu == 0:
+            return "CPU"
+        return f"{self.backend}, {self.layers_on_gpu}/{self.layers} layers"
 
     def _chat_formatter(self) -> Any:
         template = (self._llm.metadata or {}).get("tokenizer.chat_template")

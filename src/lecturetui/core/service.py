@@ -104,6 +104,11 @@ class Library:
         return weights_hash(path)
 
     @property
+    def device(self) -> str | None:
+        """The device asked for (--device): auto, cuda, mps or cpu; None means auto."""
+        return self._device
+
+    @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
             path, model_id = self._resolve_model()

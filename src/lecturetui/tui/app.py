@@ -96,7 +96,7 @@ class LectureApp(AskingApp):
             course if len(course) <= 40 else course[:39] + "…",
             f"{n_lectures} {self.labels['lectures']} · {n_segments} {self.labels['segments_n']}",
             lib.model_id.split("/")[-1] if self.ready.is_set() else "…",
-            self.device.upper(),
+            f"E5 {self.device.upper()}",
             f"{self.labels['mode']}: {self.mode}",
             f"{self.labels['ttft']} {ttft_label(self.ttft)}",
         ]
@@ -115,7 +115,13 @@ class LectureApp(AskingApp):
     def load_models(self) -> None:
         try:
             self.services.library.warm()
-            self.device = self.services.library.embedder.device
+            embedder = self.services.library.embedder
+            # a session embeds a lot (every sentence, in the background): under `auto` the
+            # embedder moves to the GPU now rather than after its first questions
+            move = getattr(embedder, "use_accelerator", None)
+            if callable(move):
+                move()
+            self.device = embedder.device
             self.ready.set()
             self.call_from_thread(self.set_status, self.labels["loading"])
             generator = self.services.load_generator()
@@ -124,6 +130,9 @@ class LectureApp(AskingApp):
             # read the fixed start of every prompt now; measure the speed on first use
             prepare(generator, self.services.library.home.root / SPEED_FILE)
             self.generator = generator
+            placement = getattr(generator, "placement", "")
+            if placement:
+                self.services.llm_label = f"{self.services.llm_label} {placement}".strip()
             self.call_from_thread(self.set_status, self.labels["ready"])
             self.call_from_thread(self.warm_sentences)
         except LectureTuiError as exc:

@@ -1,0 +1,80 @@
+"""doctor: what the machine offers and where each model runs, and why a GPU is not used."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import click
+
+from lecturetui.cli.base import Context, console, pass_ctx
+
+
+@click.command("doctor")
+@click.option("--llm", metavar="MODEL", help="Answer model to load (default qwen2.5-coder-1.5b).")
+@click.option("--no-load", is_flag=True, help="Do not load the models (faster; less said).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@pass_ctx
+def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> None:
+    """Show the GPU, torch's device and dtype, llama.cpp's backend and offloaded layers."""
+    from lecturetui.core.errors import LectureTuiError
+    from lecturetui.core.hardware import diagnose
+
+    embedder = generator = None
+    failures: list[str] = []
+    if not no_load:
+        try:
+            embedder = obj.library().embedder
+        except LectureTuiError as exc:
+            failures.append(f"{exc.message} {exc.hint or ''}".strip())
+        try:
+            from lecturetui.core.generation import LlamaGenerator
+            from lecturetui.core.llmstore import resolve_llm
+
+            path = resolve_llm(obj.home.models_dir, llm)
+            generator = LlamaGenerator(path, n_ctx=512, device=obj.device)
+        except LectureTuiError as exc:
+            failures.append(f"{exc.message} {exc.hint or ''}".strip())
+    report = diagnose(embedder, generator)
+    if generator is not None:
+        generator.close()
+    if as_json:
+        data = dataclasses.asdict(report)
+        data["problems"] = report.problems + failures
+        if data["llama"]:
+            data["llama"].pop("system_info", None)
+        click.echo(json.dumps({"schema": 1, **data}, indent=2, ensure_ascii=False))
+        return
+    out = console()
+    if report.gpus:
+        for gpu in report.gpus:
+            out.print(
+                f"GPU          {gpu.name}, {gpu.free_mib:,} of {gpu.total_mib:,} MiB free"
+                + (
+                    f", compute capability {gpu.compute_capability}"
+                    if gpu.compute_capability
+                    else ""
+                )
+            )
+    else:
+        out.print("GPU          no NVIDIA GPU found (nvidia-smi)")
+    out.print(f"CUDA nvcc    {report.nvcc or 'not installed'}")
+    if report.torch:
+        t = report.torch
+        kinds = [k for k, ok in (("CUDA", t.cuda_available), ("MPS", t.mps_available)) if ok]
+        out.print(
+            f"torch        {t.version}"
+            + (f", CUDA {t.cuda_build} build" if t.cuda_build else ", CPU build")
+            + f"; can use: {', '.join([*kinds, 'CPU'])}"
+        )
+    if report.llama:
+        out.print(
+            f"llama.cpp    llama-cpp-python {report.llama.version}, {report.llama.backend} backend"
+            + ("" if report.llama.gpu_offload else " (no GPU offload in this build)")
+        )
+    out.print(f"embeddings   {report.embedder_device}")
+    out.print(f"answers      {report.llm_device}")
+    for line in report.problems + failures:
+        out.print(f"[yellow]![/] {line}", soft_wrap=True)
+    if not report.problems and not failures:
+        out.print("[green]Nothing to fix.[/]")

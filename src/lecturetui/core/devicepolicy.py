@@ -1,0 +1,56 @@
+"""Where the embedding model runs when the device is `auto`: chosen by workload.
+
+A GPU is not free to start: torch creates its CUDA context, the weights move to the GPU and the
+first kernels are compiled or loaded, about a second or more before the first vector. For one
+query (a `search` from the shell) the CPU has answered long before that; for a lecture or a
+whole library the GPU wins by far. So `auto` starts on the CPU and moves the model to the GPU
+once the CPU time spent plus the CPU time the next job would take exceeds what starting the GPU
+costs (the rent-or-buy rule: never more than twice the better choice in hindsight, and on a
+long session it pays the start once). A job known to be large (an ingest) moves at once;
+a session that will embed a lot (the app, which embeds every sentence in the background)
+asks for the GPU up front. Figures: bench/RESULTS.md, "The GPU path".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: seconds to start embedding on the accelerator, measured with bench/gpu.py
+START_COST_S = {"cuda": 1.2, "mps": 1.0}
+#: E5-small passage tokens a second on a 2-core laptop CPU, before this process measured its own
+CPU_TOKENS_PER_S = 2_300.0
+
+
+def estimate_tokens(texts: list[str]) -> int:
+    """About four characters a token (E5's SentencePiece on Portuguese and English prose)."""
+    return sum(len(t) for t in texts) // 4 + 2 * len(texts)
+
+
+@dataclass(slots=True)
+class WorkloadPolicy:
+    """Decides, job by job, whether the embedder should move to `accelerator`."""
+
+    accelerator: str  # "cuda" or "mps"; "" when there is none
+    start_cost_s: float
+    cpu_tokens_per_s: float = CPU_TOKENS_PER_S
+    cpu_spent_s: float = 0.0
+
+    @classmethod
+    def for_accelerator(cls, accelerator: str) -> WorkloadPolicy:
+        return cls(accelerator, START_COST_S.get(accelerator, 1.0))
+
+    def cpu_seconds(self, tokens: int) -> float:
+        return tokens / self.cpu_tokens_per_s
+
+    def move(self, tokens: int) -> bool:
+        """True when a job of `tokens` should run on the accelerator (and every job after it)."""
+        if not self.accelerator:
+            return False
+        return self.cpu_spent_s + self.cpu_seconds(tokens) > self.start_cost_s
+
+    def record_cpu(self, tokens: int, seconds: float) -> None:
+        """What a CPU job took: the spent time counts, and the speed estimate follows it."""
+        self.cpu_spent_s += seconds
+        if tokens >= 64 and seconds > 0:
+            measured = tokens / seconds
+            self.cpu_tokens_per_s = 0.5 * self.cpu_tokens_per_s + 0.5 * measured
