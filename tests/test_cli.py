@@ -221,7 +221,9 @@ def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_m
     from .fakes import FakeGenerator, FakeJudgeModel
 
     class FakeModel(FakeGenerator, FakeJudgeModel):  # answers and judges, as one GGUF does
-        def __init__(self, path: Path, n_ctx: int = 4096, seed: int | None = None) -> None:
+        def __init__(
+            self, path: Path, n_ctx: int = 4096, seed: int | None = None, device: str | None = None
+        ) -> None:
             FakeJudgeModel.__init__(self)
             FakeGenerator.__init__(self, "O TensorFlow prioriza a GPU [1].", n_ctx)
             self.notice = None

@@ -152,6 +152,82 @@ async def test_ingest_from_the_library_screen(home: Path, fixtures: Path, tmp_pa
         assert "note: 1 backwards cue time repaired (line 19)" in log
 
 
+async def test_hostile_files_from_the_ingest_screen_leave_the_app_running(
+    home: Path, tmp_path: Path
+) -> None:
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 1_000_000 + "]" * 1_000_000)
+    garbage = tmp_path / "aula.vtt"
+    garbage.write_bytes(bytes(range(256)) * 50)
+    far = tmp_path / "far.vtt"
+    far.write_text("WEBVTT\n\n99999999:00:01.000 --> 99999999:00:05.000\nolá\n")
+    app = make_app(home)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("tab")
+        await pilot.press("l")
+        table = app.screen.query_one(DataTable)
+        before = table.row_count
+        for bad in (nested, garbage, far):
+            await pilot.press("i")
+            app.screen.query_one("#ingest-path", Input).value = str(bad)
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            log = str(app.screen.query_one("#ingest-log", Static).render())
+            assert bad.name in log and ("refused" in log or "failed" in log), log
+            assert "Traceback" not in log
+        assert app.is_running and isinstance(app.screen, LibraryScreen)
+        assert table.row_count == before
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        '"AND OR NEAR( * ^ col:',
+        "\x00\x1b[2J\x07 bell",
+        "ж" * 3000 + " 数据 🎓",
+        "   \t  ",
+        "?" * 10,
+    ],
+)
+async def test_a_hostile_question_leaves_the_app_running(home: Path, question: str) -> None:
+    app = make_app(home)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("slash")
+        app.query_one("#question", Input).value = question
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.is_running
+        app.query_one("#question", Input).value = QUESTION  # and it still answers afterwards
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "TensorFlow" in answer_text(app)
+
+
+async def test_the_scope_picker_limits_the_hits_and_shows_in_the_status_line(home: Path) -> None:
+    from lecturetui.tui.scopescreen import ScopeScreen
+
+    app = make_app(home)
+    async with app.run_test(size=(160, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("tab")  # leave the question box
+        await pilot.press("s")
+        assert isinstance(app.screen, ScopeScreen)
+        first = app.screen.choices[1]  # the first lecture, after "whole library"
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.scope == first and first.lectures
+        status = str(app.query_one("#status", Static).render())
+        assert f"lecture {first.lectures[0]}" in status
+        await ask(pilot, app, "GPU servidor placa")
+        hits = app.hits
+        assert hits and {h["lecture"] for h in hits} == {first.lectures[0]}
+
+
 async def test_empty_library_says_what_to_do(home: Path) -> None:
     app = make_app(home, ingest=False)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -18,6 +18,7 @@ from lecturetui.cli.base import (
     mode_option,
     note,
     pass_ctx,
+    scope_options,
     ttft_option,
 )
 
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
 )
 @click.option("--verbose", is_flag=True, help="Show llama.cpp's own log.")
 @mode_option
+@scope_options
 @pass_ctx
 def ask_cmd(
     obj: Context,
@@ -69,6 +71,8 @@ def ask_cmd(
     as_json: bool,
     verbose: bool,
     mode: str,
+    courses: tuple[str, ...],
+    lectures: tuple[str, ...],
 ) -> None:
     """Answer QUESTION from your lectures: the best evidence sentences at once, then the
     answer, citing the segments as [1], [2]."""
@@ -76,6 +80,7 @@ def ask_cmd(
 
     from lecturetui.core.answering import answer, retrieve
     from lecturetui.core.conversation import make_turn
+    from lecturetui.core.scope import Scope
 
     library = obj.library()
     previous = library.exchange() if cont else None
@@ -89,7 +94,7 @@ def ask_cmd(
     with ThreadPoolExecutor(max_workers=1) as pool:
         loading = pool.submit(_load_generator, obj, llm, n_ctx, verbose, evidence_out)
         try:
-            found = retrieve(library, turn, k, mode)
+            found = retrieve(library, turn, k, mode, Scope(courses, lectures))
         finally:
             evidence_out.set()
         if not as_json:

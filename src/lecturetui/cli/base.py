@@ -88,6 +88,18 @@ def mode_option(fn: F) -> F:
     )(fn)  # fmt: skip
 
 
+def scope_options(fn: F) -> F:
+    """--course and --lecture (repeatable), shared by `search`, `ask` and `eval`: the scope."""
+    fn = click.option(
+        "--lecture", "lectures", multiple=True, metavar="ID|TITLE",
+        help="Search only this lecture (an id, a title or a unique prefix); repeatable.",
+    )(fn)  # fmt: skip
+    return click.option(
+        "--course", "courses", multiple=True, metavar="NAME",
+        help="Search only this course's lectures (a name or a unique prefix); repeatable.",
+    )(fn)  # fmt: skip
+
+
 def ttft_option(fn: F) -> F:
     """--ttft, shared by `ask`, `app` and `eval`."""
     from lecturetui.core.timebudget import DEFAULT_TTFT_S
@@ -129,7 +141,7 @@ def llm_options(fn: F) -> F:
     type=click.Choice(["auto", "cuda", "mps", "cpu"]),
     default="auto",
     show_default=True,
-    help="Where the embedding model runs.",
+    help="Where the models run; auto chooses by workload (a query stays on the CPU, an ingest moves to the GPU).",
 )
 @click.version_option(__version__, prog_name="lecturetui")
 @click.pass_context

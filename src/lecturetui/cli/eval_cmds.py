@@ -16,12 +16,14 @@ from lecturetui.cli.base import (
     note,
     pass_ctx,
     progress_bars,
+    scope_options,
     ttft_option,
 )
 
 if TYPE_CHECKING:
     from lecturetui.core.evaluation.questions import QuestionSet
     from lecturetui.core.evaluation.runner import EvalSettings
+    from lecturetui.core.scope import Scope
     from lecturetui.core.service import Library
 
 
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Sampling seed of the answers (the same seed gives the same answers).")  # fmt: skip
 @click.option("--force", is_flag=True, help="Evaluate every question again, not only new ones.")
+@scope_options
 @pass_ctx
 def eval_cmd(
     obj: Context,
@@ -64,6 +67,8 @@ def eval_cmd(
     ttft: float,
     seed: int,
     force: bool,
+    courses: tuple[str, ...],
+    lectures: tuple[str, ...],
 ) -> None:
     """Evaluate the library on QUESTIONS (JSONL or CSV): retrieval, answers and an LLM judge.
 
@@ -72,19 +77,23 @@ def eval_cmd(
     the app (`lecturetui app`, key e) and appear in the report the next time it is written.
     """
     from lecturetui.core.evaluation.questions import load_questions
+    from lecturetui.core.scope import Scope, resolve
 
     qset = load_questions(questions)
     library = obj.library()
+    scope = Scope(courses, lectures)
+    resolve(library.store, scope)  # a scope that names nothing fails now, not mid-run
     if retrieval_only:
-        _retrieval_only(library, qset, k, report_path, json_path)
+        _retrieval_only(library, qset, k, report_path, json_path, scope)
         return
     _full(obj, qset, k, mode, lang, llm, n_ctx, judge, answer_tokens, ttft, seed, force,
-          report_path, json_path)  # fmt: skip
+          report_path, json_path, scope)  # fmt: skip
 
 
 def _retrieval_only(
-    library: Library, qset: QuestionSet, k: int, report: Path | None, js: Path | None
-) -> None:
+    library: Library, qset: QuestionSet, k: int, report: Path | None, js: Path | None,
+    scope: Scope,
+) -> None:  # fmt: skip
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.evaluation.report import render_retrieval_table
     from lecturetui.core.evaluation.retrieval import evaluate_retrieval
@@ -101,7 +110,12 @@ def _retrieval_only(
     with progress_bars() as bar:
         task = bar.add_task("searching", total=len(with_gold) * len(MODES), rate="")
         summaries = evaluate_retrieval(
-            library, with_gold, MODES, k, lambda d, t: bar.update(task, completed=d, total=t)
+            library,
+            with_gold,
+            MODES,
+            k,
+            lambda d, t: bar.update(task, completed=d, total=t),
+            scope,
         )
     table = {mode: s.scores.means() for mode, s in summaries.items()}
     overlaps = {
@@ -128,7 +142,7 @@ def _retrieval_only(
 def _full(
     obj: Context, qset: QuestionSet, k: int, mode: str, lang: str, llm: str | None, n_ctx: int,
     judge_name: str | None, answer_tokens: int, ttft: float, seed: int, force: bool,
-    report: Path | None, js: Path | None,
+    report: Path | None, js: Path | None, scope: Scope,
 ) -> None:  # fmt: skip
     from lecturetui.core.evaluation.report import render_report
     from lecturetui.core.evaluation.runner import EvalSettings
@@ -139,8 +153,9 @@ def _full(
     llm_path = resolve_llm(obj.home.models_dir, llm, note)
     judge_path = resolve_llm(obj.home.models_dir, judge_name, note) if judge_name else llm_path
     settings = EvalSettings(
-        mode, k, llm_path.name, judge_path.name, answer_tokens, n_ctx, seed=seed, ttft_s=ttft
-    )
+        mode, k, llm_path.name, judge_path.name, answer_tokens, n_ctx, seed=seed, ttft_s=ttft,
+        courses=scope.courses, lectures=scope.lectures,
+    )  # fmt: skip
     runs = Runs(library.store)
     key = run_key(qset.sha256, settings.as_dict())
     existing = runs.find(key)

@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import Context, console, mode_option, pass_ctx, progress_bars
+from lecturetui.cli.base import (
+    Context,
+    console,
+    mode_option,
+    pass_ctx,
+    progress_bars,
+    scope_options,
+)
 
 if TYPE_CHECKING:
     from lecturetui.core.search import Hit
@@ -24,10 +31,12 @@ if TYPE_CHECKING:
     help="Force exact (brute-force) or approximate (hnswlib) search. Default: by library size.",
 )
 @mode_option
+@scope_options
 @pass_ctx
 def search_cmd(
-    obj: Context, question: str, k: int, as_json: bool, exact: bool | None, mode: str
-) -> None:
+    obj: Context, question: str, k: int, as_json: bool, exact: bool | None, mode: str,
+    courses: tuple[str, ...], lectures: tuple[str, ...],
+) -> None:  # fmt: skip
     """Find the lecture segments that answer QUESTION, best first.
 
     Each hit shows the cosine similarity of the segment to the question (E5) and which
@@ -36,10 +45,12 @@ def search_cmd(
     from rich.markup import escape
 
     from lecturetui.core.fusion import retriever_tag
+    from lecturetui.core.scope import Scope
     from lecturetui.core.timefmt import format_timestamp
 
     library = obj.library()
-    result = library.search(question, k, exact=exact, mode=mode)
+    scope = Scope(courses, lectures)
+    result = library.search(question, k, exact=exact, mode=mode, scope=scope)
     if as_json:
         click.echo(json.dumps([h.to_json() for h in result.hits], ensure_ascii=False, indent=2))
         return
@@ -47,7 +58,8 @@ def search_cmd(
     emb = library.embedder
     out.print(
         f"[dim]{len(result.hits)} hits · {mode} · {emb.model_id} on {emb.device} · "
-        f"{'exact' if result.exact else 'hnswlib'} · {result.timings_ms['total_ms']:.0f} ms[/]"
+        + (f"{escape(scope.label())} · " if scope else "")
+        + f"{'exact' if result.exact else 'hnswlib'} · {result.timings_ms['total_ms']:.0f} ms[/]"
     )
     for h in result.hits:
         cid = f"  #{h.segment.corpus_id}" if h.segment.corpus_id is not None else ""

@@ -17,6 +17,7 @@ from lecturetui.core.evidence import EvidenceSentence, ScoredPassage, best_evide
 from lecturetui.core.generation import Generator
 from lecturetui.core.modes import DEFAULT_MODE
 from lecturetui.core.prompting import Passage, cited_numbers, merge_hits, question_language
+from lecturetui.core.scope import Scope
 from lecturetui.core.sentences import SentenceVectors, split_sentences
 from lecturetui.core.service import Hit, Library
 from lecturetui.core.timebudget import DEFAULT_TTFT_S
@@ -104,12 +105,14 @@ def sentence_vectors(library: Library) -> SentenceVectors:
     return _vectors[library]
 
 
-def retrieve(library: Library, turn: Turn, k: int = 10, mode: str = DEFAULT_MODE) -> Retrieved:
+def retrieve(
+    library: Library, turn: Turn, k: int = 10, mode: str = DEFAULT_MODE, scope: Scope | None = None
+) -> Retrieved:
     """Search (a follow-up with the previous question's search text) and score the sentences
     of the best passages: the evidence, shown before any answer."""
     library.warm()  # model loading is not retrieval time
     t0 = time.perf_counter()
-    result = library.search(turn.search_text, k, mode=mode)
+    result = library.search(turn.search_text, k, mode=mode, scope=scope)
     t1 = time.perf_counter()
     passages = merge_hits(result.hits)
     scored: list[ScoredPassage] = []
@@ -221,12 +224,13 @@ def ask(
     ttft_s: float | None = DEFAULT_TTFT_S,
     turn: Turn | None = None,
     on_evidence: Callable[[Retrieved], None] | None = None,
+    scope: Scope | None = None,
 ) -> Answer:
     """Retrieve, show the evidence (`on_evidence`), then stream the answer (`on_token`).
 
     `turn` says whether the question follows up an earlier one (conversation.make_turn);
     by default it stands alone."""
-    found = retrieve(library, turn or Turn(question.strip(), question.strip()), k, mode)
+    found = retrieve(library, turn or Turn(question.strip(), question.strip()), k, mode, scope)
     if on_evidence:
         on_evidence(found)
     return answer(library, generator, found, answer_tokens, ttft_s, on_token, stop, on_retrieved)

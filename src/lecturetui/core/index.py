@@ -18,6 +18,7 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -303,23 +304,37 @@ class VectorIndex:
 
     # -- searching ---------------------------------------------------------------------------
     def search(
-        self, vector: npt.NDArray[np.float32], k: int, exact: bool | None = None
+        self,
+        vector: npt.NDArray[np.float32],
+        k: int,
+        exact: bool | None = None,
+        allowed: Callable[[int], bool] | None = None,
     ) -> list[tuple[int, float]]:
-        """(label, cosine similarity) pairs, best first. `exact=None` picks by size."""
+        """(label, cosine similarity) pairs, best first. `exact=None` picks by size.
+
+        `allowed` keeps only the labels it accepts, inside the search (hnswlib's filter), so the
+        k results all pass it; fewer come back when fewer exist."""
         k = min(k, self.count)
         if k <= 0:
             return []
         use_exact = self.count <= EXACT_SEARCH_LIMIT if exact is None else exact
         with self._lock:
             if use_exact:
-                return self._search_exact(vector, k)
+                return self._search_exact(vector, k, allowed)
             self._index.set_ef(max(self.manifest.ef, k))
-            labels, distances = self._index.knn_query(vector.reshape(1, -1), k=k)
+            try:
+                labels, distances = self._index.knn_query(
+                    vector.reshape(1, -1), k=k, filter=allowed
+                )
+            except RuntimeError:  # fewer than k labels pass the filter: find them all, exactly
+                return self._search_exact(vector, k, allowed)
         return [(int(lab), float(1.0 - d)) for lab, d in zip(labels[0], distances[0], strict=True)]
 
-    def _search_exact(self, vector: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
-        # hnswlib's brute-force index rather than a numpy product: numpy's BLAS threads keep
-        # spinning after a call and slow the next query embedding in torch by 2-5x (bench/)
+    def _search_exact(
+        self, vector: npt.NDArray[np.float32], k: int, allowed: Callable[[int], bool] | None = None
+    ) -> list[tuple[int, float]]:
+        if allowed is not None:
+            return self._search_exact_among(vector, k, [x for x in self._labels if allowed(x)])
         import hnswlib
 
         if self._exact is None:
@@ -333,3 +348,19 @@ class VectorIndex:
         q = (vector / max(float(np.linalg.norm(vector)), 1e-12)).astype(np.float32)
         labels, distances = self._exact.knn_query(q.reshape(1, -1), k=k)
         return [(int(lab), float(1.0 - d)) for lab, d in zip(labels[0], distances[0], strict=True)]
+
+    def _search_exact_among(
+        self, vector: npt.NDArray[np.float32], k: int, labels: list[int]
+    ) -> list[tuple[int, float]]:
+        """Exact search over some labels only (a scope): their vectors against the question.
+        (hnswlib's brute-force index returns repeated labels when given a filter.)"""
+        if not labels:
+            return []
+        mat = np.asarray(self._index.get_items(labels), dtype=np.float32)
+        mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+        q = (vector / max(float(np.linalg.norm(vector)), 1e-12)).astype(np.float32)
+        sims = mat @ q
+        k = min(k, len(labels))
+        top = np.argpartition(-sims, k - 1)[:k] if k < len(labels) else np.arange(len(labels))
+        top = top[np.argsort(-sims[top], kind="stable")]
+        return [(int(labels[i]), float(sims[i])) for i in top]

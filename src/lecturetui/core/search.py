@@ -25,6 +25,7 @@ from lecturetui.core.unitindex import best_units, segment_of
 
 if TYPE_CHECKING:
     from lecturetui.core.index import VectorIndex
+    from lecturetui.core.scope import ResolvedScope
     from lecturetui.core.service import Library
 
 #: weight of the best unit's cosine in a segment's dense score (bench/RESULTS.md, small-to-big)
@@ -94,13 +95,20 @@ def dense_scores(
     vector: Vector,
     depth: int,
     exact: bool,
+    scope: ResolvedScope | None = None,
 ) -> tuple[list[tuple[int, float]], dict[int, float]]:
-    """The dense ranking (segment id, small-to-big score), best first, and window cosines."""
-    window = dict(index.search(vector, depth, exact=exact))
+    """The dense ranking (segment id, small-to-big score), best first, and window cosines;
+    with a scope, both indexes search inside it (hnswlib's filter), not the whole library."""
+    in_scope = None if scope is None else scope.segment_ids.__contains__
+    unit_in_scope = None if scope is None else (lambda label: segment_of(label) in scope)
+    if scope is not None:
+        depth = min(depth, len(scope.segment_ids))
+    window = dict(index.search(vector, depth, exact=exact, allowed=in_scope))
     if units is None or units.count == 0:
         return sorted(window.items(), key=lambda p: -p[1]), window
     best_unit: dict[int, float] = {}
-    for label, sim in units.search(vector, depth * UNITS_PER_CANDIDATE, exact=exact):
+    found = units.search(vector, depth * UNITS_PER_CANDIDATE, exact=exact, allowed=unit_in_scope)
+    for label, sim in found:
         seg = segment_of(label)
         if seg in index and sim > best_unit.get(seg, -2.0):
             best_unit[seg] = sim
@@ -126,6 +134,7 @@ def run_search(
     exact: bool | None,
     mode: str,
     fusion: FusionConfig | None,
+    scope: ResolvedScope | None = None,
 ) -> SearchResult:
     """See `Library.search` (which checks the question and the library first)."""
     from lecturetui.core.index import EXACT_SEARCH_LIMIT
@@ -146,9 +155,13 @@ def run_search(
         unit_exact = (
             exact if exact is not None else (units.count if units else 0) <= EXACT_SEARCH_LIMIT
         )
-        dense, cosine = dense_scores(index, units, vector, depth, use_exact and unit_exact)
+        dense, cosine = dense_scores(index, units, vector, depth, use_exact and unit_exact, scope)
     t3 = time.perf_counter()
-    lexical = library.store.lexical_search(query, depth) if mode != "dense" else []
+    lexical = (
+        library.store.lexical_search(query, depth, scope.lecture_ids if scope else None)
+        if mode != "dense"
+        else []
+    )
     t4 = time.perf_counter()
     ranked: list[tuple[int, tuple[str, ...]]]
     if mode == "dense":

@@ -22,6 +22,7 @@ from lecturetui.core.modelstore import Notify, resolve_embed_model
 from lecturetui.core.modes import DEFAULT_MODE, MODES
 from lecturetui.core.paths import DataHome
 from lecturetui.core.prompting import language_code
+from lecturetui.core.scope import Scope, resolve
 from lecturetui.core.search import Hit, SearchResult, run_search
 from lecturetui.core.segmenting import SegmentConfig, TokenCounter
 from lecturetui.core.store import Store
@@ -333,8 +334,10 @@ class Library:
         exact: bool | None = None,
         mode: str = DEFAULT_MODE,
         fusion: FusionConfig | None = None,
+        scope: Scope | None = None,
     ) -> SearchResult:
-        """The top k segments for a question, ranked by `mode`; every hit scored by cosine."""
+        """The top k segments for a question, ranked by `mode`; every hit scored by cosine.
+        With a scope (courses, lectures), the top k from inside it."""
         query = query.strip()
         if not query:
             raise LectureTuiError(
@@ -361,7 +364,9 @@ class Library:
                 f"The search index has {index.manifest.dim}-d vectors but {emb.model_id} makes {emb.dim}-d ones.",
                 hint="run `lecturetui reindex`",
             )
-        return run_search(self, query, k, exact, mode, fusion)
+        return run_search(
+            self, query, k, exact, mode, fusion, resolve(self.store, scope or Scope())
+        )
 
     def same_language(self, query: str) -> bool:
         """Is the question in one of the library's languages (or are they unknown)?"""

@@ -256,6 +256,18 @@ class Store:
         return []
 
     # -- segments ---------------------------------------------------------------------------
+    def segment_ids_of(self, lecture_ids: list[str]) -> list[int]:
+        """The ids of these lectures' segments."""
+        out: list[int] = []
+        for i in range(0, len(lecture_ids), 500):
+            part = lecture_ids[i : i + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._db.execute(
+                f"SELECT id FROM segments WHERE lecture_id IN ({marks})", part
+            ).fetchall()
+            out += [int(r[0]) for r in rows]
+        return out
+
     def segments(self, lecture_id: str) -> list[StoredSegment]:
         rows = self._db.execute(
             'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id FROM segments'
@@ -302,15 +314,26 @@ class Store:
         """The distinct lecture languages in the library."""
         return [_opt(r[0]) for r in self._db.execute("SELECT DISTINCT language FROM lectures")]
 
-    def lexical_search(self, question: str, limit: int = 10) -> list[tuple[int, float]]:
-        """(segment id, BM25 score) pairs for a question, best first (higher is better)."""
+    def lexical_search(
+        self, question: str, limit: int = 10, lecture_ids: frozenset[str] | None = None
+    ) -> list[tuple[int, float]]:
+        """(segment id, BM25 score) pairs for a question, best first (higher is better);
+        with `lecture_ids`, only their segments are ranked (the scope applies before the LIMIT)."""
         terms = self._informative(query_terms(question, self.languages()))
-        if not terms:
+        if not terms or (lecture_ids is not None and not lecture_ids):
             return []
+        where, params = "", []
+        if lecture_ids is not None:
+            ids = sorted(lecture_ids)
+            where = (
+                " AND rowid IN (SELECT id FROM segments WHERE lecture_id IN"
+                f" ({','.join('?' * len(ids))}))"
+            )
+            params = ids
         rows = self._db.execute(
             "SELECT rowid, bm25(segments_lex) AS r FROM segments_lex WHERE segments_lex MATCH ?"
-            " ORDER BY r LIMIT ?",
-            (match_expression(terms), limit),
+            f"{where} ORDER BY r LIMIT ?",
+            (match_expression(terms), *params, limit),
         )
         return [(int(r[0]), -float(r[1])) for r in rows]
 

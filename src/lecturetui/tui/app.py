@@ -21,6 +21,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.generation import Generator
 from lecturetui.core.modes import MODES
+from lecturetui.core.scope import Scope
 from lecturetui.tui.asking import AppServices, AskingApp, ttft_label
 
 __all__ = ["AppServices", "LectureApp"]
@@ -46,13 +47,24 @@ class LectureApp(AskingApp):
         Binding("t", "cycle_ttft", "Time budget", show=False),
         Binding("e", "evaluations", "Evaluations", show=False),
         Binding("l", "library", "Library"),
+        Binding("s", "scope", "Scope"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit", show=False),
         *[Binding(str(n), f"citation({n})", show=False) for n in range(1, 10)],
     ]
     #: actions on the main screen's hits and answer: off while another screen is on top of it
     MAIN_SCREEN_ACTIONS = frozenset(
-        {"cursor", "open", "copy", "stop", "cycle_mode", "citation", "new_thread", "cycle_ttft"}
+        {
+            "cursor",
+            "open",
+            "copy",
+            "stop",
+            "cycle_mode",
+            "citation",
+            "new_thread",
+            "cycle_ttft",
+            "scope",
+        }
     )
 
     def __init__(self, services: AppServices) -> None:
@@ -98,6 +110,7 @@ class LectureApp(AskingApp):
             lib.model_id.split("/")[-1] if self.ready.is_set() else "…",
             f"E5 {self.device.upper()}",
             f"{self.labels['mode']}: {self.mode}",
+            *([self.scope.label()] if self.scope else []),
             f"{self.labels['ttft']} {ttft_label(self.ttft)}",
         ]
         if self.services.llm_label:
@@ -244,6 +257,10 @@ class LectureApp(AskingApp):
         yield SystemCommand(
             "Library", "Lectures, models, device; ingest transcripts (l)", self.action_library
         )
+        yield SystemCommand(
+            "Scope", "Ask within the whole library, one course or one lecture (s)",
+            self.action_scope,
+        )  # fmt: skip
         yield SystemCommand("History", "Questions asked in this library (h)", self.action_history)
         yield SystemCommand(
             "Search mode", "Cycle hybrid / dense (E5) / lexical (BM25) (m)", self.action_cycle_mode
@@ -274,6 +291,16 @@ class LectureApp(AskingApp):
 
     def action_library(self) -> None:
         self.push_screen(LibraryScreen())
+
+    def action_scope(self) -> None:
+        from lecturetui.tui.scopescreen import ScopeScreen
+
+        def chosen(scope: Scope | None) -> None:
+            if scope is not None:
+                self.scope = scope
+                self.set_status(self.labels["ready"] if self.generator else self.labels["loading"])
+
+        self.push_screen(ScopeScreen(self.services.library.lectures(), self.scope), chosen)
 
     def action_history(self) -> None:
         def reopen(entry_id: int | None) -> None:

@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.generation import Generator
 from lecturetui.core.modes import DEFAULT_MODE
+from lecturetui.core.scope import Scope
 from lecturetui.core.service import Library
 from lecturetui.core.timebudget import DEFAULT_TTFT_S, TTFT_CHOICES
 from lecturetui.tui.render import answer_text, evidence_text, hit_row
@@ -57,6 +58,7 @@ class AskingApp(App[None]):
         self.idle.set()
         self.closing = threading.Event()
         self.mode = DEFAULT_MODE
+        self.scope = Scope()  # where questions are searched (s picks a course or a lecture)
         self.ttft = self.services.ttft_s
         self.previous: Exchange | None = None  # the exchange a follow-up would continue
         self.evidence: list[dict[str, Any]] = []  # the evidence sentences on screen
@@ -91,7 +93,7 @@ class AskingApp(App[None]):
         self.call_from_thread(self.begin_question)
         turn = make_turn(question, self.previous)
         try:
-            found = retrieve(library, turn, 10, self.mode)
+            found = retrieve(library, turn, 10, self.mode, self.scope)
         except LectureTuiError as exc:
             self.call_from_thread(self.show_answer_text, f"{exc.message}\n{exc.hint or ''}")
             return

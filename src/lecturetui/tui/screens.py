@@ -219,7 +219,7 @@ class LibraryScreen(Screen[None]):
         if event.value.strip():
             self.ingest(path)
 
-    @work(thread=True, exclusive=True, group="ingest")
+    @work(thread=True, exclusive=True, group="ingest", exit_on_error=False)
     def ingest(self, path: Path) -> None:
         app: Any = self.app
         bar = self.query_one(ProgressBar)
@@ -227,7 +227,16 @@ class LibraryScreen(Screen[None]):
         def on_file(done: int, total: int, name: str) -> None:
             self.app.call_from_thread(bar.update, total=max(total, 1), progress=done)
 
-        report = app.services.library.ingest([path], progress=on_file)
+        try:
+            report = app.services.library.ingest([path], progress=on_file)
+        except Exception as exc:  # a worker's failure is a message, never the app's end
+            message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+            hint = getattr(exc, "hint", None)
+            text = Text(
+                f"failed    {path.name}: {message}" + (f"\n          {hint}" if hint else "")
+            )
+            self.app.call_from_thread(self.query_one("#ingest-log", Static).update, text)
+            return
         lines = []
         for r in report.results:
             lines.append(

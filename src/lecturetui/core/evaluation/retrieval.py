@@ -8,6 +8,7 @@ from typing import Any
 
 from lecturetui.core.evaluation.metrics import Gold, RetrievalScores, overlap_at
 from lecturetui.core.evaluation.questions import EvalQuestion
+from lecturetui.core.scope import Scope
 from lecturetui.core.service import Hit, Library
 
 
@@ -83,6 +84,7 @@ def evaluate_retrieval(
     modes: Sequence[str],
     k: int = 10,
     progress: Callable[[int, int], None] | None = None,
+    scope: Scope | None = None,
 ) -> dict[str, ModeSummary]:
     """Search every question in every mode; metrics need gold evidence (others are skipped)."""
     out = {mode: ModeSummary(mode) for mode in modes}
@@ -90,7 +92,7 @@ def evaluate_retrieval(
     done = 0
     for q in questions:
         for mode in modes:
-            hits = library.search(q.question, max(k, 10), mode=mode).hits
+            hits = library.search(q.question, max(k, 10), mode=mode, scope=scope).hits
             out[mode].add(score_hits(library, q, hits, mode))
             done += 1
             if progress:

@@ -15,6 +15,7 @@ from lecturetui.core.evaluation.retrieval import score_hits
 from lecturetui.core.evaluation.runs import EvalRecord, Runs, run_key
 from lecturetui.core.fusion import FusionConfig
 from lecturetui.core.generation import Generator
+from lecturetui.core.scope import Scope
 from lecturetui.core.service import Library
 from lecturetui.core.timebudget import DEFAULT_TTFT_S
 
@@ -34,9 +35,22 @@ class EvalSettings:
     judge_prompts: int = PROMPT_VERSION
     seed: int = 0  # the answers' sampling seed, so a run can be reproduced
     ttft_s: float = DEFAULT_TTFT_S  # the answers' time budget to the first token (0: none)
+    courses: tuple[str, ...] = ()  # the scope the questions are asked in (none: everything)
+    lectures: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The settings that identify a run (an empty scope is left out, so runs made before
+        scopes existed keep their identity)."""
+        data = asdict(self)
+        for key in ("courses", "lectures"):
+            if data[key]:
+                data[key] = list(data[key])
+            else:
+                del data[key]
+        return data
+
+    def scope(self) -> Scope:
+        return Scope(self.courses, self.lectures)
 
 
 @dataclass(slots=True)
@@ -62,7 +76,7 @@ def evaluate_question(
     step("answering")
     answer = ask(
         library, generator, question.question, settings.k, settings.answer_tokens,
-        stop=stop, mode=settings.mode, ttft_s=settings.ttft_s,
+        stop=stop, mode=settings.mode, ttft_s=settings.ttft_s, scope=settings.scope(),
     )  # fmt: skip
     t1 = time.perf_counter()
     step("judging answer relevance")
