@@ -228,6 +228,23 @@ async def test_the_scope_picker_limits_the_hits_and_shows_in_the_status_line(hom
         assert hits and {h["lecture"] for h in hits} == {first.lectures[0]}
 
 
+async def test_lectures_ingested_elsewhere_show_up_while_the_app_is_open(
+    home: Path, fixtures: Path
+) -> None:
+    app = make_app(home)
+    async with app.run_test(size=(160, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        assert "8 aulas" in str(app.query_one("#status", Static).render())
+        other = Library(DataHome.resolve(), embedder=FakeEmbedder())  # e.g. `ingest --watch`
+        other.ingest([fixtures / "lecture.vtt"])
+        other.close()
+        for _ in range(50):
+            await pilot.pause(0.1)
+            if "9 aulas" in str(app.query_one("#status", Static).render()):
+                break
+        assert "9 aulas" in str(app.query_one("#status", Static).render())
+
+
 async def test_empty_library_says_what_to_do(home: Path) -> None:
     app = make_app(home, ingest=False)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -15,7 +15,7 @@ from lecturetui.cli.base import Context, console, fail, pass_ctx, progress_bars
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lecturetui.core.ingest import FileResult
+    from lecturetui.core.ingest import FileResult, IngestOptions
 
 
 @click.command("ingest")
@@ -40,6 +40,10 @@ if TYPE_CHECKING:
     help="Refuse a file that needs any repair (backwards or unsorted cue times, skipped lines...).",
 )
 @click.option("--allow-long", is_flag=True, help="Accept lectures longer than 24 h.")
+@click.option("--watch", is_flag=True,
+              help="Keep the folder indexed: new and changed files are ingested as they arrive.")  # fmt: skip
+@click.option("--prune", is_flag=True,
+              help="With --watch: remove lectures whose file was deleted (else they are listed).")  # fmt: skip
 @pass_ctx
 def ingest_cmd(
     obj: Context,
@@ -54,6 +58,8 @@ def ingest_cmd(
     max_size: float,
     strict: bool,
     allow_long: bool,
+    watch: bool,
+    prune: bool,
 ) -> None:
     """Add transcript files or folders to the library and index them (unchanged files are skipped)."""
     from lecturetui.core.ingest import IngestOptions
@@ -102,8 +108,40 @@ def ingest_cmd(
         f"{', '.join(p for p in parts if not p.startswith('0 '))} in {elapsed:.1f} s;"
         f" library: {n_lectures} lectures, {n_segments} segments"
     )
-    if report.failed:
+    if watch:
+        _watch(obj, paths, options, prune)
+    elif report.failed:
         sys.exit(1)
+
+
+def _watch(obj: Context, paths: tuple[Path, ...], options: IngestOptions, prune: bool) -> None:
+    """Keep the folder indexed until Ctrl+C (the ingest above already caught up with it)."""
+    from rich.markup import escape
+
+    from lecturetui.core.watch import FolderWatcher, WatchEvent
+
+    if len(paths) != 1 or not paths[0].is_dir():
+        fail("--watch takes one folder.", hint="lecturetui ingest aulas/ --watch")
+    out = console()
+
+    def on_event(event: WatchEvent) -> None:
+        if event.result is not None:
+            if event.result.status != "unchanged":
+                _print_result(out, event.result)
+        elif event.kind == "removed":
+            out.print(f"[yellow]removed[/]   {escape(event.path.name)} ({escape(event.message)})")
+        elif event.kind == "missing":
+            out.print(f"[yellow]missing[/]   {escape(event.path.name)}: its lecture is kept"
+                      " (--prune removes it)")  # fmt: skip
+        else:
+            out.print(f"[red]failed[/]    {escape(event.path.name)}: {escape(event.message)}")
+
+    watcher = FolderWatcher(obj.library(), paths[0], options, prune, on_event)
+    out.print(f"[dim]Watching {escape(str(paths[0]))} (Ctrl+C stops)…[/]")
+    try:
+        watcher.run()
+    except KeyboardInterrupt:
+        out.print("[dim]Stopped watching.[/]")
 
 
 def _print_result(out: Console, r: FileResult) -> None:

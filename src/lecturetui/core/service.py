@@ -266,6 +266,13 @@ class Library:
                 self._units.save()
 
     # -- keeping the index in step with the store ---------------------------------------------
+    def remove_lecture(self, lecture_id: str) -> int:
+        """Forget a lecture: its segments leave the store, then their vectors the index (a kill
+        in between is caught up by the next sync). Returns how many segments went."""
+        removed = self.store.delete_lecture(lecture_id)
+        self.sync_index(only_if_exists=True)
+        return len(removed)
+
     def sync_index(
         self, progress: Progress | None = None, only_if_exists: bool = False
     ) -> tuple[int, int]:

@@ -95,9 +95,21 @@ class LectureApp(AskingApp):
         self.query_one("#question", Input).focus()
         self.set_status(self.labels["loading"])
         n_lectures, _ = self.services.library.counts()
+        self.known_counts = self.services.library.counts()
         if n_lectures == 0:
             self.show_answer_text(self.labels["empty"])
         self.load_models()
+        # lectures ingested elsewhere (`ingest --watch`, another terminal) show up by themselves
+        self.set_interval(2.0, self.check_library)
+
+    def check_library(self) -> None:
+        counts = self.services.library.counts()
+        if counts != self.known_counts:
+            added = counts[0] - self.known_counts[0]
+            self.known_counts = counts
+            self.set_status(self.labels["ready"] if self.generator else self.labels["loading"])
+            if added > 0:
+                self.notify(f"+{added} {self.labels['lectures']}")
 
     def models_line(self) -> str:
         lib = self.services.library
