@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: seconds to start embedding on the accelerator, measured with bench/gpu.py
+#: seconds to start embedding on the accelerator: an estimate (torch's CUDA context and the first
+#: kernels) until `bench/gpu.py workload` measures it on a GPU (bench/RESULTS.md)
 START_COST_S = {"cuda": 1.2, "mps": 1.0}
 #: E5-small passage tokens a second on a 2-core laptop CPU, before this process measured its own
 CPU_TOKENS_PER_S = 2_300.0
