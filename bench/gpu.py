@@ -118,7 +118,8 @@ if {threads}:
 from lecturetui.core.embedding import E5Embedder
 texts = [json.loads(x)["text"] for x in open({texts!r}, encoding="utf-8") if x.strip()]
 texts = (texts * 4)[:1000]
-emb = E5Embedder({e5!r}, device={device!r})
+from pathlib import Path
+emb = E5Embedder(Path({e5!r}), device={device!r})
 loaded = time.perf_counter() - t0
 def timed(fn):
     t = time.perf_counter(); fn()

@@ -155,6 +155,25 @@ def rankers(corpus: Corpus) -> dict[str, Ranker]:
         out[f"hybrid windows a={same_a}/{cross_a}"] = hybrid(window, same_a, cross_a)
     for depth in (20, 100):
         out[f"hybrid windows 0.6/0.9 depth {depth}"] = hybrid(window, 0.6, 0.9, depth)
+
+    # pseudo-relevance feedback: the question's vector moved toward its m best segments' vectors
+    # (Rocchio), then ranked again; helps a question phrased away from the lecture's words
+    base = unit_scores(48, 24, 0.7)
+    u48 = units[(48, 24, False)]
+
+    def s2b_vec(qv: np.ndarray) -> np.ndarray:
+        return 0.7 * u48.seg_max(qv) + 0.3 * (corpus.vectors @ qv)
+
+    for beta, m in ((0.3, 3), (0.5, 3), (0.5, 5), (1.0, 5)):
+
+        @cache
+        def prf(text: str, beta: float = beta, m: int = m) -> np.ndarray:
+            top = np.argsort(-base(text))[:m]
+            qv = corpus.query_vector(text) + beta * corpus.vectors[top].mean(axis=0)
+            return s2b_vec(qv / np.linalg.norm(qv))
+
+        out[f"hybrid s2b + PRF beta {beta} m {m}"] = hybrid(prf, 0.6, 0.9)
+    out.update(lecture_rankers(corpus, {"hybrid s2b": hybrid(base, 0.6, 0.9)}))
     return out
 
 
