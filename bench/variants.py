@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from typing import Any
 
@@ -174,6 +175,54 @@ def rankers(corpus: Corpus) -> dict[str, Ranker]:
 
         out[f"hybrid s2b + PRF beta {beta} m {m}"] = hybrid(prf, 0.6, 0.9)
     out.update(lecture_rankers(corpus, {"hybrid s2b": hybrid(base, 0.6, 0.9)}))
+    out.update(translation_rankers(corpus, base, s2b_vec))
+    return out
+
+
+def translation_rankers(corpus: Corpus, base: Any, s2b_vec: Any) -> dict[str, Ranker]:
+    """A question in another language than the library's, translated first (by the answer
+    model, cached in the bench home's translations.json): searched in the library's language."""
+    import dataclasses
+
+    from realistic import HOME
+
+    path = HOME / "translations.json"
+    if not path.exists():
+        return {}
+    trans: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+
+    def as_english(q: Question) -> Question:
+        return dataclasses.replace(q, lang="en", text=trans.get(q.text, q.text))
+
+    def hybrid_on(scores: Any, q: Question, c: Corpus, alpha: float) -> list[int]:
+        d = minmax_top(scores, 50)
+        lx = lexical_scores(c, q, 50)
+        fused = fuse(d, lx, alpha)
+        seen = set(fused)
+        return fused + [int(i) for i in np.argsort(-scores) if int(i) not in seen]
+
+    out: dict[str, Ranker] = {}
+
+    def translated_only(q: Question, c: Corpus) -> list[int]:
+        t = as_english(q) if q.lang != "en" else q
+        return hybrid_on(base(t.text), t, c, 0.6)
+
+    def both_vectors(q: Question, c: Corpus) -> list[int]:
+        if q.lang == "en":
+            return hybrid_on(base(q.text), q, c, 0.6)
+        t = as_english(q)
+        qv = c.query_vector(q.text) + c.query_vector(t.text)
+        return hybrid_on(s2b_vec(qv / np.linalg.norm(qv)), t, c, 0.6)
+
+    def both_scores(q: Question, c: Corpus) -> list[int]:
+        if q.lang == "en":
+            return hybrid_on(base(q.text), q, c, 0.6)
+        t = as_english(q)
+        return hybrid_on(np.maximum(base(q.text), base(t.text)), t, c, 0.6)
+
+    out["translated: hybrid on the translation"] = translated_only
+    out["translated: dense on both vectors, BM25 on the translation"] = both_vectors
+    out["translated: dense max of both, BM25 on the translation"] = both_scores
     return out
 
 

@@ -65,8 +65,12 @@ class FakeGenerator:
         n_ctx: int = 4096,
         tokens_per_s: float | None = None,
         cached_tokens: int = 0,
+        translations: dict[str, str] | None = None,
     ) -> None:
         self.answer = answer
+        # replies to translation prompts (core/translate.py); a question not in it gets none
+        self.translations = translations or {}
+        self.translated: list[str] = []
         self.n_ctx = n_ctx
         self.name = "fake.gguf"
         self.gpu = False
@@ -81,6 +85,11 @@ class FakeGenerator:
         return len(text.split())
 
     def stream(self, messages, max_tokens, stop=None):  # type: ignore[no-untyped-def]
+        if messages[0]["content"].startswith("Translate the user's question"):
+            question = messages[-1]["content"]
+            self.translated.append(question)
+            yield self.translations.get(question, "")
+            return
         self.prompts.append(messages)
         for i, word in enumerate(self.answer.split(" ")):
             if stop is not None and stop.is_set():

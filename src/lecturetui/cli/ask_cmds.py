@@ -81,6 +81,7 @@ def ask_cmd(
     from lecturetui.core.answering import answer, retrieve
     from lecturetui.core.conversation import make_turn
     from lecturetui.core.scope import Scope
+    from lecturetui.core.translate import target_language, translator_for
 
     library = obj.library()
     previous = library.exchange() if cont else None
@@ -93,13 +94,21 @@ def ask_cmd(
     evidence_out = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
         loading = pool.submit(_load_generator, obj, llm, n_ctx, verbose, evidence_out)
+        translator = None
+        if target_language(library, turn.search_text):
+            # a question in another language than the lectures': the model translates it
+            # first (core/translate.py), so it loads before the search
+            evidence_out.set()
+            translator = translator_for(library, loading.result(), turn.search_text)
         try:
-            found = retrieve(library, turn, k, mode, Scope(courses, lectures))
+            found = retrieve(library, turn, k, mode, Scope(courses, lectures), translator)
         finally:
             evidence_out.set()
         if not as_json:
             if turn.previous is not None:
                 out.print(f"[dim](following up: {escape(turn.previous.question)})[/]")
+            if found.translation:
+                out.print(f"[dim](searched as: {escape(found.translation)})[/]")
             print_evidence(out, found)
         generator = loading.result()
 

@@ -22,6 +22,7 @@ from lecturetui.core.sentences import SentenceVectors, split_sentences
 from lecturetui.core.service import Hit, Library
 from lecturetui.core.timebudget import DEFAULT_TTFT_S
 from lecturetui.core.timefmt import format_timestamp
+from lecturetui.core.translate import Translator, translator_for
 
 
 @dataclass(slots=True)
@@ -88,6 +89,7 @@ class Retrieved:
     evidence: list[EvidenceSentence]
     retrieval_s: float
     evidence_s: float  # retrieval included
+    translation: str | None = None  # the question as searched, in the library's language
 
 
 _vectors: weakref.WeakKeyDictionary[Library, SentenceVectors] = weakref.WeakKeyDictionary()
@@ -106,13 +108,19 @@ def sentence_vectors(library: Library) -> SentenceVectors:
 
 
 def retrieve(
-    library: Library, turn: Turn, k: int = 10, mode: str = DEFAULT_MODE, scope: Scope | None = None
+    library: Library,
+    turn: Turn,
+    k: int = 10,
+    mode: str = DEFAULT_MODE,
+    scope: Scope | None = None,
+    translator: Translator | None = None,
 ) -> Retrieved:
     """Search (a follow-up with the previous question's search text) and score the sentences
     of the best passages: the evidence, shown before any answer."""
     library.warm()  # model loading is not retrieval time
     t0 = time.perf_counter()
-    result = library.search(turn.search_text, k, mode=mode, scope=scope)
+    translation = translator(turn.search_text) if translator else None
+    result = library.search(turn.search_text, k, mode=mode, scope=scope, translation=translation)
     t1 = time.perf_counter()
     passages = merge_hits(result.hits)
     scored: list[ScoredPassage] = []
@@ -120,7 +128,9 @@ def retrieve(
         query = library.embedder.embed_query(turn.search_text)
         scored = score_passages(passages, query, sentence_vectors(library))
     t2 = time.perf_counter()
-    return Retrieved(turn, result.hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0)
+    return Retrieved(
+        turn, result.hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0, translation
+    )
 
 
 def answer(
@@ -230,7 +240,9 @@ def ask(
 
     `turn` says whether the question follows up an earlier one (conversation.make_turn);
     by default it stands alone."""
-    found = retrieve(library, turn or Turn(question.strip(), question.strip()), k, mode, scope)
+    turn = turn or Turn(question.strip(), question.strip())
+    translator = translator_for(library, generator, turn.search_text)
+    found = retrieve(library, turn, k, mode, scope, translator)
     if on_evidence:
         on_evidence(found)
     return answer(library, generator, found, answer_tokens, ttft_s, on_token, stop, on_retrieved)

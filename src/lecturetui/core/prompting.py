@@ -178,6 +178,11 @@ def language_code(text: str) -> str:
     return str(code)
 
 
+def language_name(code: str) -> str:
+    """An ISO 639-1 code's English name ("pt" -> "Portuguese"); the code when unknown."""
+    return _LANGUAGE_NAMES.get(code, code)
+
+
 def question_language(question: str) -> str | None:
     """The question's language by name (small models follow "answer in Portuguese" far better
     than "answer in the language of the question")."""

@@ -135,6 +135,7 @@ def run_search(
     mode: str,
     fusion: FusionConfig | None,
     scope: ResolvedScope | None = None,
+    translation: str | None = None,
 ) -> SearchResult:
     """See `Library.search` (which checks the question and the library first)."""
     from lecturetui.core.index import EXACT_SEARCH_LIMIT
@@ -146,6 +147,9 @@ def run_search(
     emb = library.embedder
     t1 = time.perf_counter()
     vector = emb.embed_query(query)
+    if translation:  # the question and its translation into the library's language, together
+        vector = vector + emb.embed_query(translation)
+        vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
     t2 = time.perf_counter()
     use_exact = exact if exact is not None else index.count <= EXACT_SEARCH_LIMIT
     depth = max(k, CANDIDATES)
@@ -158,7 +162,9 @@ def run_search(
         dense, cosine = dense_scores(index, units, vector, depth, use_exact and unit_exact, scope)
     t3 = time.perf_counter()
     lexical = (
-        library.store.lexical_search(query, depth, scope.lecture_ids if scope else None)
+        library.store.lexical_search(
+            translation or query, depth, scope.lecture_ids if scope else None
+        )
         if mode != "dense"
         else []
     )
@@ -169,7 +175,8 @@ def run_search(
     elif mode == "lexical":
         ranked = [(seg, ("lexical",)) for seg, _ in lexical[:k]]
     else:
-        fused = fuse(dense, lexical, fusion or FusionConfig(), library.same_language(query))
+        same = bool(translation) or library.same_language(query)
+        fused = fuse(dense, lexical, fusion or FusionConfig(), same)
         ranked = [(f.segment_id, tuple(f.ranks)) for f in fused[:k]]
     missing = [seg for seg, _ in ranked if seg not in cosine and seg in index]
     if missing:

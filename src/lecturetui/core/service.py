@@ -342,9 +342,12 @@ class Library:
         mode: str = DEFAULT_MODE,
         fusion: FusionConfig | None = None,
         scope: Scope | None = None,
+        translation: str | None = None,
     ) -> SearchResult:
         """The top k segments for a question, ranked by `mode`; every hit scored by cosine.
-        With a scope (courses, lectures), the top k from inside it."""
+        With a scope (courses, lectures), the top k from inside it. `translation` (the question
+        in the library's language, core/translate.py) joins the question's vector and replaces
+        it for BM25."""
         query = query.strip()
         if not query:
             raise LectureTuiError(
@@ -372,7 +375,7 @@ class Library:
                 hint="run `lecturetui reindex`",
             )
         return run_search(
-            self, query, k, exact, mode, fusion, resolve(self.store, scope or Scope())
+            self, query, k, exact, mode, fusion, resolve(self.store, scope or Scope()), translation
         )
 
     def same_language(self, query: str) -> bool:

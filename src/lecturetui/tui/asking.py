@@ -87,13 +87,15 @@ class AskingApp(App[None]):
     def _answer_question(self, question: str, stop: threading.Event) -> None:
         from lecturetui.core.answering import answer, passage_json, retrieve
         from lecturetui.core.conversation import Exchange, make_turn
+        from lecturetui.core.translate import translator_for
 
         worker = get_current_worker()
         library = self.services.library
         self.call_from_thread(self.begin_question)
         turn = make_turn(question, self.previous)
         try:
-            found = retrieve(library, turn, 10, self.mode, self.scope)
+            translator = translator_for(library, self.generator, turn.search_text)
+            found = retrieve(library, turn, 10, self.mode, self.scope, translator)
         except LectureTuiError as exc:
             self.call_from_thread(self.show_answer_text, f"{exc.message}\n{exc.hint or ''}")
             return
