@@ -152,6 +152,8 @@ class AskingApp(App[None]):
         status += self.labels["generating"] if self.generator else self.labels["loading"]
         if found.turn.previous is not None:
             status += f" · ↳ {found.turn.previous.question}"
+        if found.translation:  # a question in another language, searched as translated
+            status += f" · ⇄ {found.translation}"
         self.show_answer_text("", status)
 
     def stream_update(self, text: str) -> None:
