@@ -245,6 +245,19 @@ async def test_lectures_ingested_elsewhere_show_up_while_the_app_is_open(
         assert "9 aulas" in str(app.query_one("#status", Static).render())
 
 
+async def test_the_library_screen_says_where_the_models_run(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("tab")
+        await pilot.press("l")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        doctor = str(app.screen.query_one("#doctor", Static).render())
+        assert "GPU:" in doctor and "E5: cpu" in doctor
+        assert "llama.cpp CPU" in doctor or "llama.cpp CUDA" in doctor
+
+
 async def test_empty_library_says_what_to_do(home: Path) -> None:
     app = make_app(home, ingest=False)
     async with app.run_test(size=(80, 24)) as pilot:

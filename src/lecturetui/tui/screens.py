@@ -184,6 +184,7 @@ class LibraryScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="library-info")
+        yield Static(id="doctor")
         yield DataTable(id="lectures", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="ingest-row"):
             yield Input(placeholder=self.lt_labels["ingest"], id="ingest-path")
@@ -200,6 +201,35 @@ class LibraryScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.add_columns(*Lecture.TABLE_COLUMNS)
         self.refresh_table()
+        self.diagnose()
+
+    @work(thread=True, exclusive=True, group="doctor", exit_on_error=False)
+    def diagnose(self) -> None:
+        """What `lecturetui doctor` says, for the models this app has loaded."""
+        from lecturetui.core.hardware import diagnose
+
+        app: Any = self.app
+        library = app.services.library
+        embedder = library.embedder if app.ready.is_set() and app.load_error is None else None
+        try:
+            report = diagnose(embedder, app.generator)
+        except Exception as exc:  # a report that cannot be made is a line, not a crash
+            self.app.call_from_thread(
+                self.query_one("#doctor", Static).update, Text(f"doctor: {exc}", style="dim")
+            )
+            return
+        gpu = report.gpus[0] if report.gpus else None
+        lines = [
+            f"GPU: {gpu.name}, {gpu.free_mib:,} of {gpu.total_mib:,} MiB free"
+            if gpu
+            else "GPU: none",
+            f"E5: {report.embedder_device} · answers: {report.llm_device}"
+            + (f" · llama.cpp {report.llama.backend}" if report.llama else ""),
+            *[f"! {p}" for p in report.problems],
+        ]
+        self.app.call_from_thread(
+            self.query_one("#doctor", Static).update, Text("\n".join(lines), style="dim")
+        )
 
     def refresh_table(self) -> None:
         app: Any = self.app
