@@ -220,6 +220,23 @@ def translation_rankers(corpus: Corpus, base: Any, s2b_vec: Any) -> dict[str, Ra
         t = as_english(q)
         return hybrid_on(np.maximum(base(q.text), base(t.text)), t, c, 0.6)
 
+    hyde_path = HOME / "hyde.json"
+    hyde: dict[str, str] = (
+        json.loads(hyde_path.read_text(encoding="utf-8")) if hyde_path.exists() else {}
+    )
+
+    def hypothetical(q: Question, c: Corpus, weight: float = 1.0) -> list[int]:
+        """The answer model's guess at what the lecturer said (HyDE), searched with the question."""
+        if q.text not in hyde:
+            return hybrid_on(base(q.text), q, c, 0.6)
+        guess = hyde[q.text]
+        qv = c.query_vector(q.text) + weight * c.query_vector(guess)
+        both = dataclasses.replace(q, text=f"{q.text} {guess}")
+        return hybrid_on(s2b_vec(qv / np.linalg.norm(qv)), both, c, 0.6)
+
+    if hyde:
+        out["hyde: question + guessed passage, weight 1"] = hypothetical
+        out["hyde: question + guessed passage, weight 0.5"] = lambda q, c: hypothetical(q, c, 0.5)
     out["translated: hybrid on the translation"] = translated_only
     out["translated: dense on both vectors, BM25 on the translation"] = both_vectors
     out["translated: dense max of both, BM25 on the translation"] = both_scores
