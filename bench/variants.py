@@ -227,8 +227,8 @@ def translation_rankers(corpus: Corpus, base: Any, s2b_vec: Any) -> dict[str, Ra
 
     def hypothetical(q: Question, c: Corpus, weight: float = 1.0) -> list[int]:
         """The answer model's guess at what the lecturer said (HyDE), searched with the question."""
-        if q.text not in hyde:
-            return hybrid_on(base(q.text), q, c, 0.6)
+        if q.text not in hyde:  # (Portuguese questions: as the default ranks them)
+            return hybrid_on(base(q.text), q, c, 0.9 if q.lang != "en" else 0.6)
         guess = hyde[q.text]
         qv = c.query_vector(q.text) + weight * c.query_vector(guess)
         both = dataclasses.replace(q, text=f"{q.text} {guess}")
