@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from lecturetui.core.index import unit_vector
 from lecturetui.core.links import deep_link
 from lecturetui.core.prompting import Passage
 from lecturetui.core.sentences import Sentence, SentenceVectors, split_sentences
@@ -99,8 +100,7 @@ def score_passages(
     texts = [s.text for _, sentences in split for s in sentences]
     if not texts:
         return []
-    q = query / max(float(np.linalg.norm(query)), 1e-12)
-    sims = (vectors.vectors(texts) @ q).tolist()
+    sims = (vectors.vectors(texts) @ unit_vector(query)).tolist()
     out: list[ScoredPassage] = []
     pos = 0
     for passage, sentences in split:

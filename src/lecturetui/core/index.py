@@ -98,6 +98,17 @@ def _library_versions() -> dict[str, str]:
     return out
 
 
+def unit_vector(vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """`vector` scaled to length 1 (a zero vector stays zero), as float32."""
+    return (vector / max(float(np.linalg.norm(vector)), 1e-12)).astype(np.float32)
+
+
+def unit_rows(matrix: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Each row of `matrix` scaled to length 1, in place."""
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    return matrix
+
+
 class VectorIndex:
     """hnswlib index + manifest. Not safe for concurrent add and search: a lock serialises them."""
 
@@ -339,14 +350,12 @@ class VectorIndex:
 
         if self._exact is None:
             live = sorted(self._labels)
-            mat = np.asarray(self._index.get_items(live), dtype=np.float32)
-            mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+            mat = unit_rows(np.asarray(self._index.get_items(live), dtype=np.float32))
             bf = hnswlib.BFIndex(space="ip", dim=self.manifest.dim)
             bf.init_index(max_elements=max(len(live), 1))
             bf.add_items(mat, np.asarray(live, dtype=np.int64))
             self._exact = bf
-        q = (vector / max(float(np.linalg.norm(vector)), 1e-12)).astype(np.float32)
-        labels, distances = self._exact.knn_query(q.reshape(1, -1), k=k)
+        labels, distances = self._exact.knn_query(unit_vector(vector).reshape(1, -1), k=k)
         return [(int(lab), float(1.0 - d)) for lab, d in zip(labels[0], distances[0], strict=True)]
 
     def _search_exact_among(
@@ -356,10 +365,8 @@ class VectorIndex:
         (hnswlib's brute-force index returns repeated labels when given a filter.)"""
         if not labels:
             return []
-        mat = np.asarray(self._index.get_items(labels), dtype=np.float32)
-        mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
-        q = (vector / max(float(np.linalg.norm(vector)), 1e-12)).astype(np.float32)
-        sims = mat @ q
+        mat = unit_rows(np.asarray(self._index.get_items(labels), dtype=np.float32))
+        sims = mat @ unit_vector(vector)
         k = min(k, len(labels))
         top = np.argpartition(-sims, k - 1)[:k] if k < len(labels) else np.arange(len(labels))
         top = top[np.argsort(-sims[top], kind="stable")]

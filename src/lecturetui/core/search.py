@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.fusion import CANDIDATES, FusionConfig, fuse
+from lecturetui.core.index import unit_vector
 from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.modes import DEFAULT_MODE
 from lecturetui.core.timefmt import format_timestamp
@@ -112,10 +113,11 @@ def dense_scores(
         seg = segment_of(label)
         if seg in index and sim > best_unit.get(seg, -2.0):
             best_unit[seg] = sim
-    q = vector / max(float(np.linalg.norm(vector)), 1e-12)
     missing = [s for s in best_unit if s not in window]
     if missing:
-        window.update(zip(missing, (index.vectors(missing) @ q).tolist(), strict=True))
+        window.update(
+            zip(missing, (index.vectors(missing) @ unit_vector(vector)).tolist(), strict=True)
+        )
     # a window found without any of its units in the unit top list: its units' worst case is
     # below every listed unit, so score it by its window alone, scaled the same way
     floor = min(best_unit.values()) if best_unit else 0.0
@@ -148,8 +150,7 @@ def run_search(
     t1 = time.perf_counter()
     vector = emb.embed_query(query)
     if translation:  # the question and its translation into the library's language, together
-        vector = vector + emb.embed_query(translation)
-        vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        vector = unit_vector(vector + emb.embed_query(translation))
     t2 = time.perf_counter()
     use_exact = exact if exact is not None else index.count <= EXACT_SEARCH_LIMIT
     depth = max(k, CANDIDATES)
@@ -180,8 +181,9 @@ def run_search(
         ranked = [(f.segment_id, tuple(f.ranks)) for f in fused[:k]]
     missing = [seg for seg, _ in ranked if seg not in cosine and seg in index]
     if missing:
-        q = vector / max(float(np.linalg.norm(vector)), 1e-12)
-        cosine.update(zip(missing, (index.vectors(missing) @ q).tolist(), strict=True))
+        cosine.update(
+            zip(missing, (index.vectors(missing) @ unit_vector(vector)).tolist(), strict=True)
+        )
     hits = _hits(library, units, vector, [(s, cosine.get(s, 0.0), f) for s, f in ranked])
     t5 = time.perf_counter()
     timings = {

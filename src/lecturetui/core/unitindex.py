@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from lecturetui.core.index import VectorIndex
+from lecturetui.core.index import VectorIndex, unit_vector
 from lecturetui.core.models import StoredSegment
 from lecturetui.core.units import MAX_UNITS, STRIDE, WIDTH, Unit, split_units
 
@@ -70,8 +70,7 @@ def best_units(
     if not wanted:
         return {}
     vecs = index.vectors([lab for _, lab, _ in wanted])
-    q = query / max(float(np.linalg.norm(query)), 1e-12)
-    sims = vecs @ q
+    sims = vecs @ unit_vector(query)
     out: dict[int, tuple[float, Unit]] = {}
     for (sid, _, unit), sim in zip(wanted, sims.tolist(), strict=True):
         if sid not in out or sim > out[sid][0]:
