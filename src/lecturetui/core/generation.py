@@ -103,20 +103,20 @@ class LlamaGenerator:
                 "llama-cpp-python is not installed, so answers cannot be written.",
                 hint="run the set-up again (make run); search still works",
             ) from None
-        from lecturetui.core.hardware import backend_of
+        from lecturetui.core.hardware import llama_report
 
-        offload = bool(llama_cpp.llama_supports_gpu_offload())
-        raw = llama_cpp.llama_print_system_info()
-        info = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-        # every layer on the GPU when the build can offload: a 1.5B model fits any GPU's memory
-        # and reads prompts tens of times faster there (bench/RESULTS.md, "The GPU path");
+        build = llama_report()
+        offload = build is not None and build.gpu_offload
+        # every layer on the GPU when the build can offload: a 1.5B model fits any GPU's memory,
+        # and reading the prompt is what a CPU is slow at (bench/RESULTS.md, answer models);
         # --device cpu keeps it on the CPU
         self.gpu = offload and (device or "auto") != "cpu"
-        self.backend = backend_of(info, offload) if self.gpu else "CPU"
+        self.backend = build.backend if self.gpu and build is not None else "CPU"
         layers = gpu_layers if gpu_layers is not None else (-1 if self.gpu else 0)
         if not offload:
             self.notice = "answers run on the CPU (this llama.cpp build has no GPU offload)"
-        # on a GPU: flash attention and a large prompt batch (one pass reads the whole prompt)
+        # on a GPU: flash attention and a large prompt batch (one pass reads the whole prompt);
+        # bench/gpu.py `llama` compares them with the defaults once a GPU is at hand
         flash = self.gpu if flash_attn is None else flash_attn
         batch = n_batch or (2048 if self.gpu else 512)
         # one thread per physical core (about half the logical ones); on 2 cores llama.cpp with

@@ -96,15 +96,13 @@ def parse_nvidia_smi(text: str) -> list[Gpu]:
 
 
 def find_nvcc() -> str:
-    """CUDA's compiler on PATH, under $CUDA_HOME or /usr/local/cuda; "" when none."""
+    """CUDA's compiler on PATH, else under $CUDA_HOME (by default /usr/local/cuda); "" when
+    none. The same search as scripts/llama_cmake_args.sh, so doctor and the set-up agree."""
     found = shutil.which("nvcc")
     if found:
         return found
-    for root in (os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"):
-        candidate = Path(root) / "bin" / "nvcc" if root else None
-        if candidate is not None and candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    return ""
+    candidate = Path(os.environ.get("CUDA_HOME") or "/usr/local/cuda") / "bin" / "nvcc"
+    return str(candidate) if candidate.is_file() and os.access(candidate, os.X_OK) else ""
 
 
 def torch_report() -> TorchReport | None:
