@@ -62,19 +62,14 @@ def test_a_translated_question_finds_what_the_original_words_cannot(home: Path) 
 
 
 async def test_the_app_searches_a_question_in_another_language_as_translated(home: Path) -> None:
-    from textual.widgets import Input
-
+    from .test_tui import ask as ask_in_app
     from .test_tui import make_app
 
     gen = FakeGenerator("O TensorFlow prioriza a GPU [1].", translations={QUESTION: IN_PORTUGUESE})
     app = make_app(home, gen)
     async with app.run_test(size=(160, 32)) as pilot:
         await app.workers.wait_for_complete()
-        await pilot.press("slash")
-        app.query_one("#question", Input).value = QUESTION
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await ask_in_app(pilot, app, QUESTION)
         assert gen.translated == [QUESTION]
         searched = app.services.library.search(QUESTION, 10, translation=IN_PORTUGUESE).hits
         assert [h["segment_id"] for h in app.hits] == [h.segment.id for h in searched]

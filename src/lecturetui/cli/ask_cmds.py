@@ -81,7 +81,7 @@ def ask_cmd(
     from lecturetui.core.answering import answer, retrieve
     from lecturetui.core.conversation import make_turn
     from lecturetui.core.scope import Scope
-    from lecturetui.core.translate import target_language, translator_for
+    from lecturetui.core.translate import target_language, translating
 
     library = obj.library()
     previous = library.exchange() if cont else None
@@ -95,11 +95,12 @@ def ask_cmd(
     with ThreadPoolExecutor(max_workers=1) as pool:
         loading = pool.submit(_load_generator, obj, llm, n_ctx, verbose, evidence_out)
         translator = None
-        if target_language(library, turn.search_text):
+        target = target_language(library, turn.search_text)
+        if target:
             # a question in another language than the lectures': the model translates it
             # first (core/translate.py), so it loads before the search
             evidence_out.set()
-            translator = translator_for(library, loading.result(), turn.search_text)
+            translator = translating(loading.result(), target)
         try:
             found = retrieve(library, turn, k, mode, Scope(courses, lectures), translator)
         finally:

@@ -86,4 +86,9 @@ def translator_for(
     target = None if generator is None else target_language(library, question)
     if generator is None or target is None:
         return None
+    return translating(generator, target)
+
+
+def translating(generator: Generator, target: str) -> Translator:
+    """A translator into `target` by this model (for a caller that knows the target already)."""
     return lambda text: translate(generator, text, target)
