@@ -54,10 +54,13 @@ def wanted(path: Path) -> bool:
 
 
 def settled(path: Path, wait_s: float = 0.2, tries: int = 50) -> bool:
-    """True once the file's size and mtime stay the same across `wait_s` (False if it vanished)."""
+    """True once the file's size and mtime stay the same across `wait_s` (False if it vanished).
+    A file last changed `wait_s` or more ago has already been still that long: no wait."""
     for _ in range(tries):
         try:
             before = path.stat()
+            if time.time() - before.st_mtime >= wait_s:
+                return True
             time.sleep(wait_s)
             after = path.stat()
         except OSError:
@@ -65,6 +68,13 @@ def settled(path: Path, wait_s: float = 0.2, tries: int = 50) -> bool:
         if (before.st_size, before.st_mtime_ns) == (after.st_size, after.st_mtime_ns):
             return True
     return True  # still growing after ~10 s: read it now, a later change re-ingests it
+
+
+def _modified_since(path: Path, since: float) -> bool:
+    try:
+        return path.stat().st_mtime >= since
+    except OSError:  # gone meanwhile: the deletion is handled as one
+        return False
 
 
 class FolderWatcher:
@@ -103,8 +113,8 @@ class FolderWatcher:
             for result in report.results:
                 self.on_event(WatchEvent("ingested", result.path, result))
 
-    def _gone(self, paths: Iterable[Path]) -> None:
-        state = FolderState.read(self.library, self.folder)
+    def _gone(self, paths: Iterable[Path], state: FolderState | None = None) -> None:
+        state = state or FolderState.read(self.library, self.folder)
         for path in sorted(set(paths)):
             ids = state.by_path.get(path.resolve(), [])
             if not ids or path.exists():
@@ -116,14 +126,21 @@ class FolderWatcher:
             else:
                 self.on_event(WatchEvent("missing", path, message=", ".join(ids)))
 
-    def catch_up(self) -> None:
-        """Bring the library in line with the folder as it is now (also after a kill)."""
-        self._ingest(p for p in self.folder.rglob("*") if p.is_file() and wanted(p))
-        self._gone(FolderState.read(self.library, self.folder).by_path)
+    def catch_up(self, since: float | None = None) -> None:
+        """Bring the library in line with the folder as it is now (also after a kill); with
+        `since` (a time), only files changed from then on are read again."""
+        self._ingest(
+            p
+            for p in self.folder.rglob("*")
+            if p.is_file() and wanted(p) and (since is None or _modified_since(p, since))
+        )
+        state = FolderState.read(self.library, self.folder)
+        self._gone(state.by_path, state)
 
     def run(self, stop: threading.Event | None = None) -> None:
         from watchfiles import Change, watch
 
+        started = time.time() - 1.0  # (a second of slack for coarse file times)
         self.catch_up()
         armed = False
         for changes in watch(
@@ -138,7 +155,7 @@ class FolderWatcher:
             if not armed:
                 # the watch is set up now: catch what arrived between the first catch-up and it
                 armed = True
-                self.catch_up()
+                self.catch_up(since=started)
             changed = [Path(p) for kind, p in changes if kind != Change.deleted]
             deleted = [Path(p) for kind, p in changes if kind == Change.deleted]
             self._ingest(p for p in changed if wanted(p))
