@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -19,10 +20,13 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def run_json(*args: str) -> object:
+def run_json(*args: str) -> Any:
+    """A command's --json output: an object whose "schema" is 1, the payload's keys beside it."""
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    data = json.loads(result.stdout)
+    assert isinstance(data, dict) and data.pop("schema") == 1
+    return data
 
 
 def test_ingest_list_show_seed_corpus(home: Path) -> None:
@@ -31,7 +35,7 @@ def test_ingest_list_show_seed_corpus(home: Path) -> None:
     assert "added" in out and "8 lectures, 26 segments" in out
     code, out = run("ingest", str(SEED_CORPUS))
     assert code == 0 and "unchanged" in out
-    lectures = run_json("lectures", "--json")
+    lectures = run_json("lectures", "--json")["lectures"]
     assert isinstance(lectures, list)
     assert len(lectures) == 8 and sum(x["segments"] for x in lectures) == 26
     assert {x["course"] for x in lectures} == {"Sistemas distribuídos"}
@@ -87,7 +91,7 @@ def test_bad_inputs_each_get_one_line_and_the_batch_goes_on(home: Path, tmp_path
     # a cue ending before it starts is repaired, and the output says so
     assert "c_backwards.srt" in out and "note: 1 backwards cue time repaired (line 2)" in out
     assert "Traceback" not in out
-    listed = run_json("lectures", "--json")
+    listed = run_json("lectures", "--json")["lectures"]
     assert isinstance(listed, list)
     assert {x["id"]: x["notes"] for x in listed} == {
         "c_backwards": ["1 backwards cue time repaired (line 2)"],
@@ -99,7 +103,7 @@ def test_bad_inputs_each_get_one_line_and_the_batch_goes_on(home: Path, tmp_path
     (bad / "h_backwards.srt").write_text("1\n00:00:19,000 --> 00:00:12,000\ntchau\n")
     code, out = run("ingest", "--strict", str(bad / "h_backwards.srt"))
     assert code == 1 and "line 2: has a cue that ends before it starts" in out
-    assert len(run_json("lectures", "--json")) == 2  # type: ignore[arg-type]
+    assert len(run_json("lectures", "--json")["lectures"]) == 2  # type: ignore[arg-type]
 
 
 def test_missing_path(home: Path, tmp_path: Path) -> None:
@@ -133,7 +137,7 @@ def test_search_with_the_real_model(home: Path) -> None:
     code, out = run("ingest", str(SEED_CORPUS))
     assert code == 0, out
     question = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
-    hits = run_json("search", question, "--json", "--mode", "dense")
+    hits = run_json("search", question, "--json", "--mode", "dense")["hits"]
     assert isinstance(hits, list)
     assert len(hits) == 10
     assert set(hits[0]) >= HIT_FIELDS
@@ -149,7 +153,7 @@ def test_search_with_the_real_model(home: Path) -> None:
     assert code == 0 and "Aula" in out and "–" in out
     code, out = run("reindex")
     assert code == 0 and "Indexed 26 segments" in out
-    again = run_json("search", question, "--json", "--mode", "dense")
+    again = run_json("search", question, "--json", "--mode", "dense")["hits"]
     assert [h["corpus_id"] for h in again] == [h["corpus_id"] for h in hits]  # type: ignore[attr-defined]
 
 

@@ -58,13 +58,14 @@ def test_run_is_saved_resumed_and_forced(library: Library, questions: Path) -> N
     first = run(library, questions)
     assert first.evaluated == 2 and [r.number for r in first.records] == [19, 43]
     rec = first.records[0].payload
-    assert rec["judge"]["answer_relevance"]["score"] == 3
-    assert rec["judge"]["groundedness"]["value"] == 1.0
-    assert rec["judge"]["context_relevance"]["value"] == pytest.approx(2 / 3)
+    assert rec.judge.answer_relevance.score == 3
+    assert rec.judge.groundedness.value == 1.0
+    assert rec.judge.context_relevance.value == pytest.approx(2 / 3)
     assert first.records[0].auto_label == "C"
-    assert rec["retrieval"]["metrics"]["recall@10"] == 1.0
-    assert rec["retrieval"]["reference_overlap"] is not None
-    assert first.records[1].payload["retrieval"]["metrics"] == {}  # no gold evidence
+    assert rec.retrieval is not None and rec.retrieval.metrics["recall@10"] == 1.0
+    assert rec.retrieval.reference_overlap is not None
+    no_gold = first.records[1].payload.retrieval
+    assert no_gold is not None and no_gold.metrics == {}  # no gold evidence
     runs = Runs(library.store)
     runs.annotate(first.run_id, 19, "P")
     again = run(library, questions)
@@ -90,19 +91,19 @@ def test_report_has_every_seed_field_and_reads_back(library: Library, questions:
     for rec, back in zip(records, parsed, strict=True):
         p = rec.payload
         assert back["question"] == rec.question
-        assert len(back["segments"]) == len(p["hits"]) == 10
-        for hit, seg in zip(p["hits"], back["segments"], strict=True):
-            assert seg["corpus_id"] == str(hit["corpus_id"])
-            assert float(seg["score"]) == hit["score"]  # full precision, as in the seeds
+        assert len(back["segments"]) == len(p.hits) == 10
+        for hit, seg in zip(p.hits, back["segments"], strict=True):
+            assert seg["corpus_id"] == str(hit.corpus_id)
+            assert float(seg["score"]) == hit.score  # full precision, as in the seeds
             assert seg["url"] == "oculto"
-            assert seg["start"] == hit["start"] and seg["end"] == hit["end"]
-            assert seg["text"] == " ".join(hit["text"].split())
-        assert back["answer"] == p["answer"]
-        assert len(back["references"]) == len(p["citations"])
-        assert back["ar"] == f"{p['judge']['answer_relevance']['value']:.2f}"
+            assert seg["start"] == hit.start and seg["end"] == hit.end
+            assert seg["text"] == " ".join(hit.text.split())
+        assert back["answer"] == p.answer
+        assert len(back["references"]) == len(p.citations)
+        assert back["ar"] == f"{p.judge.answer_relevance.value:.2f}"
         assert back["auto"] == rec.auto_label
         assert back["cot"].startswith("Criteria: ") and " Supporting Evidence: " in back["cot"]
-        assert back["cot"].endswith(f"Score: {p['judge']['answer_relevance']['score']}")
+        assert back["cot"].endswith(f"Score: {p.judge.answer_relevance.score}")
         assert back["grounded"].startswith("1.00")
     assert parsed[0]["ar"] == "0.67" and parsed[0]["manual"] == "C" and parsed[0]["auto"] == "P"
     assert parsed[1]["manual"] == "pendente"

@@ -59,8 +59,8 @@ def library(home: Path) -> Library:
 def test_the_prompt_carries_the_last_exchange_and_history_keeps_threads(library: Library) -> None:
     gen = FakeGenerator("O TensorFlow prioriza a GPU [1]. Isso é mais rápido [2].")
     first = ask(library, gen, FIRST)
-    library.remember(first.question, first.text, first.to_json())
-    previous = library.exchange()
+    library.history.add(first.record())
+    previous = library.history.exchange()
     assert previous is not None and previous.question == FIRST
     turn = make_turn("e por quê?", previous)
     second = ask(library, gen, turn.question, turn=turn)
@@ -71,10 +71,10 @@ def test_the_prompt_carries_the_last_exchange_and_history_keeps_threads(library:
     assert "follows up the previous one" in prompt[-1]["content"]
     data = second.to_json()
     assert data["follow_up"] and data["thread"] == previous.entry_id
-    library.remember(second.question, second.text, data)
+    library.history.add(second.record())
     third = ask(library, gen, "Which file format is a saved model exported in?")
-    library.remember(third.question, third.text, third.to_json())
-    threads = library.history_threads()
+    library.history.add(third.record())
+    threads = library.history.threads()
     assert [(e.question, e.follow_up) for e in threads] == [
         ("Which file format is a saved model exported in?", False),  # newest thread first
         (FIRST, False),

@@ -115,11 +115,11 @@ def test_cli_search_and_retrieval_eval_take_a_scope(
     assert run("ingest", str(FIXTURES / "lecture.vtt"), "--course", "Outra")[0] == 0
     code, out = run("search", "GPU", "--course", "outra", "--json")
     assert code == 0, out
-    hits = json.loads(out)
+    hits = json.loads(out)["hits"]
     assert hits and {h["course"] for h in hits} == {"Outra"}
     code, out = run("search", "GPU", "--lecture", "aula-A", "--lecture", "aula-B", "--json")
     assert code == 0, out
-    assert {h["lecture"] for h in json.loads(out)} == {"aula-a", "aula-b"}  # ids are slugs
+    assert {h["lecture"] for h in json.loads(out)["hits"]} == {"aula-a", "aula-b"}  # ids are slugs
     code, out = run("search", "GPU", "--course", "Física")
     assert code != 0 and "No course matches 'Física'" in out and "Traceback" not in out
     questions = tmp_path / "q.jsonl"

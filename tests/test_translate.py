@@ -72,4 +72,4 @@ async def test_the_app_searches_a_question_in_another_language_as_translated(hom
         await ask_in_app(pilot, app, QUESTION)
         assert gen.translated == [QUESTION]
         searched = app.services.library.search(QUESTION, 10, translation=IN_PORTUGUESE).hits
-        assert [h["segment_id"] for h in app.hits] == [h.segment.id for h in searched]
+        assert [h.segment_id for h in app.main.hits] == [h.segment.id for h in searched]

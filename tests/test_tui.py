@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Input, OptionList, Static
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.paths import DataHome
 from lecturetui.core.service import Library
+from lecturetui.tui import mainscreen
 from lecturetui.tui.app import AppServices, LectureApp
 from lecturetui.tui.screens import HelpScreen, HistoryScreen, LibraryScreen, SegmentScreen
 
@@ -66,7 +67,7 @@ async def test_ask_shows_hits_and_a_cited_answer(home: Path) -> None:
         text = answer_text(app)
         assert "prioriza a GPU [1]" in text and "Referências" in text
         assert app.focused is hits
-        assert app.services.library.store.history()[0][2] == QUESTION
+        assert app.services.library.history.rows()[0][2] == QUESTION
 
 
 async def test_move_and_open_a_segment_with_neighbours(home: Path) -> None:
@@ -76,17 +77,26 @@ async def test_move_and_open_a_segment_with_neighbours(home: Path) -> None:
         await pilot.press("j", "j", "k")
         hits = app.query_one("#hits", OptionList)
         assert hits.highlighted == 1
-        expected = app.hits[1]["segment_id"]
+        expected = app.main.hits[1].segment_id
         await pilot.press("enter")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, SegmentScreen) and screen.segment.id == expected
         title = str(screen.query_one("#segment-title", Static).render())
-        assert app.hits[1]["lecture_title"] in title
-        before = screen.segment.id
-        await pilot.press("right_square_bracket")
+        assert app.main.hits[1].lecture_title in title
+        library = app.services.library
+        before = screen.segment
+        around = library.neighbours(before)
+        following = [s for s in around if s.ordinal == before.ordinal + 1]
+        await pilot.press("right_square_bracket")  # the next segment of the same lecture
+        if following:
+            assert screen.segment.id == following[0].id
+            assert screen.segment.start > before.start
+            assert following[0].text[:20] in str(screen.query_one("#segment-text", Static).render())
+        else:  # the last segment: ] stays
+            assert screen.segment.id == before.id
         await pilot.press("left_square_bracket")
-        assert screen.segment.id == before or screen.segment.lecture_id == app.hits[1]["lecture"]
+        assert screen.segment.id == before.id
         await pilot.press("escape")
         assert not isinstance(app.screen, SegmentScreen)
 
@@ -95,10 +105,10 @@ async def test_citation_key_selects_its_segment(home: Path) -> None:
     app = make_app(home)
     async with app.run_test(size=(120, 32)) as pilot:
         await ask(pilot, app)
-        second = next(p for p in app.passages if p["number"] == 2)
+        second = next(p for p in app.main.passages if p.number == 2)
         await pilot.press("2")
         index = app.query_one("#hits", OptionList).highlighted
-        assert index is not None and app.hits[index]["segment_id"] in second["segment_ids"]
+        assert index is not None and app.main.hits[index].segment_id in second.segment_ids
 
 
 async def test_escape_stops_the_answer_and_a_new_question_replaces_it(home: Path) -> None:
@@ -120,7 +130,7 @@ async def test_escape_stops_the_answer_and_a_new_question_replaces_it(home: Path
         assert "interrompida" in status
         # a new question cancels whatever is in flight, and its answer is the one shown
         app.services.load_generator = lambda: FakeGenerator("Resposta nova [1].")  # type: ignore[method-assign]
-        app.generator = FakeGenerator("Resposta nova [1].")
+        app.models.generator = FakeGenerator("Resposta nova [1].")
         await ask(pilot, app, "GPU")
         assert "Resposta nova" in answer_text(app)
 
@@ -220,12 +230,12 @@ async def test_the_scope_picker_limits_the_hits_and_shows_in_the_status_line(hom
         first = app.screen.choices[1]  # the first lecture, after "whole library"
         await pilot.press("down", "enter")
         await pilot.pause()
-        assert app.scope == first and first.lectures
+        assert app.main.scope == first and first.lectures
         status = str(app.query_one("#status", Static).render())
         assert f"lecture {first.lectures[0]}" in status
         await ask(pilot, app, "GPU servidor placa")
-        hits = app.hits
-        assert hits and {h["lecture"] for h in hits} == {first.lectures[0]}
+        hits = app.main.hits
+        assert hits and {h.lecture for h in hits} == {first.lectures[0]}
 
 
 async def test_lectures_ingested_elsewhere_show_up_while_the_app_is_open(
@@ -314,43 +324,48 @@ async def test_end_to_end_with_the_real_small_models(home: Path, e5) -> None:  #
     app = LectureApp(AppServices(library, lambda: LlamaGenerator(path, n_ctx=4096), FAST_LLM))
     async with app.run_test(size=(120, 32)) as pilot:
         await app.workers.wait_for_complete()
-        assert app.generator is not None
+        assert app.models.generator is not None
         await ask(pilot, app, "O TensorFlow prioriza a execução de operações em qual dispositivo?")
         assert app.query_one("#hits", OptionList).option_count == 10
         assert "GPU" in answer_text(app).upper()
-        app.generator.close()  # type: ignore[attr-defined]
+        app.models.generator.close()  # type: ignore[attr-defined]
 
 
 async def test_mode_key_cycles_the_search_mode_used_by_the_next_question(home: Path) -> None:
     app = make_app(home)
     async with app.run_test(size=(120, 32)) as pilot:
         await app.workers.wait_for_complete()
-        assert app.mode == "hybrid"
+        assert app.main.mode == "hybrid"
         await pilot.press("escape")  # leave the question box so keys are commands
         app.query_one("#hits", OptionList).focus()
         await pilot.press("m")
-        assert app.mode == "dense"
+        assert app.main.mode == "dense"
         assert "dense" in str(app.query_one("#status", Static).render())
         await ask(pilot, app)
-        assert all(h["retrievers"] == ["dense"] for h in app.hits)
+        assert all(h.retrievers == ("dense",) for h in app.main.hits)
         app.query_one("#hits", OptionList).focus()
         await pilot.press("m")
         await ask(pilot, app)
-        assert app.mode == "lexical" and all(h["retrievers"] == ["lexical"] for h in app.hits)
+        assert app.main.mode == "lexical" and all(
+            h.retrievers == ("lexical",) for h in app.main.hits
+        )
         assert " -B " in str(app.query_one("#hits", OptionList).get_option_at_index(0).prompt)
 
 
-async def test_evaluation_records_are_labelled_with_single_keys(home: Path) -> None:
-    from lecturetui.core.evaluation.runs import Runs
+async def test_evaluation_records_are_labelled_with_single_keys(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lecturetui.core.evaluation.judge import Relevance
+    from lecturetui.core.evaluation.runs import EvalPayload, JudgeRecord, Runs
     from lecturetui.tui.evalscreens import EvalRecordsScreen, EvalRunsScreen
 
     app = make_app(home)
     runs = Runs(app.services.library.store)
     run_id = runs.open("k1", "perguntas.jsonl", {"mode": "hybrid", "llm": "fake"})
     for n in (1, 2, 3):
-        payload = {"answer": f"resposta {n}", "citations": [],
-                   "judge": {"auto_label": "C", "answer_relevance": {"value": 1.0, "score": 3}}}  # fmt: skip
-        runs.save(run_id, n, f"pergunta {n}?", payload)
+        judge = JudgeRecord(Relevance(3, "on topic", "all of it"), auto_label="C")
+        runs.save(run_id, n, f"pergunta {n}?",
+                  EvalPayload(f"pergunta {n}?", f"resposta {n}", number=n, judge=judge))  # fmt: skip
     async with app.run_test(size=(120, 32)) as pilot:
         await app.workers.wait_for_complete()
         app.query_one("#hits", OptionList).focus()
@@ -368,17 +383,16 @@ async def test_evaluation_records_are_labelled_with_single_keys(home: Path) -> N
         await pilot.pause()
         assert "resposta 2" in str(app.screen.query_one("#record", Static).render())
         opened: list[str | None] = []
-        app.open_link = opened.append  # type: ignore[method-assign]
+        monkeypatch.setattr(mainscreen, "open_link", lambda app, url, labels: opened.append(url))
         await pilot.press("o", "m")  # the main screen's keys do nothing here
-        assert opened == [] and app.mode == "hybrid"
-        assert not app.check_action("open", ()) and app.check_action("history", ())
+        assert opened == [] and app.main.mode == "hybrid"
         await pilot.press("slash")  # back to the main screen, ready for a question
         await pilot.pause()
         assert len(app.screen_stack) == 1 and app.focused is app.query_one("#question", Input)
         await pilot.press("escape")
         app.query_one("#hits", OptionList).focus()
         await pilot.press("o")
-        assert opened == [None] and app.check_action("open", ())
+        assert opened == [app.main.hits[0].url if app.main.hits else None]
     labels = {r.number: r.manual_label for r in runs.records(run_id)}
     assert labels == {1: "C", 2: None, 3: None}
 
@@ -423,21 +437,22 @@ async def test_evidence_is_shown_before_the_first_answer_token(home: Path) -> No
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "prioriza a GPU [1]" in answer_text(app)
-        entry = app.services.library.exchange()
+        history = app.services.library.history
+        entry = history.exchange()
         assert entry is not None
-        payload = app.services.library.history_entry(entry.entry_id)
-        assert payload is not None
-        best = payload["evidence"][0]  # type: ignore[index]
-        assert best["text"] in evidence_text(app)  # still above the answer
+        record = history.entry(entry.entry_id)
+        assert record is not None
+        best = record.evidence[0]
+        assert best.text in evidence_text(app)  # still above the answer
         # Enter on its segment: the sentence is highlighted in the segment's text
-        row = next(i for i, h in enumerate(app.hits) if h["segment_id"] == best["segment_id"])
+        row = next(i for i, h in enumerate(app.main.hits) if h.segment_id == best.segment_id)
         app.query_one("#hits", OptionList).highlighted = row
         await pilot.press("enter")
         await pilot.pause()
         screen = app.screen
-        assert isinstance(screen, SegmentScreen) and best["text"] in screen.evidence
+        assert isinstance(screen, SegmentScreen) and best.text in screen.evidence
         body = screen.query_one("#segment-text", Static).render()
-        assert best["text"] in str(body)
+        assert best.text in str(body)
 
 
 def test_highlighted_marks_the_sentences_a_segment_holds() -> None:
@@ -492,4 +507,4 @@ async def test_t_cycles_the_time_budget_shown_in_the_status_line(home: Path) -> 
         assert "≤8 s" in str(app.query_one("#status", Static).render())
         app.query_one("#hits", OptionList).focus()
         await pilot.press("t")
-        assert app.ttft == 15.0 and "≤15 s" in str(app.query_one("#status", Static).render())
+        assert app.main.ttft == 15.0 and "≤15 s" in str(app.query_one("#status", Static).render())

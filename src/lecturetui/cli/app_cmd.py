@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -38,8 +39,19 @@ def app_cmd(obj: Context, llm: str | None, n_ctx: int, ttft: float) -> None:
             library, load_generator, llm_label=(llm or DEFAULT_LLM).split("/")[-1], ttft_s=ttft
         )
     )
-    with native_stderr_to(obj.home.root / "lecturetui.log"):
-        app.run()
+    log_path = obj.home.root / "lecturetui.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(log_path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    logger = logging.getLogger("lecturetui")
+    logger.addHandler(handler)  # a failed worker's traceback (tui/app.py), never the screen
+    logger.propagate = False
+    try:
+        with native_stderr_to(log_path):
+            app.run()
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
     library.close()
 
 

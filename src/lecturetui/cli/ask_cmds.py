@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +13,7 @@ from lecturetui.cli.base import (
     Context,
     console,
     fail,
+    json_text,
     llm_options,
     mode_option,
     note,
@@ -84,7 +84,7 @@ def ask_cmd(
     from lecturetui.core.translate import target_language, translating
 
     library = obj.library()
-    previous = library.exchange() if cont else None
+    previous = library.history.exchange() if cont else None
     if cont and previous is None:
         fail("There is no earlier question to continue.", hint='ask one first: lecturetui ask "…"')
     turn = make_turn(question, previous, force=True)
@@ -122,9 +122,10 @@ def ask_cmd(
         result = answer(library, generator, found, answer_tokens, ttft, on_token)
     finally:
         generator.close()
-    library.remember(result.question, result.text, result.to_json())
+    record = result.record()
+    library.history.add(record)
     if as_json:
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        click.echo(json_text(record))
         return
     print_answer_end(out, result, generator)
 
@@ -173,7 +174,7 @@ def print_evidence(out: Console, found: Retrieved) -> None:
 def print_answer_end(out: Console, answer: Answer, generator: LlamaGenerator) -> None:
     from rich.markup import escape
 
-    from lecturetui.core.timefmt import format_timestamp
+    from lecturetui.core.timefmt import format_span
 
     sys.stdout.write("\n")
     if answer.stopped:
@@ -187,7 +188,7 @@ def print_answer_end(out: Console, answer: Answer, generator: LlamaGenerator) ->
             ids = ", ".join(f"#{c}" for c in p.corpus_ids)
             link = f"  [dim]{escape(p.url)}[/]" if p.url else ""
             out.print(
-                f"[{p.number}] {escape(p.lecture_title)}, {format_timestamp(p.start)}–{format_timestamp(p.end)}"
+                f"[{p.number}] {escape(p.lecture_title)}, {format_span(p.start, p.end)}"
                 f" [dim]{ids}[/]{link}",
                 soft_wrap=True,
             )
@@ -199,7 +200,7 @@ def print_answer_end(out: Console, answer: Answer, generator: LlamaGenerator) ->
         cid = f"#{h.segment.corpus_id}" if h.segment.corpus_id is not None else ""
         out.print(
             f"{h.rank:>2}  [green]{h.score:.4f}[/]  {escape(h.lecture.title)}  "
-            f"[cyan]{format_timestamp(h.segment.start)}–{format_timestamp(h.segment.end)}[/]  [dim]{cid}[/] {escape(mark)}",
+            f"[cyan]{format_span(h.segment.start, h.segment.end)}[/]  [dim]{cid}[/] {escape(mark)}",
             soft_wrap=True,
         )
     t = answer.timings

@@ -33,6 +33,16 @@ def fail(message: str, hint: str | None = None, code: int = 2) -> NoReturn:
     sys.exit(code)
 
 
+def json_text(payload: object) -> str:
+    """The one way the CLI writes JSON: `{"schema": 1, ...}` from typed records
+    (core/records.py); a list goes under "items"."""
+    import json
+
+    from lecturetui.core.records import envelope
+
+    return json.dumps(envelope(payload), ensure_ascii=False, indent=2)
+
+
 def note(message: str) -> None:
     console(stderr=True).print(f"[dim]{message}[/]", soft_wrap=True)
 
@@ -156,14 +166,11 @@ def cli(ctx: click.Context, home: str | None, embed_model: str | None, device: s
     ctx.obj = obj
     ctx.call_on_close(obj.close)
     if ctx.invoked_subcommand is None:
-        if sys.stdin.isatty() and sys.stdout.isatty():
-            from lecturetui.cli.app_cmd import app_cmd
-
-            ctx.invoke(app_cmd)
-        else:  # not a terminal: print the library instead of drawing an app
-            from lecturetui.cli.library_cmds import lectures_cmd
-
-            ctx.invoke(lectures_cmd)
+        # in a terminal the app; else (a pipe, a script) the library's lectures, as text
+        name = "app" if sys.stdin.isatty() and sys.stdout.isatty() else "lectures"
+        command = cli.get_command(ctx, name)
+        assert command is not None, f"the {name} command is registered in cli/__init__.py"
+        ctx.invoke(command)
 
 
 @contextmanager

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import click
 
-from lecturetui.cli.base import Context, console, pass_ctx
+from lecturetui.cli.base import Context, console, json_text, pass_ctx
 
 
 @click.command("doctor")
@@ -43,7 +42,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
         data["problems"] = report.problems + failures
         if data["llama"]:
             data["llama"].pop("system_info", None)
-        click.echo(json.dumps({"schema": 1, **data}, indent=2, ensure_ascii=False))
+        click.echo(json_text(data))
         return
     out = console()
     if report.gpus:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,6 +10,7 @@ import click
 from lecturetui.cli.base import (
     Context,
     console,
+    json_text,
     llm_options,
     mode_option,
     note,
@@ -135,7 +135,7 @@ def _retrieval_only(
             "reference_overlap": overlaps,
             "rows": {m: [r.to_json() for r in s.rows] for m, s in summaries.items()},
         }
-        js.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+        js.write_text(json_text(data), encoding="utf-8")
         note(f"wrote {js}")
 
 
@@ -148,6 +148,7 @@ def _full(
     from lecturetui.core.evaluation.runner import EvalSettings
     from lecturetui.core.evaluation.runs import Runs, run_key
     from lecturetui.core.llmstore import resolve_llm
+    from lecturetui.core.records import to_json
 
     library = obj.library()
     llm_path = resolve_llm(obj.home.models_dir, llm, note)
@@ -175,9 +176,10 @@ def _full(
     report = report or Path(f"{qset.path.stem}-report.md")
     report.write_text(render_report(info, records, lang), encoding="utf-8")
     if js is not None:
-        data = {"run": info.settings, "records": [r.payload | {"manual_label": r.manual_label}
-                                                  for r in records]}  # fmt: skip
-        js.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+        data = {"run": info.settings,
+                "records": [{"manual_label": r.manual_label, **to_json(r.payload)}
+                            for r in records]}  # fmt: skip
+        js.write_text(json_text(data), encoding="utf-8")
     if interrupted:
         console().print(f"Wrote {report}.")
     elif evaluated:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -10,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from lecturetui.cli.base import Context, console, fail, pass_ctx, progress_bars
+from lecturetui.cli.base import Context, console, fail, json_text, pass_ctx, progress_bars
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -176,7 +175,7 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
 
     items = obj.library().lectures()
     if as_json:
-        click.echo(json.dumps([_lecture_json(x) for x in items], ensure_ascii=False, indent=2))
+        click.echo(json_text({"lectures": [_lecture_json(x) for x in items]}))
         return
     out = console()
     if not items:
@@ -219,7 +218,7 @@ def show_cmd(obj: Context, lecture: str, as_json: bool) -> None:
     """Print a lecture's segments with their timestamps (LECTURE: id, title or a prefix)."""
     from rich.markup import escape
 
-    from lecturetui.core.timefmt import format_timestamp
+    from lecturetui.core.timefmt import format_span
 
     store = obj.library().store
     matches = store.resolve_lecture(lecture)
@@ -244,7 +243,7 @@ def show_cmd(obj: Context, lecture: str, as_json: bool) -> None:
                 for s in segments
             ],
         }
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        click.echo(json_text(payload))
         return
     out = console()
     out.print(
@@ -252,5 +251,5 @@ def show_cmd(obj: Context, lecture: str, as_json: bool) -> None:
     )
     for s in segments:
         cid = f"  #{s.corpus_id}" if s.corpus_id is not None else ""
-        out.print(f"\n[cyan]{format_timestamp(s.start)}–{format_timestamp(s.end)}[/][dim]{cid}[/]")
+        out.print(f"\n[cyan]{format_span(s.start, s.end)}[/][dim]{cid}[/]")
         out.print(escape(s.text))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import TYPE_CHECKING
 
@@ -11,6 +10,7 @@ import click
 from lecturetui.cli.base import (
     Context,
     console,
+    json_text,
     mode_option,
     pass_ctx,
     progress_bars,
@@ -46,13 +46,17 @@ def search_cmd(
 
     from lecturetui.core.fusion import retriever_tag
     from lecturetui.core.scope import Scope
-    from lecturetui.core.timefmt import format_timestamp
+    from lecturetui.core.timefmt import format_span
 
     library = obj.library()
     scope = Scope(courses, lectures)
     result = library.search(question, k, exact=exact, mode=mode, scope=scope)
     if as_json:
-        click.echo(json.dumps([h.to_json() for h in result.hits], ensure_ascii=False, indent=2))
+        click.echo(
+            json_text(
+                {"question": question, "mode": mode, "hits": [h.record() for h in result.hits]}
+            )
+        )
         return
     out = console()
     emb = library.embedder
@@ -63,7 +67,7 @@ def search_cmd(
     )
     for h in result.hits:
         cid = f"  #{h.segment.corpus_id}" if h.segment.corpus_id is not None else ""
-        span = f"{format_timestamp(h.segment.start)}–{format_timestamp(h.segment.end)}"
+        span = f"{format_span(h.segment.start, h.segment.end)}"
         out.print(
             f"\n[bold]{h.rank:>2}[/]  [green]{h.score:.4f}[/] [dim]{retriever_tag(h.retrievers)}[/]"
             f"  [bold]{escape(h.lecture.title)}[/]"

@@ -12,11 +12,12 @@ from typing import Any
 
 from lecturetui.core.attribution import attribute
 from lecturetui.core.budget import PromptBudget, plan_prompt
-from lecturetui.core.conversation import Turn, turn_json
+from lecturetui.core.conversation import Turn
 from lecturetui.core.evidence import EvidenceSentence, ScoredPassage, best_evidence, score_passages
 from lecturetui.core.generation import Generator
 from lecturetui.core.modes import DEFAULT_MODE
 from lecturetui.core.prompting import Passage, cited_numbers, merge_hits, question_language
+from lecturetui.core.records import AnswerRecord, PassageRecord, to_json
 from lecturetui.core.scope import Scope
 from lecturetui.core.sentences import SentenceVectors, split_sentences
 from lecturetui.core.service import Hit, Library
@@ -45,37 +46,47 @@ class Answer:
     def citations(self) -> list[Passage]:
         return [self.passages[n - 1] for n in self.cited]
 
+    def record(self) -> AnswerRecord:
+        turn = self.turn
+        return AnswerRecord(
+            question=self.question,
+            answer=self.text,
+            stopped=self.stopped,
+            citation_source=self.citation_source,
+            citations=tuple(passage_record(p) for p in self.citations),
+            evidence=tuple(e.record() for e in self.evidence),
+            passages=tuple(passage_record(p) for p in self.passages),
+            trimmed=self.trimmed,
+            hits=tuple(h.record() for h in self.hits),
+            timings=dict(self.timings),
+            thread=turn.thread_id if turn else None,
+            follow_up=turn.follow_up if turn else False,
+            previous_entry=turn.previous.entry_id if turn and turn.previous else None,
+            search_text=turn.search_text if turn else None,
+        )
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "question": self.question,
-            "answer": self.text,
-            "stopped": self.stopped,
-            "citation_source": self.citation_source,
-            "citations": [passage_json(p) for p in self.citations],
-            "evidence": [e.to_json() for e in self.evidence],
-            "passages": [passage_json(p) for p in self.passages],
-            "trimmed": self.trimmed,
-            "hits": [h.to_json() for h in self.hits],
-            "timings": self.timings,
-            **(turn_json(self.turn) if self.turn else {}),
-        }
+        data: dict[str, Any] = to_json(self.record())
+        return data
 
 
-def passage_json(p: Passage) -> dict[str, Any]:
-    first = p.hits[0].to_json() if p.hits else {}
-    return {
-        **first,
-        "number": p.number,
-        "start_s": p.start,
-        "end_s": p.end,
-        "start": format_timestamp(p.start),
-        "end": format_timestamp(p.end),
-        "score": p.score,
-        "text": p.text,
-        "url": p.url,
-        "corpus_ids": p.corpus_ids,
-        "segment_ids": p.segment_ids,
-    }
+def passage_record(p: Passage) -> PassageRecord:
+    first = p.hits[0] if p.hits else None
+    return PassageRecord(
+        number=p.number,
+        lecture=p.lecture_id,
+        lecture_title=p.lecture_title,
+        course=first.lecture.course if first else None,
+        start_s=p.start,
+        end_s=p.end,
+        start=format_timestamp(p.start),
+        end=format_timestamp(p.end),
+        score=p.score,
+        text=p.text,
+        url=p.url,
+        segment_ids=tuple(p.segment_ids),
+        corpus_ids=tuple(p.corpus_ids),
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,15 +1,12 @@
 """Threads of questions: a follow-up ("e por quê?", "give an example") continues the last exchange.
 
-The history table keeps each answer's JSON; a thread is the id of its first entry (`thread` in the
-JSON, absent on a first question), so no new table is needed. A follow-up is searched with the
+A thread is the id of its first history entry (core/history.py). A follow-up is searched with the
 previous question's search text joined to it, and its prompt carries the last exchange.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import sqlite3
 from dataclasses import dataclass
 
 #: how much of the previous search text a follow-up keeps (a chain of follow-ups stays short)
@@ -94,50 +91,3 @@ def make_turn(question: str, previous: Exchange | None, force: bool = False) -> 
         return Turn(question, question)
     carried = " ".join(previous.search_text.split()[-CARRIED_WORDS:])
     return Turn(question, f"{carried} {question}", previous, previous.thread_id)
-
-
-def turn_json(turn: Turn) -> dict[str, object]:
-    """What the history keeps of a turn, beside the answer."""
-    return {
-        "thread": turn.thread_id,
-        "follow_up": turn.follow_up,
-        "previous_entry": turn.previous.entry_id if turn.previous else None,
-        "search_text": turn.search_text,
-    }
-
-
-def exchange_from(entry_id: int, payload: dict[str, object]) -> Exchange:
-    thread = payload.get("thread")
-    return Exchange(
-        entry_id,
-        thread if isinstance(thread, int) else entry_id,
-        str(payload.get("question", "")),
-        str(payload.get("answer", "")),
-        str(payload.get("search_text") or payload.get("question", "")),
-    )
-
-
-def exchange(db: sqlite3.Connection, entry_id: int | None = None) -> Exchange | None:
-    """A history entry as an exchange (default: the latest, what `ask --continue` continues)."""
-    if entry_id is None:
-        row = db.execute("SELECT id, payload FROM history ORDER BY id DESC LIMIT 1").fetchone()
-    else:
-        row = db.execute("SELECT id, payload FROM history WHERE id = ?", (entry_id,)).fetchone()
-    if row is None:
-        return None
-    payload = json.loads(row[1])
-    return exchange_from(int(row[0]), payload if isinstance(payload, dict) else {})
-
-
-def history_threads(db: sqlite3.Connection, limit: int = 200) -> list[HistoryEntry]:
-    """The latest entries grouped by thread: threads newest first, each in the order asked."""
-    rows = db.execute(
-        "SELECT id, asked_at, question, COALESCE(json_extract(payload, '$.thread'), id),"
-        " COALESCE(json_extract(payload, '$.follow_up'), 0) FROM history ORDER BY id DESC LIMIT ?",
-        (limit,),
-    ).fetchall()
-    threads: dict[int, list[HistoryEntry]] = {}
-    for entry_id, asked, question, thread, follow in rows:
-        entry = HistoryEntry(int(entry_id), str(asked), str(question), int(thread), bool(follow))
-        threads.setdefault(entry.thread_id, []).append(entry)
-    return [e for entries in threads.values() for e in reversed(entries)]

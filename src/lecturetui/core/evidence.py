@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +16,7 @@ import numpy.typing as npt
 from lecturetui.core.index import unit_vector
 from lecturetui.core.links import deep_link
 from lecturetui.core.prompting import Passage
+from lecturetui.core.records import EvidenceRecord
 from lecturetui.core.sentences import Sentence, SentenceVectors, split_sentences
 from lecturetui.core.timefmt import format_timestamp
 
@@ -59,33 +59,18 @@ class EvidenceSentence:
     segment_id: int | None  # the segment that holds it
     url: str | None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "lecture": self.lecture_id,
-            "lecture_title": self.lecture_title,
-            "start_s": self.start,
-            "start": format_timestamp(self.start),
-            "text": self.text,
-            "before": self.before,
-            "after": self.after,
-            "score": self.score,
-            "segment_id": self.segment_id,
-            "url": self.url,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> EvidenceSentence:
-        segment = data.get("segment_id")
-        return cls(
-            str(data.get("lecture", "")),
-            str(data.get("lecture_title", "")),
-            float(data.get("start_s", 0.0)),
-            str(data.get("text", "")),
-            str(data.get("before", "")),
-            str(data.get("after", "")),
-            float(data.get("score", 0.0)),
-            int(segment) if isinstance(segment, int) else None,
-            data.get("url") if isinstance(data.get("url"), str) else None,
+    def record(self) -> EvidenceRecord:
+        return EvidenceRecord(
+            text=self.text,
+            lecture=self.lecture_id,
+            lecture_title=self.lecture_title,
+            start_s=self.start,
+            start=format_timestamp(self.start),
+            before=self.before,
+            after=self.after,
+            score=self.score,
+            segment_id=self.segment_id,
+            url=self.url,
         )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from lecturetui.core.conversation import Exchange
 from lecturetui.core.links import deep_link
-from lecturetui.core.timefmt import format_timestamp
+from lecturetui.core.timefmt import format_span
 
 SYSTEM_PROMPT = (
     "You answer a student's question about their recorded lectures using ONLY the numbered "
@@ -83,7 +83,7 @@ class Passage:
         return [h.segment.corpus_id for h in self.hits if h.segment.corpus_id is not None]
 
     def header(self) -> str:
-        span = f"{format_timestamp(self.start)}–{format_timestamp(self.end)}"
+        span = f"{format_span(self.start, self.end)}"
         return f"Excerpt [{self.number}] ({self.lecture_title}, {span}):"
 
 

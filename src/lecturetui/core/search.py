@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -21,13 +21,32 @@ from lecturetui.core.fusion import CANDIDATES, FusionConfig, fuse
 from lecturetui.core.index import unit_vector
 from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.modes import DEFAULT_MODE
+from lecturetui.core.records import HitRecord, MatchRecord, to_json
 from lecturetui.core.timefmt import format_timestamp
 from lecturetui.core.unitindex import best_units, segment_of
 
 if TYPE_CHECKING:
+    from lecturetui.core.embedding import Embedder
     from lecturetui.core.index import VectorIndex
     from lecturetui.core.scope import ResolvedScope
-    from lecturetui.core.service import Library
+    from lecturetui.core.store import Store
+
+
+class SearchSource(Protocol):
+    """What a search reads of the library (service.Library), without importing it."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def index(self, create: bool = True) -> VectorIndex | None: ...
+
+    def unit_index(self, create: bool = True) -> VectorIndex | None: ...
+
+    def same_language(self, query: str) -> bool: ...
+
 
 #: weight of the best unit's cosine in a segment's dense score (bench/RESULTS.md, small-to-big)
 UNIT_WEIGHT = 0.7
@@ -44,8 +63,8 @@ class Match:
     text: str
     score: float  # its cosine similarity to the question
 
-    def to_json(self) -> dict[str, Any]:
-        return {"start": self.start, "end": self.end, "text": self.text, "score": self.score}
+    def record(self) -> MatchRecord:
+        return MatchRecord(self.start, self.end, self.text, self.score)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,24 +77,28 @@ class Hit:
     retrievers: tuple[str, ...] = ("dense",)  # which retrievers ranked it
     match: Match | None = None
 
+    def record(self) -> HitRecord:
+        return HitRecord(
+            rank=self.rank,
+            segment_id=self.segment.id,
+            lecture=self.lecture.id,
+            lecture_title=self.lecture.title,
+            course=self.lecture.course,
+            corpus_id=self.segment.corpus_id,
+            start_s=self.segment.start,
+            end_s=self.segment.end,
+            start=format_timestamp(self.segment.start),
+            end=format_timestamp(self.segment.end),
+            score=self.score,
+            text=self.segment.text,
+            url=self.url,
+            retrievers=self.retrievers,
+            match=self.match.record() if self.match else None,
+        )
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank,
-            "lecture": self.lecture.id,
-            "lecture_title": self.lecture.title,
-            "course": self.lecture.course,
-            "segment_id": self.segment.id,
-            "corpus_id": self.segment.corpus_id,
-            "start_s": self.segment.start,
-            "end_s": self.segment.end,
-            "start": format_timestamp(self.segment.start),
-            "end": format_timestamp(self.segment.end),
-            "score": self.score,
-            "text": self.segment.text,
-            "url": self.url,
-            "retrievers": list(self.retrievers),
-            "match": self.match.to_json() if self.match else None,
-        }
+        data: dict[str, Any] = to_json(self.record())
+        return data
 
 
 @dataclass(slots=True)
@@ -130,7 +153,7 @@ def dense_scores(
 
 
 def run_search(
-    library: Library,
+    library: SearchSource,
     query: str,
     k: int,
     exact: bool | None,
@@ -198,7 +221,7 @@ def run_search(
 
 
 def _hits(
-    library: Library,
+    library: SearchSource,
     units: VectorIndex | None,
     vector: Vector,
     ranked: list[tuple[int, float, tuple[str, ...]]],

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core import unitindex
-from lecturetui.core.conversation import Exchange, HistoryEntry, exchange, history_threads
 from lecturetui.core.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.evaluation.runs import EvalRecord, RunInfo, Runs
 from lecturetui.core.fusion import FusionConfig
+from lecturetui.core.history import History
 from lecturetui.core.index import Manifest, SearchIndexError, VectorIndex
 from lecturetui.core.ingest import FileResult, IngestOptions, IngestReport, ingest_paths
 from lecturetui.core.models import Lecture, StoredSegment
@@ -179,32 +177,10 @@ class Library:
     def counts(self) -> tuple[int, int]:
         return self.store.counts()
 
-    def remember(self, question: str, answer: str, payload: dict[str, Any]) -> int:
-        return self.store.add_history(question, answer, payload)
-
-    def history(self, limit: int = 200) -> list[tuple[int, str, str, str]]:
-        return self.store.history(limit)
-
-    def history_entry(self, entry_id: int) -> dict[str, object] | None:
-        return self.store.history_payload(entry_id)
-
-    def history_threads(self, limit: int = 200) -> list[HistoryEntry]:
-        """The latest questions grouped by thread (a question and its follow-ups)."""
-        return history_threads(self.store.connection, limit)
-
-    def exchange(self, entry_id: int | None = None) -> Exchange | None:
-        """A history entry (default: the latest) as an exchange a follow-up can continue."""
-        return exchange(self.store.connection, entry_id)
-
-    def eval_runs(self) -> list[RunInfo]:
-        return Runs(self.store).list()
-
-    def eval_records(self, run_id: int) -> list[EvalRecord]:
-        return Runs(self.store).records(run_id)
-
-    def annotate(self, run_id: int, number: int, label: str | None) -> None:
-        """A manual C / P / I label on an evaluation record (None clears it)."""
-        Runs(self.store).annotate(run_id, number, label)
+    @property
+    def history(self) -> History:
+        """The questions asked here and their answers (core/history.py)."""
+        return History(self.store)
 
     def warm(self) -> None:
         """Load the embedding model and the index now (the app does this while the user types)."""

@@ -6,18 +6,18 @@ one transaction, so an interrupted ingest leaves the library as it was before th
 
 from __future__ import annotations
 
-import json
 import sqlite3
+import threading
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from lecturetui.core.errors import StoreError
 from lecturetui.core.lexical import index_terms, match_expression, query_terms
 from lecturetui.core.models import Lecture, Segment, StoredSegment
 from lecturetui.core.schema import MIGRATIONS, SCHEMA_VERSION, split_sql
+from lecturetui.core.timefmt import utc_now
 
 _LECTURE_COLUMNS = (
     "l.id, l.title, l.course, l.language, l.source_path, l.source_url, l.source_format, "
@@ -62,29 +62,49 @@ class SaveResult:
     added_segment_ids: list[int]
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 class Store:
-    """A connection to the library database. Use as a context manager, or call close()."""
+    """The library database. Use as a context manager, or call close().
+
+    Each thread gets its own connection (opened on first use, with the same settings), so the
+    app's workers never share one; WAL lets them read while another writes.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._open: list[tuple[threading.Thread, sqlite3.Connection]] = []
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._db.create_function("lt_terms", 2, index_terms, deterministic=True)
+            self._connect()
             self._migrate()
         except sqlite3.DatabaseError as exc:
+            self.close()
             raise StoreError(
                 f"The library database {path} cannot be opened: {exc}.",
                 hint="move the file away and ingest your transcripts again",
             ) from None
+
+    def _connect(self) -> sqlite3.Connection:
+        # check_same_thread=False only so close() can close every thread's connection
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA busy_timeout=5000")
+        db.create_function("lt_terms", 2, index_terms, deterministic=True)
+        self._local.db = db
+        with self._lock:  # connections of threads that have ended are closed here
+            for thread, old in [x for x in self._open if not x[0].is_alive()]:
+                old.close()
+                self._open.remove((thread, old))
+            self._open.append((threading.current_thread(), db))
+        return db
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        return db if db is not None else self._connect()
 
     def __enter__(self) -> Store:
         return self
@@ -93,7 +113,11 @@ class Store:
         self.close()
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            for _, db in self._open:
+                db.close()
+            self._open.clear()
+        self._local = threading.local()
 
     # -- schema -----------------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -111,7 +135,8 @@ class Store:
 
     @property
     def connection(self) -> sqlite3.Connection:
-        """The open connection, for the modules that keep their own tables (evaluation runs)."""
+        """This thread's connection, for the modules that keep their own tables (history,
+        evaluation runs)."""
         return self._db
 
     @property
@@ -186,7 +211,7 @@ class Store:
             existing = self._db.execute(
                 "SELECT added_at FROM lectures WHERE id = ?", (record.id,)
             ).fetchone()
-            added_at = existing[0] if existing else _now()
+            added_at = existing[0] if existing else utc_now()
             self._db.execute("DELETE FROM segments WHERE lecture_id = ?", (record.id,))
             self._db.execute(
                 "INSERT OR REPLACE INTO lectures (id, title, course, language, source_path, source_key,"
@@ -195,7 +220,7 @@ class Store:
                 (
                     record.id, record.title, record.course, record.language, record.source_path,
                     record.source_key, record.source_url, record.source_format, record.duration,
-                    record.content_hash, record.source_hash, record.segment_config, added_at, _now(),
+                    record.content_hash, record.source_hash, record.segment_config, added_at, utc_now(),
                     "\n".join(record.notes),
                 ),
             )  # fmt: skip
@@ -359,28 +384,6 @@ class Store:
         return kept if any(df.get(t, 0) for t in kept) else terms
 
     # -- history ---------------------------------------------------------------------------
-    def add_history(self, question: str, answer: str, payload: dict[str, object]) -> int:
-        with self.transaction():
-            cur = self._db.execute(
-                "INSERT INTO history (asked_at, question, answer, payload) VALUES (?, ?, ?, ?)",
-                (_now(), question, answer, json.dumps(payload, ensure_ascii=False)),
-            )
-        return int(cur.lastrowid or 0)
-
-    def history(self, limit: int = 200) -> list[tuple[int, str, str, str]]:
-        """(id, asked_at, question, answer), newest first."""
-        rows = self._db.execute(
-            "SELECT id, asked_at, question, answer FROM history ORDER BY id DESC LIMIT ?", (limit,)
-        )
-        return [(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
-
-    def history_payload(self, entry_id: int) -> dict[str, object] | None:
-        row = self._db.execute("SELECT payload FROM history WHERE id = ?", (entry_id,)).fetchone()
-        if row is None:
-            return None
-        data = json.loads(row[0])
-        return data if isinstance(data, dict) else None
-
     def neighbours(
         self, segment: StoredSegment, before: int = 1, after: int = 1
     ) -> list[StoredSegment]:

@@ -55,3 +55,15 @@ def format_duration(seconds: float) -> str:
     if m:
         return f"{m}m{s:02d}s"
     return f"{s}s"
+
+
+def utc_now() -> str:
+    """Now, in UTC, as the library stores times: ISO 8601 to the second."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def format_span(start: float, end: float) -> str:
+    """`00:01:05–00:03:00`: a moment of a lecture as every face shows it."""
+    return f"{format_timestamp(start)}–{format_timestamp(end)}"

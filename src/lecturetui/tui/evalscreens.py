@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -14,10 +12,8 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from lecturetui.core.evaluation.runs import EvalRecord, RunInfo
+from lecturetui.tui.context import context
 from lecturetui.tui.widgets import move_highlight
-
-if TYPE_CHECKING:
-    from lecturetui.tui.app import LectureApp
 
 LABEL_STYLE = {"C": "bold green", "P": "bold yellow", "I": "bold red"}
 
@@ -26,7 +22,7 @@ def _label(label: str | None) -> Text:
     return Text(label or "·", style=LABEL_STYLE.get(label or "", "dim"))
 
 
-def _value(v: Any) -> str:
+def _value(v: float | None) -> str:
     return "—" if v is None else f"{float(v):.2f}"
 
 
@@ -79,13 +75,6 @@ class EvalRecordsScreen(Screen[None]):
         self.labels = labels
         self.records: list[EvalRecord] = []
 
-    @property
-    def lt(self) -> LectureApp:
-        from lecturetui.tui.app import LectureApp
-
-        assert isinstance(self.app, LectureApp)
-        return self.app
-
     def compose(self) -> ComposeResult:
         yield Static(id="records-title")
         with Horizontal():
@@ -95,7 +84,7 @@ class EvalRecordsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.records = self.lt.services.library.eval_records(self.run.id)
+        self.records = context(self).services.runs.records(self.run.id)
         self.refresh_list(0)
         self.query_one("#records", OptionList).focus()
 
@@ -113,7 +102,7 @@ class EvalRecordsScreen(Screen[None]):
             row.append_text(_label(r.manual_label))
             row.append("  auto ")
             row.append_text(_label(r.auto_label))
-            ar = r.payload.get("judge", {}).get("answer_relevance", {}).get("value")
+            ar = r.payload.judge.answer_relevance.value
             row.append(f"  AR {_value(ar)}\n   {r.question[:60]}", style="dim")
             options.add_option(Option(row, id=str(r.number)))
         if self.records:
@@ -127,28 +116,25 @@ class EvalRecordsScreen(Screen[None]):
 
     def show_record(self, record: EvalRecord) -> None:
         p = record.payload
-        judge = p.get("judge", {})
-        ar = judge.get("answer_relevance", {})
+        judge = p.judge
+        ar = judge.answer_relevance
         text = Text()
         text.append(f"Q{record.number}: {record.question}\n\n", style="bold")
-        text.append(f"{p.get('answer') or self.labels['no_answer']}\n\n")
-        for c in p.get("citations", []):
-            text.append(
-                f"[{c['number']}] {c['lecture_title']} {c['start']}–{c['end']}\n", style="cyan"
-            )
+        text.append(f"{p.answer or self.labels['no_answer']}\n\n")
+        for c in p.citations:
+            text.append(f"[{c.number}] {c.lecture_title} {c.span}\n", style="cyan")
         text.append("\nAR ", style="bold")
-        text.append(f"{_value(ar.get('value'))}  ")
+        text.append(f"{_value(ar.value)}  ")
         text.append("groundedness ", style="bold")
-        text.append(f"{_value(judge.get('groundedness', {}).get('value'))}  ")
+        text.append(f"{_value(judge.groundedness.value)}  ")
         text.append(f"{self.labels['context']} ", style="bold")
-        text.append(f"{_value(judge.get('context_relevance', {}).get('value'))}\n")
-        if ar.get("score") is not None:
+        text.append(f"{_value(judge.context_relevance.value)}\n")
+        if ar.score is not None:
             text.append(
-                f"Criteria: {ar.get('criteria')}\nSupporting Evidence: {ar.get('evidence')}\n",
-                style="dim",
+                f"Criteria: {ar.criteria}\nSupporting Evidence: {ar.evidence}\n", style="dim"
             )
-        if p.get("reference_answer"):
-            text.append(f"\n{self.labels['reference']}: {p['reference_answer']}\n", style="italic")
+        if p.reference_answer:
+            text.append(f"\n{self.labels['reference']}: {p.reference_answer}\n", style="italic")
         self.query_one("#record", Static).update(text)
 
     def action_move(self, step: int) -> None:
@@ -159,6 +145,6 @@ class EvalRecordsScreen(Screen[None]):
         if index is None or index >= len(self.records):
             return
         record = self.records[index]
-        self.lt.services.library.annotate(self.run.id, record.number, label or None)
+        context(self).services.runs.annotate(self.run.id, record.number, label or None)
         record.manual_label = label or None
         self.refresh_list(min(index + 1, len(self.records) - 1) if label else index)

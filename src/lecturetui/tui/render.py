@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
 
 from rich.text import Text
 
 from lecturetui.core.fusion import retriever_tag
 from lecturetui.core.prompting import CITATION
+from lecturetui.core.records import EvidenceRecord, HitRecord, PassageRecord
 from lecturetui.core.timefmt import format_timestamp
 
 
@@ -19,25 +20,20 @@ def score_style(score: float, best: float, worst: float) -> str:
     return "bold green" if rel > 0.66 else "yellow" if rel > 0.33 else "dim"
 
 
-def span(hit: dict[str, Any]) -> str:
-    return f"{format_timestamp(hit['start_s'])}–{format_timestamp(hit['end_s'])}"
-
-
-def hit_row(hit: dict[str, Any], best: float, worst: float, mark: str, width: int = 60) -> Text:
+def hit_row(hit: HitRecord, best: float, worst: float, mark: str, width: int = 60) -> Text:
     text = Text()
-    text.append(f"{hit['rank']:>2} ", style="bold")
-    text.append(f"{hit['score']:.3f} ", style=score_style(hit["score"], best, worst))
-    text.append(retriever_tag(hit.get("retrievers") or ["dense"]) + " ", style="dim")
-    text.append(f"{hit['lecture_title']}  ", style="bold")
-    text.append(span(hit), style="cyan")
+    text.append(f"{hit.rank:>2} ", style="bold")
+    text.append(f"{hit.score:.3f} ", style=score_style(hit.score, best, worst))
+    text.append(retriever_tag(list(hit.retrievers) or ["dense"]) + " ", style="dim")
+    text.append(f"{hit.lecture_title}  ", style="bold")
+    text.append(hit.span, style="cyan")
     if mark:
         text.append(f" {mark}", style="bold magenta")
-    match = hit.get("match")
-    if match:  # the sentence that matched the question, not the window's first words
-        snippet = " ".join(str(match["text"]).split())
+    if hit.match:  # the sentence that matched the question, not the window's first words
+        snippet = " ".join(hit.match.text.split())
         text.append("\n   " + snippet[: max(20, width)] + ("…" if len(snippet) > width else ""))
     else:
-        snippet = " ".join(str(hit["text"]).split()[:24])
+        snippet = " ".join(hit.text.split()[:24])
         text.append("\n   " + snippet[: max(20, width)] + "…", style="dim")
     return text
 
@@ -64,7 +60,7 @@ def highlighted(
 
 
 def answer_text(
-    answer: str, references: list[dict[str, Any]], labels: dict[str, str], note: str = ""
+    answer: str, references: Sequence[PassageRecord], labels: dict[str, str], note: str = ""
 ) -> Text:
     out = Text()
     pos = 0
@@ -78,15 +74,17 @@ def answer_text(
     if references:
         out.append(f"\n\n{labels['references']}\n", style="bold")
         for ref in references:
-            out.append(f"[{ref['number']}] ", style="bold magenta")
-            out.append(f"{ref['lecture_title']}, {span(ref)}")
-            if ref.get("url"):
-                out.append(f"  {ref['url']}", style="dim underline")
+            out.append(f"[{ref.number}] ", style="bold magenta")
+            out.append(f"{ref.lecture_title}, {ref.span}")
+            if ref.url:
+                out.append(f"  {ref.url}", style="dim underline")
             out.append("\n")
     return out
 
 
-def evidence_text(evidence: list[dict[str, Any]], labels: dict[str, str], width: int = 12) -> Text:
+def evidence_text(
+    evidence: Sequence[EvidenceRecord], labels: dict[str, str], width: int = 12
+) -> Text:
     """The evidence sentences: lecture and time, then the sentence highlighted among the words
     around it in its segment."""
     out = Text()
@@ -94,15 +92,13 @@ def evidence_text(evidence: list[dict[str, Any]], labels: dict[str, str], width:
         return out
     out.append(f"{labels['evidence']}\n", style="bold")
     for e in evidence:
-        out.append(
-            f"{e.get('lecture_title', '')} {format_timestamp(e.get('start_s', 0))}", style="cyan"
-        )
-        out.append(f"  {e.get('score', 0):.3f}\n", style="dim")
-        before = " ".join(str(e.get("before", "")).split()[-width:])
-        after = " ".join(str(e.get("after", "")).split()[:width])
+        out.append(f"{e.lecture_title} {format_timestamp(e.start_s)}", style="cyan")
+        out.append(f"  {e.score:.3f}\n", style="dim")
+        before = " ".join(e.before.split()[-width:])
+        after = " ".join(e.after.split()[:width])
         if before:
             out.append(f"…{before} ", style="dim")
-        out.append(str(e.get("text", "")), style="bold yellow")
+        out.append(e.text, style="bold yellow")
         if after:
             out.append(f" {after}…", style="dim")
         out.append("\n")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -13,15 +12,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Markdown, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker
 
 from lecturetui.core.conversation import HistoryEntry
 from lecturetui.core.links import deep_link
 from lecturetui.core.models import Lecture, StoredSegment
-from lecturetui.core.timefmt import format_duration, format_timestamp
+from lecturetui.core.timefmt import format_duration, format_span
+from lecturetui.tui.context import WorkFailed, context, copy_link, open_link, worker_failed
 from lecturetui.tui.render import highlighted, timeline
-
-if TYPE_CHECKING:
-    from lecturetui.tui.app import LectureApp
 
 HELP = """\
 | key | does |
@@ -78,13 +76,6 @@ class SegmentScreen(Screen[None]):
         self.match = match  # offsets of the unit that matched the question, in segment.text
         self.evidence = evidence or []  # sentences to highlight where the segment holds them
 
-    @property
-    def lt(self) -> LectureApp:
-        from lecturetui.tui.app import LectureApp
-
-        assert isinstance(self.app, LectureApp)
-        return self.app
-
     def compose(self) -> ComposeResult:
         yield Static(id="segment-title")
         yield Static(id="timeline")
@@ -96,13 +87,13 @@ class SegmentScreen(Screen[None]):
         self.refresh_segment()
 
     def refresh_segment(self) -> None:
-        library = self.lt.services.library
+        library = context(self).services.library
         lecture = library.lecture(self.segment.lecture_id)
         around = library.neighbours(self.segment)
         title = Text()
         title.append(lecture.title if lecture else self.segment.lecture_id, style="bold")
         title.append(
-            f"  {format_timestamp(self.segment.start)}–{format_timestamp(self.segment.end)}",
+            f"  {format_span(self.segment.start, self.segment.end)}",
             style="cyan",
         )
         if self.score is not None:
@@ -119,7 +110,7 @@ class SegmentScreen(Screen[None]):
         for seg in around:
             current = seg.id == self.segment.id
             body.append(
-                f"{format_timestamp(seg.start)}–{format_timestamp(seg.end)}\n",
+                f"{format_span(seg.start, seg.end)}\n",
                 style="cyan" if current else "dim cyan",
             )
             if current:
@@ -130,7 +121,7 @@ class SegmentScreen(Screen[None]):
         self.query_one("#segment-text", Static).update(body)
 
     def action_move(self, step: int) -> None:
-        around = self.lt.services.library.neighbours(self.segment)
+        around = context(self).services.library.neighbours(self.segment)
         ids = [s.id for s in around]
         i = ids.index(self.segment.id) + step
         if 0 <= i < len(around):
@@ -139,14 +130,14 @@ class SegmentScreen(Screen[None]):
             self.refresh_segment()
 
     def _url(self) -> str | None:
-        lecture = self.lt.services.library.lecture(self.segment.lecture_id)
+        lecture = context(self).services.library.lecture(self.segment.lecture_id)
         return deep_link(lecture.source_url if lecture else None, self.segment.start)
 
     def action_open(self) -> None:
-        self.lt.open_link(self._url())
+        open_link(self.app, self._url(), context(self).labels)
 
     def action_copy(self) -> None:
-        self.lt.copy_link(self._url())
+        copy_link(self.app, self._url(), context(self).labels)
 
 
 class HistoryScreen(Screen[int | None]):
@@ -182,6 +173,8 @@ class LibraryScreen(Screen[None]):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("i", "focus_ingest", "Ingest")]
 
+    ingesting: Path | None = None
+
     def compose(self) -> ComposeResult:
         yield Static(id="library-info")
         yield Static(id="doctor")
@@ -194,8 +187,7 @@ class LibraryScreen(Screen[None]):
 
     @property
     def lt_labels(self) -> dict[str, str]:
-        labels: dict[str, str] = getattr(self.app, "labels", {"ingest": "Ingest"})
-        return labels
+        return context(self).labels
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -208,16 +200,11 @@ class LibraryScreen(Screen[None]):
         """What `lecturetui doctor` says, for the models this app has loaded."""
         from lecturetui.core.hardware import diagnose
 
-        app: Any = self.app
-        library = app.services.library
-        embedder = library.embedder if app.ready.is_set() and app.load_error is None else None
-        try:
-            report = diagnose(embedder, app.generator)
-        except Exception as exc:  # a report that cannot be made is a line, not a crash
-            self.app.call_from_thread(
-                self.query_one("#doctor", Static).update, Text(f"doctor: {exc}", style="dim")
-            )
-            return
+        ctx = context(self)
+        models = ctx.models
+        ready = models.ready.is_set() and models.error is None
+        embedder = ctx.services.library.embedder if ready else None
+        report = diagnose(embedder, models.generator)
         gpu = report.gpus[0] if report.gpus else None
         lines = [
             f"GPU: {gpu.name}, {gpu.free_mib:,} of {gpu.total_mib:,} MiB free"
@@ -232,13 +219,13 @@ class LibraryScreen(Screen[None]):
         )
 
     def refresh_table(self) -> None:
-        app: Any = self.app
-        lectures = app.services.library.lectures()
+        ctx = context(self)
+        lectures = ctx.services.library.lectures()
         table = self.query_one(DataTable)
         table.clear()
         for x in lectures:
             table.add_row(*x.table_row())
-        self.query_one("#library-info", Static).update(app.models_line())
+        self.query_one("#library-info", Static).update(ctx.models_line())
 
     def action_focus_ingest(self) -> None:
         self.query_one("#ingest-path", Input).focus()
@@ -251,22 +238,13 @@ class LibraryScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="ingest", exit_on_error=False)
     def ingest(self, path: Path) -> None:
-        app: Any = self.app
         bar = self.query_one(ProgressBar)
 
         def on_file(done: int, total: int, name: str) -> None:
             self.app.call_from_thread(bar.update, total=max(total, 1), progress=done)
 
-        try:
-            report = app.services.library.ingest([path], progress=on_file)
-        except Exception as exc:  # a worker's failure is a message, never the app's end
-            message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-            hint = getattr(exc, "hint", None)
-            text = Text(
-                f"failed    {path.name}: {message}" + (f"\n          {hint}" if hint else "")
-            )
-            self.app.call_from_thread(self.query_one("#ingest-log", Static).update, text)
-            return
+        self.ingesting = path
+        report = context(self).services.library.ingest([path], progress=on_file)
         lines = []
         for r in report.results:
             lines.append(
@@ -284,3 +262,17 @@ class LibraryScreen(Screen[None]):
         log = Text("\n".join(lines))  # plain: a file name or message is never read as markup
         self.app.call_from_thread(self.query_one("#ingest-log", Static).update, log)
         self.app.call_from_thread(self.refresh_table)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker_failed(self, event)
+
+    def on_work_failed(self, event: WorkFailed) -> None:
+        """Shown in place too (the app also shows it and logs the traceback)."""
+        if event.task == "ingest":
+            name = self.ingesting.name if self.ingesting else ""
+            text = Text(f"failed    {name}: {event.message}")
+            if event.hint:
+                text.append(f"\n          {event.hint}")
+            self.query_one("#ingest-log", Static).update(text)
+        elif event.task == "doctor":
+            self.query_one("#doctor", Static).update(Text(f"doctor: {event.message}", style="dim"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from lecturetui.core.prompting import CITATION
@@ -259,14 +259,3 @@ def _score(data: dict[str, Any]) -> int:
     if isinstance(score, bool) or not isinstance(score, int) or not 0 <= score <= 3:
         raise ValueError(f"score {score!r} is not 0-3")
     return score
-
-
-def judgement_json(
-    relevance: Relevance, grounded: Groundedness, context: ContextRelevance
-) -> dict[str, Any]:
-    return {
-        "answer_relevance": {**asdict(relevance), "value": relevance.value},
-        "groundedness": {**asdict(grounded), "value": grounded.value},
-        "context_relevance": {**asdict(context), "value": context.value},
-        "auto_label": auto_label(relevance, grounded),
-    }

@@ -87,10 +87,10 @@ class Summary:
 
 def summarize(records: Sequence[EvalRecord]) -> Summary:
     s = Summary(n=len(records))
-    judged = [r.payload.get("judge", {}) for r in records]
-    s.answer_relevance = _mean([j.get("answer_relevance", {}).get("value") for j in judged])
-    s.groundedness = _mean([j.get("groundedness", {}).get("value") for j in judged])
-    s.context_relevance = _mean([j.get("context_relevance", {}).get("value") for j in judged])
+    judged = [r.payload.judge for r in records]
+    s.answer_relevance = _mean([j.answer_relevance.value for j in judged])
+    s.groundedness = _mean([j.groundedness.value for j in judged])
+    s.context_relevance = _mean([j.context_relevance.value for j in judged])
     for r in records:
         if r.auto_label:
             s.auto_counts[r.auto_label] = s.auto_counts.get(r.auto_label, 0) + 1
@@ -104,14 +104,13 @@ def summarize(records: Sequence[EvalRecord]) -> Summary:
         s.kappa = cohen_kappa(manual, auto)
     scores = RetrievalScores()
     for r in records:
-        metrics = r.payload.get("retrieval", {}).get("metrics") or {}
-        if metrics:
-            scores.add_row(metrics)
-        overlap = r.payload.get("retrieval", {}).get("reference_overlap")
-        if overlap is not None:
-            s.overlaps.append(int(overlap))
+        retrieval = r.payload.retrieval
+        if retrieval is not None and retrieval.metrics:
+            scores.add_row(retrieval.metrics)
+        if retrieval is not None and retrieval.reference_overlap is not None:
+            s.overlaps.append(retrieval.reference_overlap)
     s.retrieval, s.with_gold = scores.means(), scores.n
-    s.seconds_per_question = _mean([r.payload.get("timings", {}).get("total_s") for r in records])
+    s.seconds_per_question = _mean([r.payload.timings.get("total_s") for r in records])
     return s
 
 
@@ -153,57 +152,51 @@ def render_summary(run: RunInfo, summary: Summary, lang: str = "pt") -> str:
 def render_record(record: EvalRecord, lang: str = "pt") -> str:
     t = LABELS[lang]
     p = record.payload
-    judge = p.get("judge", {})
-    ar = judge.get("answer_relevance", {})
-    grounded = judge.get("groundedness", {})
-    context = judge.get("context_relevance", {})
+    ar, grounded, context = (
+        p.judge.answer_relevance,
+        p.judge.groundedness,
+        p.judge.context_relevance,
+    )
     out = [f"**{t['question']} {record.number}**: {record.question} ", ""]
-    out += [f"**{t['segments']} {RETRIEVERS.get(p.get('mode', 'dense'), 'E5')}**:"]
-    for h in p.get("hits", []):
-        cid = h.get("corpus_id") if h.get("corpus_id") is not None else h.get("segment_id")
+    out += [f"**{t['segments']} {RETRIEVERS.get(p.mode, 'E5')}**:"]
+    for h in p.hits:
+        cid = h.corpus_id if h.corpus_id is not None else h.segment_id
         out += [
             f"- *{t['corpus_id']}:* {cid}",
-            f"- *{t['score']}:* {h.get('score')!r}",
-            f"- *{t['url']}:* {h.get('url') or t['hidden']}",
-            f"- *{t['start']}:* {format_timestamp(float(h.get('start_s', 0)))}",
-            f"- *{t['end']}:* {format_timestamp(float(h.get('end_s', 0)))}",
-            f"- *{t['text']}:* {' '.join(str(h.get('text', '')).split())}",
+            f"- *{t['score']}:* {h.score!r}",
+            f"- *{t['url']}:* {h.url or t['hidden']}",
+            f"- *{t['start']}:* {format_timestamp(h.start_s)}",
+            f"- *{t['end']}:* {format_timestamp(h.end_s)}",
+            f"- *{t['text']}:* {' '.join(h.text.split())}",
             "",
         ]
-    out += ["", f"**{t['answer']}**: {p.get('answer') or t['no_answer']}", ""]
+    out += ["", f"**{t['answer']}**: {p.answer or t['no_answer']}", ""]
     out += [f"**{t['references']}**:"]
-    refs = p.get("citations") or []
-    for c in refs:
-        label = f"{c.get('lecture_title')}, {c.get('start')}–{c.get('end')}"
-        out.append(f"- [{c.get('number')}] [{label}]({c.get('url') or ''})")
-    if not refs:
+    for c in p.citations:
+        out.append(f"- [{c.number}] [{c.lecture_title}, {c.span}]({c.url or ''})")
+    if not p.citations:
         out.append(f"- {t['none']}")
-    g_value, statements = grounded.get("value"), grounded.get("statements") or []
+    statements = grounded.statements
     g_detail = (
-        f" ({sum(grounded.get('supported') or [])}/{len(statements)} {t['statements']})"
-        if g_value is not None
+        f" ({sum(grounded.supported)}/{len(statements)} {t['statements']})"
+        if grounded.value is not None
         else ""
     )
-    ctx_scores = " ".join("—" if s is None else str(s) for s in context.get("scores") or [])
-    reasoning = (
-        f"Criteria: {ar.get('criteria', '')} Supporting Evidence: {ar.get('evidence', '')}"
-        f" Score: {ar.get('score')}"
-        if ar.get("score") is not None
-        else f"(judge error: {ar.get('error')})"
-    )
+    ctx_scores = " ".join("—" if s is None else str(s) for s in context.scores)
+    reasoning = ar.reasoning
     out += [
         "",
         f"**{t['manual']}**: {record.manual_label or t['pending']}",
         "",
-        f"**{t['ar']}**: {_f(ar.get('value'))}",
+        f"**{t['ar']}**: {_f(ar.value)}",
         "",
         f"**{t['auto']}**: {record.auto_label or '—'}",
         "",
         f"**{t['cot']}**: {reasoning}",
         "",
-        f"**{t['grounded']}**: {_f(g_value)}{g_detail}",
+        f"**{t['grounded']}**: {_f(grounded.value)}{g_detail}",
         "",
-        f"**{t['context']}**: {_f(context.get('value'))} ({ctx_scores})",
+        f"**{t['context']}**: {_f(context.value)} ({ctx_scores})",
         "",
         "",
         "---",

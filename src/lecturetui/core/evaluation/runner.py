@@ -5,16 +5,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from lecturetui.core.answering import ask
-from lecturetui.core.evaluation.judge import PROMPT_VERSION, Judge, judgement_json
+from lecturetui.core.evaluation.judge import PROMPT_VERSION, Judge, auto_label
 from lecturetui.core.evaluation.questions import EvalQuestion, QuestionSet
 from lecturetui.core.evaluation.retrieval import score_hits
-from lecturetui.core.evaluation.runs import EvalRecord, Runs, run_key
+from lecturetui.core.evaluation.runs import EvalPayload, EvalRecord, JudgeRecord, Runs, run_key
 from lecturetui.core.fusion import FusionConfig
 from lecturetui.core.generation import Generator
+from lecturetui.core.records import AnswerRecord
 from lecturetui.core.scope import Scope
 from lecturetui.core.service import Library
 from lecturetui.core.timebudget import DEFAULT_TTFT_S
@@ -69,8 +70,8 @@ def evaluate_question(
     settings: EvalSettings,
     stop: threading.Event | None = None,
     on_step: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """Everything the report shows of one question, as JSON."""
+) -> EvalPayload:
+    """Everything the report shows of one question."""
     step = on_step or (lambda _: None)
     t0 = time.perf_counter()
     step("answering")
@@ -87,23 +88,22 @@ def evaluate_question(
     context = judge.context_relevance(question.question, [h.segment.text for h in answer.hits])
     t2 = time.perf_counter()
     retrieval = score_hits(library, question, answer.hits, settings.mode)
-    payload = answer.to_json()
-    payload.update(
-        {
-            "number": question.number,
-            "mode": settings.mode,
-            "reference_answer": question.reference_answer,
-            "retrieval": retrieval.to_json(),
-            "judge": judgement_json(relevance, grounded, context),
-            "timings": {
-                **answer.timings,
-                "answer_s": t1 - t0,
-                "judge_s": t2 - t1,
-                "total_s": t2 - t0,
-            },
-        }
+    record = answer.record()
+    base = {f.name: getattr(record, f.name) for f in fields(AnswerRecord)}
+    base["timings"] = {
+        **answer.timings,
+        "answer_s": t1 - t0,
+        "judge_s": t2 - t1,
+        "total_s": t2 - t0,
+    }
+    return EvalPayload(
+        **base,
+        number=question.number,
+        mode=settings.mode,
+        reference_answer=question.reference_answer,
+        retrieval=retrieval,
+        judge=JudgeRecord(relevance, grounded, context, auto_label(relevance, grounded)),
     )
-    return payload
 
 
 def run_evaluation(
@@ -142,7 +142,7 @@ def run_evaluation(
                 progress(n, total, f"Q{q.number}: {what}")
 
         payload = evaluate_question(library, generator, judge, q, settings, stop, on_step)
-        if payload.get("stopped"):
+        if payload.stopped:
             break  # an answer cut short is not a result
         runs.save(run_id, q.number, q.question, payload)
         finished += 1

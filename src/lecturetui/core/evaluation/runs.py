@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
-from datetime import UTC, datetime
+import sqlite3
+from dataclasses import dataclass, field
 from typing import Any
 
+from lecturetui.core.evaluation.judge import ContextRelevance, Groundedness, Relevance
+from lecturetui.core.evaluation.retrieval import QuestionRetrieval
+from lecturetui.core.records import AnswerRecord, from_json, to_json
 from lecturetui.core.store import Store
+from lecturetui.core.timefmt import utc_now
 
 LABELS = ("C", "P", "I")
 
@@ -22,22 +26,43 @@ class RunInfo:
     id: int
     name: str
     created_at: str
-    settings: dict[str, Any]
+    settings: dict[str, object]
     records: int
     annotated: int
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeRecord:
+    """The judge's three readings of an answer (core/evaluation/judge.py)."""
+
+    answer_relevance: Relevance = field(default_factory=lambda: Relevance(None, error="not judged"))
+    groundedness: Groundedness = field(default_factory=Groundedness)
+    context_relevance: ContextRelevance = field(default_factory=ContextRelevance)
+    auto_label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EvalPayload(AnswerRecord):
+    """Everything the report shows of one question: the answer's record, plus how it was
+    asked, its retrieval scored against the gold segments, and the judge's readings."""
+
+    number: int = 0
+    mode: str = "dense"
+    reference_answer: str | None = None
+    retrieval: QuestionRetrieval | None = None
+    judge: JudgeRecord = field(default_factory=JudgeRecord)
 
 
 @dataclass(slots=True)
 class EvalRecord:
     number: int
     question: str
-    payload: dict[str, Any]
+    payload: EvalPayload
     manual_label: str | None = None
 
     @property
     def auto_label(self) -> str | None:
-        label = self.payload.get("judge", {}).get("auto_label")
-        return str(label) if label else None
+        return self.payload.judge.auto_label or None
 
 
 def run_key(questions_sha256: str, settings: dict[str, Any]) -> str:
@@ -45,14 +70,13 @@ def run_key(questions_sha256: str, settings: dict[str, Any]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 class Runs:
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.db = store.connection
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        return self.store.connection
 
     def open(self, key: str, name: str, settings: dict[str, Any], fresh: bool = False) -> int:
         """The run with this key (created if new; emptied of its records if `fresh`)."""
@@ -61,7 +85,7 @@ class Runs:
             if row is None:
                 cur = self.db.execute(
                     "INSERT INTO eval_runs (key, name, created_at, settings) VALUES (?, ?, ?, ?)",
-                    (key, name, _now(), json.dumps(settings, ensure_ascii=False)),
+                    (key, name, utc_now(), json.dumps(settings, ensure_ascii=False)),
                 )
                 return int(cur.lastrowid or 0)
             if fresh:
@@ -76,14 +100,14 @@ class Runs:
         rows = self.db.execute("SELECT number FROM eval_records WHERE run_id = ?", (run_id,))
         return {int(r[0]) for r in rows}
 
-    def save(self, run_id: int, number: int, question: str, payload: dict[str, Any]) -> None:
+    def save(self, run_id: int, number: int, question: str, payload: EvalPayload) -> None:
         """Store a record (replacing one of the same number, keeping its manual label)."""
         with self.store.transaction():
             self.db.execute(
                 "INSERT INTO eval_records (run_id, number, question, payload) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT (run_id, number) DO UPDATE SET question = excluded.question,"
                 " payload = excluded.payload",
-                (run_id, number, question, json.dumps(payload, ensure_ascii=False)),
+                (run_id, number, question, json.dumps(to_json(payload), ensure_ascii=False)),
             )
 
     def records(self, run_id: int) -> list[EvalRecord]:
@@ -92,7 +116,15 @@ class Runs:
             " ORDER BY number",
             (run_id,),
         )
-        return [EvalRecord(int(r[0]), str(r[1]), json.loads(r[2]), r[3]) for r in rows]
+        return [
+            EvalRecord(
+                int(r[0]),
+                str(r[1]),
+                from_json(json.loads(r[2]), EvalPayload, f"evaluation record {r[0]}"),
+                r[3],
+            )
+            for r in rows
+        ]
 
     def annotate(self, run_id: int, number: int, label: str | None) -> None:
         if label is not None and label not in LABELS:
@@ -101,7 +133,7 @@ class Runs:
             self.db.execute(
                 "UPDATE eval_records SET manual_label = ?, annotated_at = ?"
                 " WHERE run_id = ? AND number = ?",
-                (label, _now() if label else None, run_id, number),
+                (label, utc_now() if label else None, run_id, number),
             )
 
     def list(self) -> list[RunInfo]:

@@ -1,0 +1,148 @@
+"""What the service hands its faces: the CLI's `--json`, the app, the history and the report.
+
+The core works on live objects (`search.Hit` holds its `StoredSegment` and `Lecture`,
+`answering.Answer` its `Passage`s). A record is their flat, frozen, JSON-ready picture: the same
+fields whether it was just made or read back from the history or an evaluation run. `to_json`
+is the one place records become JSON and `from_json` the one place JSON becomes records again,
+checked against the types (msgspec) so a damaged history entry is refused, not half-shown.
+Field names are the JSON keys; every field past the first has a default, so entries written by
+older versions, which lack the newer fields, still read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.timefmt import format_span
+
+#: the version of the `--json` output (a key of its top level) and of what the history keeps
+SCHEMA = 1
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """The unit of a hit's text that best matched the question: offsets into the hit's text."""
+
+    start: int
+    end: int
+    text: str = ""
+    score: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class HitRecord:
+    """A retrieved segment with its lecture, times, score (cosine) and link."""
+
+    rank: int
+    segment_id: int = 0
+    lecture: str = ""
+    lecture_title: str = ""
+    course: str | None = None
+    corpus_id: int | None = None
+    start_s: float = 0.0
+    end_s: float = 0.0
+    start: str = ""
+    end: str = ""
+    score: float = 0.0
+    text: str = ""
+    url: str | None = None
+    retrievers: tuple[str, ...] = ("dense",)
+    match: MatchRecord | None = None
+
+    @property
+    def span(self) -> str:
+        return format_span(self.start_s, self.end_s)
+
+
+@dataclass(frozen=True, slots=True)
+class PassageRecord:
+    """What the answer's prompt numbered [n]: overlapping windows of one lecture, merged."""
+
+    number: int
+    lecture: str = ""
+    lecture_title: str = ""
+    course: str | None = None
+    start_s: float = 0.0
+    end_s: float = 0.0
+    start: str = ""
+    end: str = ""
+    score: float = 0.0
+    text: str = ""
+    url: str | None = None
+    segment_ids: tuple[int, ...] = ()
+    corpus_ids: tuple[int, ...] = ()
+
+    @property
+    def span(self) -> str:
+        return format_span(self.start_s, self.end_s)
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceRecord:
+    """A sentence that answers the question, shown before the answer."""
+
+    text: str
+    lecture: str = ""
+    lecture_title: str = ""
+    start_s: float = 0.0
+    start: str = ""
+    before: str = ""
+    after: str = ""
+    score: float = 0.0
+    segment_id: int | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    """A question's answer with everything shown beside it: what `ask --json` prints, what the
+    history keeps and the app reopens."""
+
+    question: str
+    answer: str = ""
+    stopped: bool = False
+    citation_source: str = "none"  # model | similarity | none (core/answering.py)
+    citations: tuple[PassageRecord, ...] = ()
+    evidence: tuple[EvidenceRecord, ...] = ()
+    passages: tuple[PassageRecord, ...] = ()
+    trimmed: bool = False
+    hits: tuple[HitRecord, ...] = ()
+    timings: dict[str, float] = field(default_factory=dict)
+    # a follow-up: the thread it joins and the entry it continues (core/conversation.py)
+    thread: int | None = None
+    follow_up: bool = False
+    previous_entry: int | None = None
+    search_text: str | None = None
+
+
+def to_json(record: object) -> Any:
+    """A record (or a list of them) as JSON-ready builtins."""
+    import msgspec
+
+    return msgspec.to_builtins(record)
+
+
+def from_json(data: object, kind: type[T], what: str = "a saved record") -> T:
+    """JSON builtins as a `kind` record, checked field by field."""
+    import msgspec
+
+    try:
+        return msgspec.convert(data, kind)
+    except msgspec.ValidationError as exc:
+        raise LectureTuiError(
+            f"{what[0].upper()}{what[1:]} does not read as {kind.__name__}: {exc}.",
+            hint="it was written by another version, or damaged",
+        ) from exc
+
+
+def envelope(payload: object) -> dict[str, object]:
+    """The top level of every `--json` output: the schema version, then the payload's keys
+    (a list goes under "items")."""
+    data = to_json(payload)
+    if isinstance(data, dict):
+        return {"schema": SCHEMA, **data}
+    return {"schema": SCHEMA, "items": data}

@@ -1,0 +1,139 @@
+"""What every screen may use of the app, without importing it: the services, the labels, the
+models' state, links, and the message a failed worker posts.
+
+The app module imports the screens; a screen reaches the app only through `context(self)`, typed
+by the `AppContext` protocol, so no import runs from a screen back to the app.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+import traceback
+import webbrowser
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from urllib.parse import unquote, urlsplit
+
+from textual.message import Message
+
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.generation import Generator
+from lecturetui.core.service import Library
+from lecturetui.core.timebudget import DEFAULT_TTFT_S
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.dom import DOMNode
+    from textual.worker import Worker
+
+    from lecturetui.core.evaluation.runs import Runs
+
+
+@dataclass
+class AppServices:
+    """What the app runs on: the same library service as the CLI, and a way to load the LLM."""
+
+    library: Library
+    load_generator: Callable[[], Generator]
+    llm_label: str = ""
+    ttft_s: float = DEFAULT_TTFT_S
+
+    @property
+    def runs(self) -> Runs:
+        """The library's evaluation runs (the evaluation service, apart from the library's)."""
+        from lecturetui.core.evaluation.runs import Runs
+
+        return Runs(self.library.store)
+
+
+@dataclass
+class ModelState:
+    """The models the app loads while the student types (set by the app's loading worker)."""
+
+    ready: threading.Event = field(default_factory=threading.Event)  # E5 and the index loaded
+    device: str = "…"
+    generator: Generator | None = None
+    error: LectureTuiError | None = None  # why the models could not load
+
+    @property
+    def settled(self) -> bool:
+        """Loaded, or failed: nothing more will come."""
+        return self.generator is not None or self.error is not None
+
+
+@runtime_checkable
+class AppContext(Protocol):
+    services: AppServices
+    labels: dict[str, str]
+    models: ModelState
+
+    def models_line(self, extra: Sequence[str] = ()) -> str: ...
+
+
+def context(node: DOMNode) -> AppContext:
+    app = node.app
+    assert isinstance(app, AppContext), "lecturetui's screens run inside LectureApp"
+    return app
+
+
+def ttft_label(seconds: float) -> str:
+    return f"≤{seconds:g} s" if seconds > 0 else "∞"
+
+
+class WorkFailed(Message):
+    """A worker failed: the app shows `message` (and `hint`) and logs the traceback; a screen
+    may show it in place too (the message bubbles up to the app)."""
+
+    def __init__(self, task: str, error: BaseException) -> None:
+        super().__init__()
+        self.task = task
+        self.error = error
+        if isinstance(error, LectureTuiError):
+            self.message, self.hint = error.message, error.hint
+        else:
+            self.message, self.hint = f"{type(error).__name__}: {error}", None
+        self.trace = "".join(traceback.format_exception(error))
+
+    @property
+    def text(self) -> str:
+        return self.message + (f"\n{self.hint}" if self.hint else "")
+
+
+def open_link(app: App[None], url: str | None, labels: dict[str, str]) -> None:
+    """The lecture at its time: a local video in mpv or vlc, anything else in the browser."""
+    if not url:
+        app.notify(labels["no_link"], severity="warning")
+        return
+    parts = urlsplit(url)
+    if parts.scheme == "file":
+        path, start = unquote(parts.path), parts.fragment.removeprefix("t=") or "0"
+        player = shutil.which("mpv") or shutil.which("vlc")
+        if player:
+            flag = f"--start={start}" if player.endswith("mpv") else f"--start-time={start}"
+            subprocess.Popen(
+                [player, flag, path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            return
+        app.notify(f"No mpv or vlc to play {path} (at {start} s).", severity="warning")
+        return
+    webbrowser.open(url)
+
+
+def copy_link(app: App[None], url: str | None, labels: dict[str, str]) -> None:
+    if not url:
+        app.notify(labels["no_link"], severity="warning")
+        return
+    app.copy_to_clipboard(url)
+    app.notify(f"{labels['copied']}: {url}")
+
+
+def worker_failed(node: DOMNode, event: Worker.StateChanged) -> None:
+    """For a screen's or the app's `on_worker_state_changed`: a worker that raised (they all run
+    with exit_on_error=False) becomes a WorkFailed message, handled once by the app."""
+    from textual.worker import WorkerState
+
+    if event.state == WorkerState.ERROR and event.worker.error is not None:
+        node.post_message(WorkFailed(event.worker.group, event.worker.error))

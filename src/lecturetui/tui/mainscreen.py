@@ -1,0 +1,185 @@
+"""The main screen: the question box, the ranked segments and the answer, with their keys."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.worker import Worker
+
+from lecturetui.core.modes import MODES
+from lecturetui.core.records import HitRecord
+from lecturetui.core.scope import Scope
+from lecturetui.core.timebudget import TTFT_CHOICES
+from lecturetui.tui.asking import AskingScreen
+from lecturetui.tui.context import WorkFailed, copy_link, open_link, ttft_label, worker_failed
+from lecturetui.tui.screens import HistoryScreen, SegmentScreen
+from lecturetui.tui.widgets import move_highlight
+
+
+class MainScreen(AskingScreen):
+    BINDINGS = [
+        Binding("j", "cursor(1)", "Down", show=False),
+        Binding("k", "cursor(-1)", "Up", show=False),
+        Binding("o", "open", "Open video"),
+        Binding("y", "copy", "Copy link"),
+        Binding("escape", "stop", "Stop"),
+        Binding("h", "history", "History"),
+        Binding("m", "cycle_mode", "Mode"),
+        Binding("n", "new_thread", "New thread"),
+        Binding("t", "cycle_ttft", "Time budget", show=False),
+        Binding("s", "scope", "Scope"),
+        *[Binding(str(n), f"citation({n})", show=False) for n in range(1, 10)],
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="status")
+        yield Input(placeholder=self.ctx.labels["placeholder"], id="question")
+        with Horizontal(id="body"):
+            yield OptionList(id="hits")
+            with VerticalScroll(id="answer-box"):
+                yield Static(id="answer-status")
+                yield Static(id="evidence")
+                yield Static(id="answer")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        labels = self.ctx.labels
+        self.ttft = self.ctx.services.ttft_s
+        self.query_one("#hits", OptionList).border_title = labels["segments"]
+        self.query_one("#answer-box").border_title = labels["answer"]
+        self.query_one("#question", Input).focus()
+        self.refresh_status()
+        n_lectures, _ = self.ctx.services.library.counts()
+        if n_lectures == 0:
+            self.show_answer_text(labels["empty"])
+
+    def on_unmount(self) -> None:
+        self.closing.set()
+        self.stop_event.set()
+
+    # -- the status line: state first (on a narrow terminal the end is what gets cut) ----------
+    def status_parts(self) -> list[str]:
+        labels = self.ctx.labels
+        return [
+            f"{labels['mode']}: {self.mode}",
+            *([self.scope.label()] if self.scope else []),
+            f"{labels['ttft']} {ttft_label(self.ttft)}",
+        ]
+
+    def refresh_status(self, state: str | None = None) -> None:
+        ctx = self.ctx
+        labels, models = ctx.labels, ctx.models
+        if state is None:
+            if models.error is not None:
+                state = f"⚠ {models.error.message}"
+            else:
+                state = labels["ready"] if models.generator else labels["loading"]
+        line = Text(f" {state} ", style="bold reverse")
+        line.append(f"  {ctx.models_line(self.status_parts())}")
+        self.query_one("#status", Static).update(line)
+
+    # -- asking ---------------------------------------------------------------------------------
+    def focus_question(self) -> None:
+        self.query_one("#question", Input).focus()
+
+    @on(Input.Submitted, "#question")
+    def submitted(self, event: Input.Submitted) -> None:
+        question = event.value.strip()
+        if question:
+            self.ask(question)
+            self.query_one("#hits", OptionList).focus()  # j/k, Enter, o, y work at once
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker_failed(self, event)
+
+    def on_work_failed(self, event: WorkFailed) -> None:
+        """A failed question says why in the answer pane (the app also notifies and logs)."""
+        if event.task == "answer":
+            self.show_answer_text(event.text)
+
+    def action_cycle_mode(self) -> None:
+        """hybrid -> dense -> lexical; the next question (Enter again) uses it."""
+        labels = self.ctx.labels
+        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+        self.refresh_status()
+        self.notify(f"{labels['mode']}: {self.mode} · {labels['mode_' + self.mode]}")
+
+    def action_cycle_ttft(self) -> None:
+        """The time budget of the next answers: 8 s -> 15 s -> 30 s -> none -> 4 s."""
+        i = TTFT_CHOICES.index(self.ttft) if self.ttft in TTFT_CHOICES else -1
+        self.ttft = TTFT_CHOICES[(i + 1) % len(TTFT_CHOICES)]
+        self.refresh_status()
+        self.notify(f"{self.ctx.labels['ttft']}: {ttft_label(self.ttft)}")
+
+    def action_new_thread(self) -> None:
+        """The next question starts a new thread (it is not taken as a follow-up)."""
+        self.previous = None
+        self.notify(self.ctx.labels["new_thread"])
+
+    def action_scope(self) -> None:
+        from lecturetui.tui.scopescreen import ScopeScreen
+
+        def chosen(scope: Scope | None) -> None:
+            if scope is not None:
+                self.scope = scope
+                self.refresh_status()
+
+        lectures = self.ctx.services.library.lectures()
+        self.app.push_screen(ScopeScreen(lectures, self.scope), chosen)
+
+    def action_history(self) -> None:
+        def reopen(entry_id: int | None) -> None:
+            if entry_id:
+                history = self.ctx.services.library.history
+                record = history.entry(entry_id)
+                if record is not None:
+                    self.query_one("#question", Input).value = record.question
+                    self.show_answer(record)
+                    self.previous = history.exchange(entry_id)  # a follow-up continues it
+
+        threads = self.ctx.services.library.history.threads()
+        self.app.push_screen(HistoryScreen(threads), reopen)
+
+    # -- the hits -------------------------------------------------------------------------------
+    def action_cursor(self, step: int) -> None:
+        move_highlight(self.query_one("#hits", OptionList), step)
+
+    def action_citation(self, n: int) -> None:
+        passage = next((p for p in self.passages if p.number == n), None)
+        if passage is None:
+            return
+        option_list = self.query_one("#hits", OptionList)
+        for i, h in enumerate(self.hits):
+            if h.segment_id in passage.segment_ids:
+                option_list.highlighted = i
+                option_list.focus()
+                return
+
+    @on(OptionList.OptionSelected, "#hits")
+    def open_segment(self, event: OptionList.OptionSelected) -> None:
+        seg_id = int(event.option.id or 0)
+        segment = self.ctx.services.library.segment(seg_id)
+        if segment is not None:
+            hit = next((h for h in self.hits if h.segment_id == seg_id), None)
+            match = hit.match if hit else None
+            offsets = (match.start, match.end) if match else None
+            evidence = [e.text for e in self.evidence]
+            self.app.push_screen(
+                SegmentScreen(segment, hit.score if hit else None, offsets, evidence)
+            )
+
+    def current_hit(self) -> HitRecord | None:
+        index = self.query_one("#hits", OptionList).highlighted
+        return self.hits[index] if index is not None and index < len(self.hits) else None
+
+    def action_open(self) -> None:
+        hit = self.current_hit()
+        open_link(self.app, hit.url if hit else None, self.ctx.labels)
+
+    def action_copy(self) -> None:
+        hit = self.current_hit()
+        copy_link(self.app, hit.url if hit else None, self.ctx.labels)
