@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core import unitindex
+from lecturetui.core.bookmarks import Bookmarks
 from lecturetui.core.conversation import Exchange, HistoryEntry, exchange, history_threads
 from lecturetui.core.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.errors import LectureTuiError
@@ -22,6 +23,7 @@ from lecturetui.core.modelstore import Notify, resolve_embed_model
 from lecturetui.core.modes import DEFAULT_MODE, MODES
 from lecturetui.core.paths import DataHome
 from lecturetui.core.prompting import language_code
+from lecturetui.core.savedanswer import SavedAnswer, saved_answer
 from lecturetui.core.scope import Scope, resolve
 from lecturetui.core.search import Hit, SearchResult, run_search
 from lecturetui.core.segmenting import SegmentConfig, TokenCounter
@@ -195,6 +197,14 @@ class Library:
     def exchange(self, entry_id: int | None = None) -> Exchange | None:
         """A history entry (default: the latest) as an exchange a follow-up can continue."""
         return exchange(self.store.connection, entry_id)
+
+    def bookmarks(self) -> Bookmarks:
+        """The bookmarks kept in the library (core/bookmarks.py)."""
+        return Bookmarks(self.store.connection)
+
+    def saved_answer(self, entry_id: int | None = None) -> SavedAnswer:
+        """A history entry (default: the latest) as an answer to export."""
+        return saved_answer(self.store.connection, entry_id)
 
     def eval_runs(self) -> list[RunInfo]:
         return Runs(self.store).list()
