@@ -1,0 +1,217 @@
+"""bookmarks (list, add, note, rm) and export (an answer or bookmarks to Markdown, Anki, CSV)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from lecturetui.cli.base import Context, F, LtGroup, console, fail, pass_ctx
+
+if TYPE_CHECKING:
+    from lecturetui.core.bookmarks import Bookmark
+    from lecturetui.core.export import Written
+
+#: the shape of `bookmarks --json`; bumped when a field changes meaning or goes away
+BOOKMARKS_JSON_SCHEMA = 1
+
+
+def _filter_options(fn: F) -> F:
+    """--course and --lecture (repeatable): only those lectures' bookmarks."""
+    fn = click.option(
+        "--lecture", "lectures", multiple=True, metavar="ID|TITLE",
+        help="Only this lecture's bookmarks (an id, a title or a unique prefix); repeatable.",
+    )(fn)  # fmt: skip
+    return click.option(
+        "--course", "courses", multiple=True, metavar="NAME",
+        help="Only this course's bookmarks (a name or a unique prefix); repeatable.",
+    )(fn)  # fmt: skip
+
+
+def _selected(obj: Context, courses: tuple[str, ...], lectures: tuple[str, ...]) -> list[Bookmark]:
+    from lecturetui.core.scope import Scope, resolve
+
+    library = obj.library()
+    scope = resolve(library.store, Scope(courses, lectures))
+    return library.bookmarks().all(None if scope is None else scope.lecture_ids)
+
+
+def _seconds(_ctx: click.Context, _param: click.Parameter, value: str | None) -> float | None:
+    from lecturetui.core.timefmt import parse_timestamp
+
+    if value is None:
+        return None
+    try:
+        return parse_timestamp(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a time (hh:mm:ss, mm:ss or seconds)") from None
+
+
+def _describe(mark: Bookmark) -> str:
+    from rich.markup import escape
+
+    m = mark.moment
+    return f"{mark.id}: {escape(m.lecture_title)} [cyan]{m.span}[/]"
+
+
+@click.group("bookmarks", cls=LtGroup, invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help='Print JSON ("schema": 1).')
+@_filter_options
+@click.pass_context
+def bookmarks_group(
+    ctx: click.Context, as_json: bool, courses: tuple[str, ...], lectures: tuple[str, ...]
+) -> None:
+    """List the bookmarked moments by course, lecture and time, with their notes and links
+    (b on a segment in the app bookmarks one); add, note and rm change them."""
+    if ctx.invoked_subcommand is not None:
+        return
+    obj = ctx.find_object(Context)
+    assert obj is not None
+    marks = _selected(obj, courses, lectures)
+    if as_json:
+        payload = {"schema": BOOKMARKS_JSON_SCHEMA, "bookmarks": [b.to_json() for b in marks]}
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        return
+    _print_table(marks)
+
+
+def _print_table(marks: list[Bookmark]) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    out = console()
+    if not marks:
+        out.print("No bookmarks yet.")
+        out.print("[dim]hint:[/] b on a segment in the app, or lecturetui bookmarks add SEGMENT_ID")
+        return
+    table = Table(title=f"{len(marks)} bookmarks")
+    table.add_column("id", justify="right", no_wrap=True)
+    for col in ("course", "lecture"):
+        table.add_column(col, overflow="fold")
+    table.add_column("time", no_wrap=True, min_width=17)
+    for col in ("note", "link"):
+        table.add_column(col, overflow="fold")
+    for b in marks:
+        m = b.moment
+        lecture = escape(m.lecture_title) + (" [dim](removed)[/]" if b.orphaned else "")
+        table.add_row(str(b.id), escape(m.course or ""), lecture, m.span, escape(b.note),
+                      escape(m.url or ""))  # fmt: skip
+    out.print(table)
+
+
+@bookmarks_group.command("add")
+@click.argument("segment_id", type=int)
+@click.option("--note", default="", help="A note on the moment.")
+@click.option("--start", callback=_seconds, metavar="TIME",
+              help="Where the moment starts (default: the segment's start).")  # fmt: skip
+@click.option("--end", callback=_seconds, metavar="TIME",
+              help="Where the moment ends (default: the segment's end).")  # fmt: skip
+@click.option("--answer", "history_id", type=int, metavar="ID",
+              help="The history entry (answer) the moment was cited in.")  # fmt: skip
+@pass_ctx
+def add_cmd(
+    obj: Context,
+    segment_id: int,
+    note: str,
+    start: float | None,
+    end: float | None,
+    history_id: int | None,
+) -> None:
+    """Bookmark segment SEGMENT_ID (its id in `search --json` or `show --json`), or the
+    moment --start to --end of its lecture. The same moment again replaces its note."""
+    mark = obj.library().bookmarks().add(segment_id, note, start, end, history_id=history_id)
+    console().print(f"bookmarked {_describe(mark)}", soft_wrap=True)
+
+
+@bookmarks_group.command("note")
+@click.argument("bookmark_id", type=int)
+@click.argument("text")
+@pass_ctx
+def note_cmd(obj: Context, bookmark_id: int, text: str) -> None:
+    """Replace the note of bookmark BOOKMARK_ID with TEXT ("" clears it)."""
+    mark = obj.library().bookmarks().set_note(bookmark_id, text)
+    console().print(f"noted {_describe(mark)}", soft_wrap=True)
+
+
+@bookmarks_group.command("rm")
+@click.argument("bookmark_ids", type=int, nargs=-1, required=True)
+@pass_ctx
+def rm_cmd(obj: Context, bookmark_ids: tuple[int, ...]) -> None:
+    """Delete bookmarks (their ids: `lecturetui bookmarks`)."""
+    marks = obj.library().bookmarks()
+    for bookmark_id in bookmark_ids:
+        console().print(f"deleted {_describe(marks.delete(bookmark_id))}", soft_wrap=True)
+
+
+@click.command("export")
+@click.option("--answer", "answer_ref", metavar="ID|last",
+              help="An answer from the history: its id, or last.")  # fmt: skip
+@click.option("--bookmarks", "use_bookmarks", is_flag=True,
+              help="The bookmarks (all, or --course / --lecture's).")  # fmt: skip
+@_filter_options
+@click.option("--md", "md", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+              help="Write Markdown (Obsidian too) to this file; - prints it.")  # fmt: skip
+@click.option("--anki", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write flashcards as an Anki package (.apkg).")  # fmt: skip
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write flashcards as CSV: front, back, lecture, start, link.")  # fmt: skip
+@pass_ctx
+def export_cmd(
+    obj: Context,
+    answer_ref: str | None,
+    use_bookmarks: bool,
+    courses: tuple[str, ...],
+    lectures: tuple[str, ...],
+    md: Path | None,
+    anki: Path | None,
+    csv_path: Path | None,
+) -> None:
+    """Export an answer (question, answer, citations with lecture, times and links) or the
+    bookmarks to Markdown, and as flashcards to Anki and CSV."""
+    from lecturetui.core.export import Targets, export_answer, export_bookmarks, no_bookmarks
+    from lecturetui.core.export.markdown import answer_markdown, bookmarks_markdown
+
+    if (answer_ref is None) == (not use_bookmarks):
+        fail("Say what to export: --answer ID|last or --bookmarks.",
+             hint="lecturetui export --answer last --md resposta.md")  # fmt: skip
+    if answer_ref is not None and (courses or lectures):
+        fail("--course and --lecture choose bookmarks, not an answer.",
+             hint="lecturetui export --bookmarks --course NAME --md notas.md")  # fmt: skip
+    stdout = md is not None and str(md) == "-"
+    to = Targets(None if stdout else md, anki, csv_path)
+    if not to and not stdout:
+        fail("Say where to write: --md FILE, --anki FILE or --csv FILE.",
+             hint="lecturetui export --bookmarks --md notas.md --anki notas.apkg")  # fmt: skip
+    library = obj.library()
+    if answer_ref is not None:
+        answer = library.saved_answer(_entry(answer_ref))
+        text = answer_markdown(answer)
+        written = export_answer(answer, to) if to else []
+    else:
+        marks = _selected(obj, courses, lectures)
+        if not marks:
+            raise no_bookmarks()
+        text = bookmarks_markdown(marks)
+        written = export_bookmarks(marks, to) if to else []
+    if stdout:
+        click.echo(text, nl=False)
+    for w in written:
+        _report(w)
+
+
+def _entry(ref: str) -> int | None:
+    if ref.strip().casefold() == "last":
+        return None
+    try:
+        return int(ref)
+    except ValueError:
+        fail(f"{ref!r} is not an answer id.", hint="give a number, or last")
+
+
+def _report(w: Written) -> None:
+    from rich.markup import escape
+
+    what = {"markdown": "moments", "anki": "cards", "csv": "cards"}[w.format]
+    console(stderr=True).print(f"wrote {escape(str(w.path))} ({w.count} {what})", soft_wrap=True)
