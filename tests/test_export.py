@@ -304,7 +304,7 @@ def test_cli_exports_bookmarks_and_the_last_answer(home: Path, tmp_path: Path) -
     md, apkg, table = tmp_path / "notas.md", tmp_path / "notas.apkg", tmp_path / "notas.csv"
     code, out = run("export", "--bookmarks", "--course", "Redes", "--md", str(md), "--anki",
                     str(apkg), "--csv", str(table))  # fmt: skip
-    assert code == 0 and "(1 moments)" in out and "(1 cards)" in out, out
+    assert code == 0 and "(1 moment)" in out and "(1 card)" in out, out
     text = md.read_text(encoding="utf-8")
     assert (
         "## Redes neurais\n\n### Aula D\n\n**[00:01:25–00:03:25](https://youtu.be/abc?t=85)**"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import Context, F, LtGroup, console, fail, pass_ctx
+from lecturetui.cli.base import Context, LtGroup, console, fail, lecture_options, pass_ctx
 
 if TYPE_CHECKING:
     from lecturetui.core.bookmarks import Bookmark
@@ -18,16 +18,8 @@ if TYPE_CHECKING:
 BOOKMARKS_JSON_SCHEMA = 1
 
 
-def _filter_options(fn: F) -> F:
-    """--course and --lecture (repeatable): only those lectures' bookmarks."""
-    fn = click.option(
-        "--lecture", "lectures", multiple=True, metavar="ID|TITLE",
-        help="Only this lecture's bookmarks (an id, a title or a unique prefix); repeatable.",
-    )(fn)  # fmt: skip
-    return click.option(
-        "--course", "courses", multiple=True, metavar="NAME",
-        help="Only this course's bookmarks (a name or a unique prefix); repeatable.",
-    )(fn)  # fmt: skip
+#: --course and --lecture: only those lectures' bookmarks
+_filter_options = lecture_options("Bookmarks of")
 
 
 def _selected(obj: Context, courses: tuple[str, ...], lectures: tuple[str, ...]) -> list[Bookmark]:
@@ -86,7 +78,7 @@ def _print_table(marks: list[Bookmark]) -> None:
         out.print("No bookmarks yet.")
         out.print("[dim]hint:[/] b on a segment in the app, or lecturetui bookmarks add SEGMENT_ID")
         return
-    table = Table(title=f"{len(marks)} bookmarks")
+    table = Table(title=_count(len(marks), "bookmark"))
     table.add_column("id", justify="right", no_wrap=True)
     for col in ("course", "lecture"):
         table.add_column(col, overflow="fold")
@@ -213,5 +205,9 @@ def _entry(ref: str) -> int | None:
 def _report(w: Written) -> None:
     from rich.markup import escape
 
-    what = {"markdown": "moments", "anki": "cards", "csv": "cards"}[w.format]
-    console(stderr=True).print(f"wrote {escape(str(w.path))} ({w.count} {what})", soft_wrap=True)
+    what = _count(w.count, "moment" if w.format == "markdown" else "card")
+    console(stderr=True).print(f"wrote {escape(str(w.path))} ({what})", soft_wrap=True)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
