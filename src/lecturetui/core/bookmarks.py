@@ -157,21 +157,21 @@ class Bookmarks:
         if quote is None:
             inside = seg_start <= begin and finish <= seg_end
             quote = seg_text if inside else self._said(lecture_id, begin, finish)
-        same = self._db.execute(
-            'SELECT id, note FROM bookmarks WHERE lecture_id = ? AND start = ? AND "end" = ?',
-            (lecture_id, begin, finish),
-        ).fetchone()
-        if same is not None:
-            return self.set_note(int(same[0]), note) if note.strip() else self.get(int(same[0]))
         now = _now()
-        cur = self._db.execute(
+        self._db.execute(
             "INSERT INTO bookmarks (created_at, updated_at, lecture_id, lecture_title, course,"
             ' source_url, start, "end", quote, note, segment_id, history_id)'
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            ' ON CONFLICT (lecture_id, start, "end") DO UPDATE SET'
+            " note = excluded.note, updated_at = excluded.updated_at WHERE excluded.note != ''",
             (now, now, lecture_id, title, course, url, begin, finish, quote, note.strip(),
              segment_id, history_id),
         )  # fmt: skip
-        return self.get(int(cur.lastrowid or 0))
+        row = self._db.execute(
+            'SELECT id FROM bookmarks WHERE lecture_id = ? AND start = ? AND "end" = ?',
+            (lecture_id, begin, finish),
+        ).fetchone()
+        return self.get(int(row[0]))
 
     def _said(self, lecture_id: str, start: float, end: float) -> str:
         """The text of the lecture's segments that overlap start-end, overlaps said once."""

@@ -136,7 +136,7 @@ MIGRATIONS: dict[int, str] = {
         history_id     INTEGER REFERENCES history (id) ON DELETE SET NULL,  -- the answer it came from
         CHECK (start <= "end")
     );
-    CREATE INDEX bookmarks_moment ON bookmarks (lecture_id, start);
+    CREATE UNIQUE INDEX bookmarks_moment ON bookmarks (lecture_id, start, "end");
     """,
 }
 
