@@ -121,6 +121,8 @@ def test_mistakes_are_one_sentence(library: Library) -> None:
         marks.add(ids[0], start=50.0, end=10.0)
     with pytest.raises(LectureTuiError, match="not a time"):
         marks.add(ids[0], start=float("nan"))
+    with pytest.raises(LectureTuiError, match="Nothing is said in Aula D at 01:23:20"):
+        marks.add(ids[0], start=5000.0, end=5100.0)
     with pytest.raises(LectureTuiError, match="no answer 7"):
         marks.add(ids[0], history_id=7)
     with pytest.raises(LectureTuiError, match="no bookmark 5"):

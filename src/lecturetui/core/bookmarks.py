@@ -153,10 +153,15 @@ class Bookmarks:
             history_id is not None
             and not self._db.execute("SELECT 1 FROM history WHERE id = ?", (history_id,)).fetchone()
         ):
-            raise LectureTuiError(f"There is no answer {history_id} in the history.")
+            raise LectureTuiError(f"There is no answer {history_id} in the history.",
+                                  hint="`lecturetui export --answer last --md -` shows the latest")  # fmt: skip
         if quote is None:
             inside = seg_start <= begin and finish <= seg_end
             quote = seg_text if inside else self._said(lecture_id, begin, finish)
+            if not quote:
+                span = Moment(lecture_id, title, course, begin, finish, None).span
+                raise LectureTuiError(f"Nothing is said in {title} at {span}.",
+                                      hint="`lecturetui show LECTURE` gives its times")  # fmt: skip
         now = _now()
         self._db.execute(
             "INSERT INTO bookmarks (created_at, updated_at, lecture_id, lecture_title, course,"
