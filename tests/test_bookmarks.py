@@ -151,18 +151,21 @@ def test_cli_adds_lists_notes_and_removes_bookmarks(home: Path) -> None:
     assert code == 0 and "00:01:25–00:03:25" in out, out
     code, out = run("bookmarks", "add", str(ids[0]), "--start", "00:30", "--end", "1:00")
     assert code == 0, out
+    code, out = run("bookmarks", "add", "--lecture", "aula d", "--at", "3:00", "--note", "hdf5")
+    assert code == 0 and "00:02:50–00:04:50" in out, out  # the window starting last before 3:00
     code, out = run("bookmarks")
     assert code == 0 and "Aula D" in out and "*rápidas*" in out, out
     assert "00:00:30–00:01:00" in out and "00:01:25–00:03:25" in out
     data = json.loads(run("bookmarks", "--json")[1])
     assert data["schema"] == 1
-    first, second = data["bookmarks"]
+    first, second, third = data["bookmarks"]
+    assert (third["segment_id"], third["note"]) == (ids[2], "hdf5")
     assert (first["start_s"], first["end_s"], first["note"]) == (30.0, 60.0, "")
     assert second["url"] == "https://youtu.be/abc?t=85" and second["segment_id"] == ids[1]
     code, out = run("bookmarks", "note", str(second["id"]), "nova nota")
     assert code == 0, out
-    code, out = run("bookmarks", "rm", str(first["id"]))
-    assert code == 0, out
+    code, out = run("bookmarks", "rm", str(first["id"]), str(third["id"]))
+    assert code == 0 and out.count("deleted") == 2, out
     data = json.loads(run("bookmarks", "--json", "--lecture", "aula-d")[1])
     assert [(b["id"], b["note"]) for b in data["bookmarks"]] == [(second["id"], "nova nota")]
 
@@ -176,5 +179,11 @@ def test_cli_mistakes_are_one_line(home: Path) -> None:
     assert code == 2 and "no bookmark 42" in out
     code, out = run("bookmarks", "add", "1", "--start", "soon")
     assert code == 2 and "soon" in out
+    code, out = run("bookmarks", "add", "--lecture", "aula d", "--at", "9:00")
+    assert code == 2 and "Nothing is said in lecture aula-d at 00:09:00" in out
+    code, out = run("bookmarks", "add", "--at", "9:00")
+    assert code == 2 and "SEGMENT_ID, or --lecture with --at" in out
+    code, out = run("bookmarks", "add", "--lecture", "nenhuma", "--at", "1:00")
+    assert code == 2 and "No lecture matches 'nenhuma'" in out
     code, out = run("bookmarks")
     assert code == 0 and "No bookmarks" in out

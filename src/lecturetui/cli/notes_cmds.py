@@ -94,7 +94,11 @@ def _print_table(marks: list[Bookmark]) -> None:
 
 
 @bookmarks_group.command("add")
-@click.argument("segment_id", type=int)
+@click.argument("segment_id", type=int, required=False)
+@click.option("--lecture", metavar="ID|TITLE",
+              help="With --at: bookmark this lecture's segment at that time.")  # fmt: skip
+@click.option("--at", callback=_seconds, metavar="TIME",
+              help="With --lecture: the time of the segment to bookmark.")  # fmt: skip
 @click.option("--note", default="", help="A note on the moment.")
 @click.option("--start", callback=_seconds, metavar="TIME",
               help="Where the moment starts (default: the segment's start).")  # fmt: skip
@@ -105,15 +109,30 @@ def _print_table(marks: list[Bookmark]) -> None:
 @pass_ctx
 def add_cmd(
     obj: Context,
-    segment_id: int,
+    segment_id: int | None,
+    lecture: str | None,
+    at: float | None,
     note: str,
     start: float | None,
     end: float | None,
     history_id: int | None,
 ) -> None:
     """Bookmark segment SEGMENT_ID (its id in `search --json` or `show --json`), or the
-    moment --start to --end of its lecture. The same moment again replaces its note."""
-    mark = obj.library().bookmarks().add(segment_id, note, start, end, history_id=history_id)
+    segment at --at in --lecture; --start and --end narrow or widen the moment. The same
+    moment again replaces its note."""
+    from lecturetui.core.scope import Scope, resolve
+
+    library = obj.library()
+    marks = library.bookmarks()
+    if (segment_id is None) == (lecture is None or at is None):
+        fail("Say what to bookmark: a SEGMENT_ID, or --lecture with --at.",
+             hint='lecturetui bookmarks add --lecture "aula 1" --at 12:30 --note "…"')  # fmt: skip
+    if segment_id is None:
+        assert lecture is not None and at is not None
+        scope = resolve(library.store, Scope(lectures=(lecture,)))
+        assert scope is not None
+        segment_id = marks.segment_at(next(iter(scope.lecture_ids)), at)
+    mark = marks.add(segment_id, note, start, end, history_id=history_id)
     console().print(f"bookmarked {_describe(mark)}", soft_wrap=True)
 
 

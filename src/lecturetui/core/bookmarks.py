@@ -25,6 +25,7 @@ from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.links import deep_link
 from lecturetui.core.moments import Moment
 from lecturetui.core.prompting import join_overlapping
+from lecturetui.core.timefmt import format_timestamp
 
 _SELECT = """
 SELECT b.id, b.lecture_id,
@@ -177,6 +178,21 @@ class Bookmarks:
             (lecture_id, begin, finish),
         ).fetchone()
         return self.get(int(row[0]))
+
+    def segment_at(self, lecture_id: str, seconds: float) -> int:
+        """The id of the lecture's segment that covers `seconds` and starts last before it
+        (windows overlap: the one where the time is nearest its start)."""
+        row = self._db.execute(
+            'SELECT id FROM segments WHERE lecture_id = ? AND start <= ? AND "end" >= ?'
+            " ORDER BY start DESC LIMIT 1",
+            (lecture_id, seconds, seconds),
+        ).fetchone()
+        if row is None:
+            raise LectureTuiError(
+                f"Nothing is said in lecture {lecture_id} at {format_timestamp(seconds)}.",
+                hint=f"`lecturetui show {lecture_id}` gives its times",
+            )
+        return int(row[0])
 
     def _said(self, lecture_id: str, start: float, end: float) -> str:
         """The text of the lecture's segments that overlap start-end, overlaps said once."""
