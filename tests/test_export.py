@@ -271,8 +271,13 @@ def test_odd_text_keeps_every_format_whole(
     if words(question):
         assert body[-1] == ("p", f"From the question: {words(question)}")
 
-    answer = SavedAnswer(question or "?", note or "…", (Citation(1, mark.moment, quote),))
-    assert blocks(answer_markdown(answer))[0] == ("h1", words(question or "?") or "…")
+    answer = SavedAnswer(question, f"{note} [1]", (Citation(1, mark.moment, quote),))
+    parsed = blocks(answer_markdown(answer))
+    assert parsed[0] == ("h1", words(question) or "…")
+    assert [k for k, _ in parsed].count("h2") == 1 and parsed[-1][1].startswith("[^1]: ")
+    cited = parsed.index(("h2", "Citations"))
+    assert " ".join(t for _, t in parsed[1:cited]) == words(f"{note} [^1]")
+    assert " ".join(t for k, t in parsed if k == "quote") == words(quote)
 
     cards = bookmark_cards([mark])
     rows = list(csv.reader(io.StringIO(csv_text(cards), newline="")))
