@@ -112,7 +112,7 @@ def main() -> None:
         a = ask(library, gen, q["question"], answer_tokens=args.max_tokens, ttft_s=args.ttft,
                 turn=turn, on_evidence=on_evidence)  # fmt: skip
         data = a.to_json()
-        entry = library.remember(a.question, a.text, data)
+        entry = library.history.add(a.record())
         exchanges[q["number"]] = Exchange(entry, entry, a.question, a.text, turn.search_text)
         t = a.timings
         rows.append({"number": q["number"], "follows": q.get("follows"), **data})

@@ -11,6 +11,7 @@ from lecturetui.cli.doctor_cmd import doctor_cmd
 from lecturetui.cli.eval_cmds import eval_cmd
 from lecturetui.cli.library_cmds import ingest_cmd, lectures_cmd, show_cmd
 from lecturetui.cli.models_cmds import models_group
+from lecturetui.cli.notes_cmds import bookmarks_group, export_cmd
 from lecturetui.cli.search_cmds import reindex_cmd, search_cmd
 
 __all__ = ["cli", "main"]
@@ -23,6 +24,8 @@ for command in (
     search_cmd,
     ask_cmd,
     eval_cmd,
+    bookmarks_group,
+    export_cmd,
     reindex_cmd,
     models_group,
     doctor_cmd,

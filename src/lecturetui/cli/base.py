@@ -98,16 +98,25 @@ def mode_option(fn: F) -> F:
     )(fn)  # fmt: skip
 
 
-def scope_options(fn: F) -> F:
-    """--course and --lecture (repeatable), shared by `search`, `ask` and `eval`: the scope."""
-    fn = click.option(
-        "--lecture", "lectures", multiple=True, metavar="ID|TITLE",
-        help="Search only this lecture (an id, a title or a unique prefix); repeatable.",
-    )(fn)  # fmt: skip
-    return click.option(
-        "--course", "courses", multiple=True, metavar="NAME",
-        help="Search only this course's lectures (a name or a unique prefix); repeatable.",
-    )(fn)  # fmt: skip
+def lecture_options(what: str) -> Callable[[F], F]:
+    """--course and --lecture (repeatable): `what` (e.g. "Search only") this course's or this
+    lecture's, as in scope_options."""
+
+    def decorate(fn: F) -> F:
+        fn = click.option(
+            "--lecture", "lectures", multiple=True, metavar="ID|TITLE",
+            help=f"{what} this lecture (an id, a title or a unique prefix); repeatable.",
+        )(fn)  # fmt: skip
+        return click.option(
+            "--course", "courses", multiple=True, metavar="NAME",
+            help=f"{what} this course's lectures (a name or a unique prefix); repeatable.",
+        )(fn)  # fmt: skip
+
+    return decorate
+
+
+#: --course and --lecture, shared by `search`, `ask` and `eval`: the scope
+scope_options = lecture_options("Search only")
 
 
 def ttft_option(fn: F) -> F:

@@ -20,7 +20,6 @@ import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.timefmt import utc_now
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
@@ -63,10 +63,6 @@ class Manifest:
     def from_json(cls, data: dict[str, Any]) -> Manifest:
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         return cls(**known)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _sha256(path: Path) -> str:
@@ -133,7 +129,7 @@ class VectorIndex:
             max_elements=max(capacity, 16), M=manifest.M, ef_construction=manifest.ef_construction
         )
         index.set_ef(manifest.ef)
-        now = _now()
+        now = utc_now()
         manifest.created_at = manifest.created_at or now
         manifest.updated_at = now
         return cls(folder, manifest, index)
@@ -285,7 +281,7 @@ class VectorIndex:
                 self.manifest.count = len(self._labels)
                 self.manifest.deleted = len(self._deleted)
                 self.manifest.versions = _library_versions()
-                self.manifest.updated_at = _now()
+                self.manifest.updated_at = utc_now()
                 self._write_atomic(
                     self.folder / MANIFEST, json.dumps(asdict(self.manifest), indent=2)
                 )

@@ -13,11 +13,11 @@ import json
 import os
 import tempfile
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from lecturetui.core.prompting import fixed_messages
+from lecturetui.core.timefmt import utc_now
 
 SPEED_FILE = "llm_speed.json"
 
@@ -84,7 +84,7 @@ def prepare(generator: object, path: Path | None, remeasure: bool = False) -> Pr
         return stored
     if stored is None:
         n, again = generator.prefill(fixed_messages())
-        now = datetime.now(UTC).isoformat(timespec="seconds")
+        now = utc_now()
         stored = PromptSpeed(generator.speed_key, n / min(seconds, again), n, now, True)
         if path is not None:
             store_speed(path, stored)

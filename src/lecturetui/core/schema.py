@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -114,6 +114,29 @@ MIGRATIONS: dict[int, str] = {
     # what reading a lecture's file repaired or skipped, one sentence a line (see repairs.py)
     6: """
     ALTER TABLE lectures ADD COLUMN notes TEXT NOT NULL DEFAULT '';
+    """,
+    # bookmarks: moments a student keeps, with a note (see bookmarks.py). No foreign key to
+    # lectures: a bookmark outlives its lecture (orphaned), and re-ingest replaces segment ids,
+    # so the moment is its lecture id and times, with what was said then and the lecture's
+    # title, course and link as they were (shown while the lecture is gone)
+    7: """
+    CREATE TABLE bookmarks (
+        id             INTEGER PRIMARY KEY AUTOINCREMENT,
+        created_at     TEXT NOT NULL,
+        updated_at     TEXT NOT NULL,
+        lecture_id     TEXT NOT NULL,
+        lecture_title  TEXT NOT NULL,
+        course         TEXT,
+        source_url     TEXT,
+        start          REAL NOT NULL,
+        "end"          REAL NOT NULL,
+        quote          TEXT NOT NULL,
+        note           TEXT NOT NULL DEFAULT '',
+        segment_id     INTEGER,  -- the segment bookmarked: a hint only
+        history_id     INTEGER REFERENCES history (id) ON DELETE SET NULL,  -- the answer it came from
+        CHECK (start <= "end")
+    );
+    CREATE UNIQUE INDEX bookmarks_moment ON bookmarks (lecture_id, start, "end");
     """,
 }
 

@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core import unitindex
+from lecturetui.core.bookmarks import Bookmarks
 from lecturetui.core.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.fusion import FusionConfig
@@ -20,6 +21,7 @@ from lecturetui.core.modelstore import Notify, resolve_embed_model
 from lecturetui.core.modes import DEFAULT_MODE, MODES
 from lecturetui.core.paths import DataHome
 from lecturetui.core.prompting import language_code
+from lecturetui.core.savedanswer import SavedAnswer, saved_answer
 from lecturetui.core.scope import Scope, resolve
 from lecturetui.core.search import Hit, SearchResult, run_search
 from lecturetui.core.segmenting import SegmentConfig, TokenCounter
@@ -181,6 +183,14 @@ class Library:
     def history(self) -> History:
         """The questions asked here and their answers (core/history.py)."""
         return History(self.store)
+
+    def bookmarks(self) -> Bookmarks:
+        """The bookmarks kept in the library (core/bookmarks.py), for this thread."""
+        return Bookmarks(self.store.connection)
+
+    def saved_answer(self, entry_id: int | None = None) -> SavedAnswer:
+        """A history entry (default: the latest) as an answer to export."""
+        return saved_answer(self.history, entry_id)
 
     def warm(self) -> None:
         """Load the embedding model and the index now (the app does this while the user types)."""

@@ -1,0 +1,237 @@
+"""bookmarks (list, add, note, rm) and export (an answer or bookmarks to Markdown, Anki, CSV)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from lecturetui.cli.base import (
+    Context,
+    LtGroup,
+    console,
+    fail,
+    json_text,
+    lecture_options,
+    pass_ctx,
+)
+
+if TYPE_CHECKING:
+    from lecturetui.core.bookmarks import Bookmark
+    from lecturetui.core.export import Written
+
+#: the shape of `bookmarks --json`; bumped when a field changes meaning or goes away
+
+
+#: --course and --lecture: only those lectures' bookmarks
+_filter_options = lecture_options("Bookmarks of")
+
+
+def _selected(obj: Context, courses: tuple[str, ...], lectures: tuple[str, ...]) -> list[Bookmark]:
+    from lecturetui.core.scope import Scope, resolve
+
+    library = obj.library()
+    scope = resolve(library.store, Scope(courses, lectures))
+    return library.bookmarks().all(None if scope is None else scope.lecture_ids)
+
+
+def _seconds(_ctx: click.Context, _param: click.Parameter, value: str | None) -> float | None:
+    from lecturetui.core.timefmt import parse_timestamp
+
+    if value is None:
+        return None
+    try:
+        return parse_timestamp(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a time (hh:mm:ss, mm:ss or seconds)") from None
+
+
+def _describe(mark: Bookmark) -> str:
+    from rich.markup import escape
+
+    m = mark.moment
+    return f"{mark.id}: {escape(m.lecture_title)} [cyan]{m.span}[/]"
+
+
+@click.group("bookmarks", cls=LtGroup, invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help='Print JSON ("schema": 1).')
+@_filter_options
+@click.pass_context
+def bookmarks_group(
+    ctx: click.Context, as_json: bool, courses: tuple[str, ...], lectures: tuple[str, ...]
+) -> None:
+    """List the bookmarked moments by course, lecture and time, with their notes and links
+    (b on a segment in the app bookmarks one); add, note and rm change them."""
+    if ctx.invoked_subcommand is not None:
+        return
+    obj = ctx.find_object(Context)
+    assert obj is not None
+    marks = _selected(obj, courses, lectures)
+    if as_json:
+        click.echo(json_text({"bookmarks": [b.to_json() for b in marks]}))
+        return
+    _print_table(marks)
+
+
+def _print_table(marks: list[Bookmark]) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    out = console()
+    if not marks:
+        out.print("No bookmarks yet.")
+        out.print("[dim]hint:[/] b on a segment in the app, or lecturetui bookmarks add SEGMENT_ID")
+        return
+    table = Table(title=_count(len(marks), "bookmark"))
+    table.add_column("id", justify="right", no_wrap=True)
+    for col in ("course", "lecture"):
+        table.add_column(col, overflow="fold")
+    table.add_column("time", no_wrap=True, min_width=17)
+    for col in ("note", "link"):
+        table.add_column(col, overflow="fold")
+    for b in marks:
+        m = b.moment
+        lecture = escape(m.lecture_title) + (" [dim](removed)[/]" if b.orphaned else "")
+        table.add_row(str(b.id), escape(m.course or ""), lecture, m.span, escape(b.note),
+                      escape(m.url or ""))  # fmt: skip
+    out.print(table)
+
+
+@bookmarks_group.command("add")
+@click.argument("segment_id", type=int, required=False)
+@click.option("--lecture", metavar="ID|TITLE",
+              help="With --at: bookmark this lecture's segment at that time.")  # fmt: skip
+@click.option("--at", callback=_seconds, metavar="TIME",
+              help="With --lecture: the time of the segment to bookmark.")  # fmt: skip
+@click.option("--note", default="", help="A note on the moment.")
+@click.option("--start", callback=_seconds, metavar="TIME",
+              help="Where the moment starts (default: the segment's start).")  # fmt: skip
+@click.option("--end", callback=_seconds, metavar="TIME",
+              help="Where the moment ends (default: the segment's end).")  # fmt: skip
+@click.option("--answer", "history_id", type=int, metavar="ID",
+              help="The history entry (answer) the moment was cited in.")  # fmt: skip
+@pass_ctx
+def add_cmd(
+    obj: Context,
+    segment_id: int | None,
+    lecture: str | None,
+    at: float | None,
+    note: str,
+    start: float | None,
+    end: float | None,
+    history_id: int | None,
+) -> None:
+    """Bookmark segment SEGMENT_ID (its id in `search --json` or `show --json`), or the
+    segment at --at in --lecture; --start and --end narrow or widen the moment. The same
+    moment again replaces its note."""
+    from lecturetui.core.scope import Scope, resolve
+
+    library = obj.library()
+    marks = library.bookmarks()
+    if (segment_id is None) == (lecture is None or at is None):
+        fail("Say what to bookmark: a SEGMENT_ID, or --lecture with --at.",
+             hint='lecturetui bookmarks add --lecture "aula 1" --at 12:30 --note "…"')  # fmt: skip
+    if segment_id is None:
+        assert lecture is not None and at is not None
+        scope = resolve(library.store, Scope(lectures=(lecture,)))
+        assert scope is not None
+        segment_id = marks.segment_at(next(iter(scope.lecture_ids)), at)
+    mark = marks.add(segment_id, note, start, end, history_id=history_id)
+    console().print(f"bookmarked {_describe(mark)}", soft_wrap=True)
+
+
+@bookmarks_group.command("note")
+@click.argument("bookmark_id", type=int)
+@click.argument("text")
+@pass_ctx
+def note_cmd(obj: Context, bookmark_id: int, text: str) -> None:
+    """Replace the note of bookmark BOOKMARK_ID with TEXT ("" clears it)."""
+    mark = obj.library().bookmarks().set_note(bookmark_id, text)
+    console().print(f"noted {_describe(mark)}", soft_wrap=True)
+
+
+@bookmarks_group.command("rm")
+@click.argument("bookmark_ids", type=int, nargs=-1, required=True)
+@pass_ctx
+def rm_cmd(obj: Context, bookmark_ids: tuple[int, ...]) -> None:
+    """Delete bookmarks (their ids: `lecturetui bookmarks`)."""
+    marks = obj.library().bookmarks()
+    for bookmark_id in bookmark_ids:
+        console().print(f"deleted {_describe(marks.delete(bookmark_id))}", soft_wrap=True)
+
+
+@click.command("export")
+@click.option("--answer", "answer_ref", metavar="ID|last",
+              help="An answer from the history: its id, or last.")  # fmt: skip
+@click.option("--bookmarks", "use_bookmarks", is_flag=True,
+              help="The bookmarks (all, or --course / --lecture's).")  # fmt: skip
+@_filter_options
+@click.option("--md", "md", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+              help="Write Markdown (Obsidian too) to this file; - prints it.")  # fmt: skip
+@click.option("--anki", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write flashcards as an Anki package (.apkg).")  # fmt: skip
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write flashcards as CSV: front, back, lecture, start, link.")  # fmt: skip
+@pass_ctx
+def export_cmd(
+    obj: Context,
+    answer_ref: str | None,
+    use_bookmarks: bool,
+    courses: tuple[str, ...],
+    lectures: tuple[str, ...],
+    md: Path | None,
+    anki: Path | None,
+    csv_path: Path | None,
+) -> None:
+    """Export an answer (question, answer, citations with lecture, times and links) or the
+    bookmarks to Markdown, and as flashcards to Anki and CSV."""
+    from lecturetui.core.export import Targets, export_answer, export_bookmarks, no_bookmarks
+    from lecturetui.core.export.markdown import answer_markdown, bookmarks_markdown
+
+    if (answer_ref is None) == (not use_bookmarks):
+        fail("Say what to export: --answer ID|last or --bookmarks.",
+             hint="lecturetui export --answer last --md resposta.md")  # fmt: skip
+    if answer_ref is not None and (courses or lectures):
+        fail("--course and --lecture choose bookmarks, not an answer.",
+             hint="lecturetui export --bookmarks --course NAME --md notas.md")  # fmt: skip
+    stdout = md is not None and str(md) == "-"
+    to = Targets(None if stdout else md, anki, csv_path)
+    if not to and not stdout:
+        fail("Say where to write: --md FILE, --anki FILE or --csv FILE.",
+             hint="lecturetui export --bookmarks --md notas.md --anki notas.apkg")  # fmt: skip
+    library = obj.library()
+    if answer_ref is not None:
+        answer = library.saved_answer(_entry(answer_ref))
+        text = answer_markdown(answer)
+        written = export_answer(answer, to) if to else []
+    else:
+        marks = _selected(obj, courses, lectures)
+        if not marks:
+            raise no_bookmarks()
+        text = bookmarks_markdown(marks)
+        written = export_bookmarks(marks, to) if to else []
+    if stdout:
+        click.echo(text, nl=False)
+    for w in written:
+        _report(w)
+
+
+def _entry(ref: str) -> int | None:
+    if ref.strip().casefold() == "last":
+        return None
+    try:
+        return int(ref)
+    except ValueError:
+        fail(f"{ref!r} is not an answer id.", hint="give a number, or last")
+
+
+def _report(w: Written) -> None:
+    from rich.markup import escape
+
+    what = _count(w.count, "moment" if w.format == "markdown" else "card")
+    console(stderr=True).print(f"wrote {escape(str(w.path))} ({what})", soft_wrap=True)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
