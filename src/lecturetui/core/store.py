@@ -10,56 +10,28 @@ import sqlite3
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from lecturetui.core.errors import StoreError
 from lecturetui.core.lexical import index_terms, match_expression, query_terms
 from lecturetui.core.models import Lecture, Segment, StoredSegment
 from lecturetui.core.schema import MIGRATIONS, SCHEMA_VERSION, split_sql
+from lecturetui.core.storerows import (
+    LECTURE_COLUMNS,
+    RECORD_SELECT,
+    LectureRecord,
+    SaveResult,
+    lecture_row,
+    optional,
+    record_row,
+    segment_row,
+)
 from lecturetui.core.timefmt import utc_now
 
-_LECTURE_COLUMNS = (
-    "l.id, l.title, l.course, l.language, l.source_path, l.source_url, l.source_format, "
-    "l.duration, l.content_hash, (SELECT count(*) FROM segments s WHERE s.lecture_id = l.id),"
-    " l.notes"
-)
-
-
-_RECORD_COLUMNS = (
-    "id", "title", "course", "language", "source_path", "source_key", "source_url",
-    "source_format", "duration", "content_hash", "source_hash", "segment_config", "notes",
-)  # fmt: skip
-_RECORD_SELECT = ", ".join(_RECORD_COLUMNS)
+__all__ = ["PRUNE_COMMON_TERMS_FROM", "LectureRecord", "SaveResult", "Store"]
 
 #: library size (segments) from which lexical search leaves out terms found in half of them
 PRUNE_COMMON_TERMS_FROM = 2_000
-
-
-@dataclass(frozen=True, slots=True)
-class LectureRecord:
-    """Everything stored about a lecture except its segments."""
-
-    id: str
-    title: str
-    course: str | None
-    language: str | None
-    source_path: str | None
-    source_key: str
-    source_url: str | None
-    source_format: str
-    duration: float
-    content_hash: str
-    source_hash: str | None
-    segment_config: str
-    notes: tuple[str, ...] = ()  # what reading its file repaired or skipped
-
-
-@dataclass(frozen=True, slots=True)
-class SaveResult:
-    lecture_id: str
-    removed_segment_ids: list[int]
-    added_segment_ids: list[int]
 
 
 class Store:
@@ -160,33 +132,15 @@ class Store:
     # -- lectures ---------------------------------------------------------------------------
     def records_for_source(self, source_path: str) -> list[LectureRecord]:
         rows = self._db.execute(
-            f"SELECT {_RECORD_SELECT} FROM lectures WHERE source_path = ?", (source_path,)
+            f"SELECT {RECORD_SELECT} FROM lectures WHERE source_path = ?", (source_path,)
         )
-        return [self._record(r) for r in rows]
+        return [record_row(r) for r in rows]
 
     def find_by_content(self, content_hash: str) -> LectureRecord | None:
         row = self._db.execute(
-            f"SELECT {_RECORD_SELECT} FROM lectures WHERE content_hash = ? LIMIT 1", (content_hash,)
+            f"SELECT {RECORD_SELECT} FROM lectures WHERE content_hash = ? LIMIT 1", (content_hash,)
         ).fetchone()
-        return self._record(row) if row else None
-
-    def _record(self, row: Sequence[object]) -> LectureRecord:
-        data = dict(zip(_RECORD_COLUMNS, row, strict=True))
-        return LectureRecord(
-            id=str(data["id"]),
-            title=str(data["title"]),
-            course=_opt(data["course"]),
-            language=_opt(data["language"]),
-            source_path=_opt(data["source_path"]),
-            source_key=str(data["source_key"]),
-            source_url=_opt(data["source_url"]),
-            source_format=str(data["source_format"]),
-            duration=float(str(data["duration"])),
-            content_hash=str(data["content_hash"]),
-            source_hash=_opt(data["source_hash"]),
-            segment_config=str(data["segment_config"]),
-            notes=_notes(data["notes"]),
-        )
+        return record_row(row) if row else None
 
     def unique_lecture_id(self, base: str, taken: Collection[str] = ()) -> str:
         """`base`, or `base-2`, `base-3`...: the first id neither stored nor in `taken`."""
@@ -253,15 +207,15 @@ class Store:
 
     def lectures(self) -> list[Lecture]:
         rows = self._db.execute(
-            f"SELECT {_LECTURE_COLUMNS} FROM lectures l ORDER BY coalesce(l.course, ''), l.title"
+            f"SELECT {LECTURE_COLUMNS} FROM lectures l ORDER BY coalesce(l.course, ''), l.title"
         )
-        return [_lecture(r) for r in rows]
+        return [lecture_row(r) for r in rows]
 
     def lecture(self, lecture_id: str) -> Lecture | None:
         row = self._db.execute(
-            f"SELECT {_LECTURE_COLUMNS} FROM lectures l WHERE l.id = ?", (lecture_id,)
+            f"SELECT {LECTURE_COLUMNS} FROM lectures l WHERE l.id = ?", (lecture_id,)
         ).fetchone()
-        return _lecture(row) if row else None
+        return lecture_row(row) if row else None
 
     def resolve_lecture(self, name: str) -> list[Lecture]:
         """Lectures matching `name`: exact id, exact title (any case), else id/title prefix."""
@@ -299,7 +253,7 @@ class Store:
             " WHERE lecture_id = ? ORDER BY ordinal",
             (lecture_id,),
         )
-        return [_segment(r) for r in rows]
+        return [segment_row(r) for r in rows]
 
     def segments_by_id(self, ids: Sequence[int]) -> dict[int, StoredSegment]:
         out: dict[int, StoredSegment] = {}
@@ -311,7 +265,7 @@ class Store:
                 f" WHERE id IN ({marks})",
                 chunk,
             )
-            out.update((int(r[0]), _segment(r)) for r in rows)
+            out.update((int(r[0]), segment_row(r)) for r in rows)
         return out
 
     def all_segment_ids(self) -> list[int]:
@@ -337,7 +291,7 @@ class Store:
 
     def languages(self) -> list[str | None]:
         """The distinct lecture languages in the library."""
-        return [_opt(r[0]) for r in self._db.execute("SELECT DISTINCT language FROM lectures")]
+        return [optional(r[0]) for r in self._db.execute("SELECT DISTINCT language FROM lectures")]
 
     def lexical_search(
         self, question: str, limit: int = 10, lecture_ids: frozenset[str] | None = None
@@ -393,43 +347,7 @@ class Store:
             " WHERE lecture_id = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal",
             (segment.lecture_id, segment.ordinal - before, segment.ordinal + after),
         )
-        return [_segment(r) for r in rows]
+        return [segment_row(r) for r in rows]
 
     def integrity_ok(self) -> bool:
         return bool(self._db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
-
-
-def _opt(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
-def _notes(value: object) -> tuple[str, ...]:
-    return tuple(str(value).splitlines()) if value else ()
-
-
-def _lecture(row: Sequence[object]) -> Lecture:
-    return Lecture(
-        id=str(row[0]),
-        title=str(row[1]),
-        course=_opt(row[2]),
-        language=_opt(row[3]),
-        source_path=_opt(row[4]),
-        source_url=_opt(row[5]),
-        source_format=str(row[6]),
-        duration=float(str(row[7])),
-        content_hash=str(row[8]),
-        segment_count=int(str(row[9])),
-        notes=_notes(row[10]),
-    )
-
-
-def _segment(row: Sequence[object]) -> StoredSegment:
-    return StoredSegment(
-        id=int(str(row[0])),
-        lecture_id=str(row[1]),
-        ordinal=int(str(row[2])),
-        start=float(str(row[3])),
-        end=float(str(row[4])),
-        text=str(row[5]),
-        corpus_id=None if row[6] is None else int(str(row[6])),
-    )
