@@ -20,4 +20,4 @@ lint: setup-dev
 	.venv/bin/mypy
 
 test: lint
-	.venv/bin/pytest
+	.venv/bin/pytest --cov --cov-report=term

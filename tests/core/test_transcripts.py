@@ -10,7 +10,7 @@ from lecturetui.core.repairs import ParsePolicy
 from lecturetui.core.textclean import decode_transcript
 from lecturetui.core.transcripts import parse_transcript, read_transcript, sniff_format
 
-from .conftest import SEED_CORPUS
+from ..conftest import SEED_CORPUS
 
 
 def parse_file(path: Path) -> list:  # type: ignore[type-arg]

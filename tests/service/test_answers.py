@@ -17,8 +17,8 @@ from lecturetui.core.paths import DataHome
 from lecturetui.core.prompting import cited_numbers, join_overlapping, merge_hits
 from lecturetui.core.service import Hit, Library
 
-from .conftest import SEED_CORPUS
-from .fakes import FakeEmbedder, FakeGenerator
+from ..conftest import SEED_CORPUS
+from ..fakes import FakeEmbedder, FakeGenerator
 
 SEED = {r["corpus_id"]: r for r in map(json.loads, SEED_CORPUS.read_text().splitlines())}
 LEC = Lecture("aula-c", "Aula C", None, "pt", None, "https://youtu.be/xyz", "jsonl", 3600.0, "h")

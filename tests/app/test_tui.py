@@ -16,8 +16,8 @@ from lecturetui.tui import mainscreen
 from lecturetui.tui.app import AppServices, LectureApp
 from lecturetui.tui.screens import HelpScreen, HistoryScreen, LibraryScreen, SegmentScreen
 
-from .conftest import SEED_CORPUS
-from .fakes import FakeEmbedder, FakeGenerator
+from ..conftest import SEED_CORPUS
+from ..fakes import FakeEmbedder, FakeGenerator
 
 QUESTION = "tensor Flow prioriza GPU"
 
@@ -316,7 +316,7 @@ async def test_end_to_end_with_the_real_small_models(home: Path, e5) -> None:  #
     from lecturetui.core.generation import LlamaGenerator
     from lecturetui.core.llmstore import BUNDLED, FAST_LLM, assemble
 
-    from .conftest import MODELS_DIR
+    from ..conftest import MODELS_DIR
 
     library = Library(DataHome.resolve(), embedder=e5)
     library.ingest([SEED_CORPUS])

@@ -14,7 +14,7 @@ from lecturetui.core.llmstore import BUNDLED, FAST_LLM, assemble
 from lecturetui.core.paths import DataHome
 from lecturetui.core.service import Library
 
-from .conftest import MODELS_DIR, ROOT, SEED_CORPUS
+from ..conftest import MODELS_DIR, ROOT, SEED_CORPUS
 
 pytestmark = pytest.mark.slow
 QUESTIONS = ROOT.parent / "shared" / "eval" / "seed_questions.jsonl"

@@ -11,7 +11,7 @@ import pytest
 from lecturetui.core.models import Cue
 from lecturetui.core.segmenting import SegmentConfig, segment_cues
 
-from .conftest import SEED_CORPUS
+from ..conftest import SEED_CORPUS
 
 PAIRS = [
     ("O TensorFlow prioriza a execução de operações em qual dispositivo?",

@@ -18,9 +18,9 @@ from lecturetui.core.paths import DataHome
 from lecturetui.core.service import Library
 from lecturetui.core.watch import FolderWatcher, WatchEvent
 
-from .fakes import FakeEmbedder
+from ..fakes import FakeEmbedder
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def vtt(words: str, cues: int = 3) -> str:

@@ -14,8 +14,8 @@ from lecturetui.core.paths import DataHome
 from lecturetui.core.service import Library
 from lecturetui.core.units import split_units
 
-from .conftest import HIT_FIELDS, SEED_CORPUS
-from .fakes import FakeEmbedder
+from ..conftest import HIT_FIELDS, SEED_CORPUS
+from ..fakes import FakeEmbedder
 
 
 @pytest.fixture

@@ -26,9 +26,9 @@ from lecturetui.core.repairs import MAX_HOURS
 from lecturetui.core.store import Store
 from lecturetui.core.transcripts import UNEXPECTED, read_transcript
 
-from .conftest import SEED_CORPUS
-from .fakes import FakeEmbedder
-from .transcript_strategies import hostile, questions
+from ..conftest import SEED_CORPUS
+from ..fakes import FakeEmbedder
+from ..transcript_strategies import hostile, questions
 
 FUZZ = settings(
     deadline=None,

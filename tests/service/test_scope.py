@@ -18,8 +18,8 @@ from lecturetui.core.paths import DataHome
 from lecturetui.core.scope import Scope
 from lecturetui.core.service import Library
 
-from .conftest import FIXTURES, SEED_CORPUS
-from .fakes import FakeEmbedder
+from ..conftest import FIXTURES, SEED_CORPUS
+from ..fakes import FakeEmbedder
 
 QUESTIONS = [
     "tensor Flow prioriza GPU",

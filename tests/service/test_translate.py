@@ -9,8 +9,8 @@ from lecturetui.core.paths import DataHome
 from lecturetui.core.service import Library
 from lecturetui.core.translate import clean_translation, translate, translator_for
 
-from .conftest import SEED_CORPUS
-from .fakes import FakeEmbedder, FakeGenerator
+from ..conftest import SEED_CORPUS
+from ..fakes import FakeEmbedder, FakeGenerator
 
 QUESTION = "Which device does TensorFlow prioritise when it runs operations?"
 IN_PORTUGUESE = "Qual dispositivo o TensorFlow prioriza para executar operações?"
@@ -62,8 +62,8 @@ def test_a_translated_question_finds_what_the_original_words_cannot(home: Path) 
 
 
 async def test_the_app_searches_a_question_in_another_language_as_translated(home: Path) -> None:
-    from .test_tui import ask as ask_in_app
-    from .test_tui import make_app
+    from ..app.test_tui import ask as ask_in_app
+    from ..app.test_tui import make_app
 
     gen = FakeGenerator("O TensorFlow prioriza a GPU [1].", translations={QUESTION: IN_PORTUGUESE})
     app = make_app(home, gen)

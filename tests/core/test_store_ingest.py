@@ -14,7 +14,7 @@ from lecturetui.core.schema import MIGRATIONS, split_sql
 from lecturetui.core.segmenting import SegmentConfig
 from lecturetui.core.store import SCHEMA_VERSION, LectureRecord, Store
 
-from .conftest import SEED_CORPUS
+from ..conftest import SEED_CORPUS
 
 
 @pytest.fixture

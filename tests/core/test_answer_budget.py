@@ -17,8 +17,8 @@ from lecturetui.core.prompting import fixed_messages, join_overlapping, merge_hi
 from lecturetui.core.sentences import MAX_WORDS, SentenceVectors, split_sentences
 from lecturetui.core.service import Library
 
-from .conftest import SEED_CORPUS
-from .fakes import FakeEmbedder, FakeGenerator
+from ..conftest import SEED_CORPUS
+from ..fakes import FakeEmbedder, FakeGenerator
 
 SEED = [json.loads(x) for x in SEED_CORPUS.read_text().splitlines()]
 QUESTION = "tensor Flow prioriza GPU"

@@ -21,8 +21,8 @@ from lecturetui.core.service import Library
 from lecturetui.tui.app import AppServices, LectureApp
 from lecturetui.tui.screens import LibraryScreen
 
-from .conftest import SEED_CORPUS
-from .fakes import FakeEmbedder, FakeGenerator
+from ..conftest import SEED_CORPUS
+from ..fakes import FakeEmbedder, FakeGenerator
 from .test_tui import QUESTION, answer_text
 
 

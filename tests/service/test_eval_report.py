@@ -15,10 +15,10 @@ from lecturetui.core.evaluation.runs import Runs
 from lecturetui.core.paths import DataHome
 from lecturetui.core.service import Library
 
-from .conftest import SEED_CORPUS
-from .fakes import FakeEmbedder, FakeGenerator, FakeJudgeModel
+from ..conftest import SEED_CORPUS
+from ..fakes import FakeEmbedder, FakeGenerator, FakeJudgeModel
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from lecturetui.core.evaluation.judge import (
     statements,
 )
 
-from .fakes import FakeJudgeModel
+from ..fakes import FakeJudgeModel
 
 
 def ar(score: int) -> str:
@@ -92,7 +92,7 @@ def test_real_judge_scores_a_correct_answer_above_a_wrong_one() -> None:
     from lecturetui.core.generation import LlamaGenerator
     from lecturetui.core.llmstore import BUNDLED, DEFAULT_LLM, assemble
 
-    from .conftest import MODELS_DIR
+    from ..conftest import MODELS_DIR
 
     generator = LlamaGenerator(assemble(BUNDLED[DEFAULT_LLM], MODELS_DIR), n_ctx=2048)
     try:

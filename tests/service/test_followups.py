@@ -11,8 +11,8 @@ from lecturetui.core.conversation import Exchange, looks_like_follow_up, make_tu
 from lecturetui.core.paths import DataHome
 from lecturetui.core.service import Library
 
-from .conftest import SEED_CORPUS
-from .fakes import FakeEmbedder, FakeGenerator
+from ..conftest import SEED_CORPUS
+from ..fakes import FakeEmbedder, FakeGenerator
 
 FIRST = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
 

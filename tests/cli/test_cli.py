@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from lecturetui.cli import cli
 
-from .conftest import HIT_FIELDS, SEED_CORPUS
+from ..conftest import HIT_FIELDS, SEED_CORPUS
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -176,7 +176,7 @@ def test_unknown_embed_model(home: Path) -> None:
     assert code == 2 and "is not in" in out and "models pull someone/unknown" in out
 
 
-DEV_QUESTIONS = Path(__file__).parents[1] / "bench" / "data" / "retrieval_dev.jsonl"
+DEV_QUESTIONS = Path(__file__).parents[2] / "bench" / "data" / "retrieval_dev.jsonl"
 
 
 @pytest.mark.slow
@@ -222,7 +222,7 @@ def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_m
     from lecturetui.core.paths import DataHome
     from lecturetui.core.store import Store
 
-    from .fakes import FakeGenerator, FakeJudgeModel
+    from ..fakes import FakeGenerator, FakeJudgeModel
 
     class FakeModel(FakeGenerator, FakeJudgeModel):  # answers and judges, as one GGUF does
         def __init__(

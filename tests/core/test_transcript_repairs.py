@@ -16,8 +16,8 @@ from lecturetui.core.repairs import ParsePolicy, Repairs, reading_time
 from lecturetui.core.store import Store
 from lecturetui.core.transcripts import read_transcript
 
-from .fakes import FakeEmbedder
-from .transcript_strategies import NOTE_WORDS, Case, repairable, ts
+from ..fakes import FakeEmbedder
+from ..transcript_strategies import NOTE_WORDS, Case, repairable, ts
 
 SENTENCES = (
     "então hoje a gente vai continuar falando de paralelismo de dados",
@@ -198,7 +198,9 @@ def test_small_deviations_read_with_notes_and_a_clean_file_has_none(tmp_path: Pa
         "primeira linha segunda linha", "sem número antes", "fim sem quebra",
     ]  # fmt: skip
     assert [(c.start, c.end) for c in lec.cues] == [(1.0, 3.5), (4.0, 5.2), (6.0, 8.0)]
-    clean = Path(__file__).parent / "fixtures" / "lecture_bom_crlf.srt"  # overlaps a little: kept
+    clean = (
+        Path(__file__).parents[1] / "fixtures" / "lecture_bom_crlf.srt"
+    )  # overlaps a little: kept
     assert read_transcript(clean.read_bytes(), ".srt", "x").notes == []
 
 

@@ -17,7 +17,7 @@ from lecturetui.core.records import AnswerRecord
 from lecturetui.core.service import Library
 from lecturetui.core.store import LectureRecord, Store
 
-from .fakes import FakeEmbedder
+from ..fakes import FakeEmbedder
 
 WINDOWS = [
     Segment(0.0, 120.0, "o tensor é um vetor de muitas dimensões e a GPU multiplica matrizes"),

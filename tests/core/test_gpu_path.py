@@ -22,7 +22,7 @@ from lecturetui.core.hardware import (
     problems,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ARGS = ROOT / "scripts" / "llama_cmake_args.sh"
 
 
