@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lecturetui.core.errors import StoreError
 from lecturetui.core.lexical import index_terms, match_expression, query_terms
-from lecturetui.core.models import Lecture, Segment, StoredSegment
+from lecturetui.core.models import Cue, Lecture, Segment, StoredSegment, Transcription
 from lecturetui.core.schema import MIGRATIONS, SCHEMA_VERSION, split_sql
 
 _LECTURE_COLUMNS = (
@@ -357,6 +357,32 @@ class Store:
         )
         kept = [t for t in terms if 2 * df.get(t, 0) < n_docs]
         return kept if any(df.get(t, 0) for t in kept) else terms
+
+    # -- transcriptions of media files -------------------------------------------------------
+    def transcription(
+        self, media_hash: str, model: str, asked_language: str | None
+    ) -> Transcription | None:
+        row = self._db.execute(
+            "SELECT language, language_probability, duration, cues FROM transcriptions"
+            " WHERE media_hash = ? AND model = ? AND asked_language = ?",
+            (media_hash, model, asked_language or ""),
+        ).fetchone()
+        if row is None:
+            return None
+        cues = tuple(Cue(float(a), float(b), str(t)) for a, b, t in json.loads(row[3]))
+        return Transcription(cues, str(row[0]), float(row[1]), float(row[2]), model)
+
+    def save_transcription(
+        self, media_hash: str, asked_language: str | None, t: Transcription
+    ) -> None:
+        cues = json.dumps([[c.start, c.end, c.text] for c in t.cues], ensure_ascii=False)
+        with self.transaction():
+            self._db.execute(
+                "INSERT OR REPLACE INTO transcriptions (media_hash, model, asked_language, language,"
+                " language_probability, duration, cues, made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (media_hash, t.model, asked_language or "", t.language, t.language_probability,
+                 t.duration, cues, _now()),
+            )  # fmt: skip
 
     # -- history ---------------------------------------------------------------------------
     def add_history(self, question: str, answer: str, payload: dict[str, object]) -> int:
