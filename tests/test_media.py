@@ -17,8 +17,10 @@ from lecturetui.core.ingest import IngestOptions, discover
 from lecturetui.core.media import Cancelled, caption_for, probe
 from lecturetui.core.models import Cue, Transcription
 from lecturetui.core.paths import DataHome
+from lecturetui.core.schema import MIGRATIONS, split_sql
 from lecturetui.core.segmenting import SegmentConfig
 from lecturetui.core.service import Library
+from lecturetui.core.store import Store
 from lecturetui.core.transcribe import (
     AudioProgress,
     CancelCheck,
@@ -277,10 +279,20 @@ def test_assembled_model_is_checked_before_it_is_used(
     assert not [p for p in (tmp_path / "models" / model.folder).iterdir() if p.name.startswith(".")]
 
 
-def test_the_library_migrates_to_the_transcriptions_table(home: Path) -> None:
-    lib = Library(DataHome.resolve(), embedder=FakeEmbedder())
-    tables = {
-        r[0] for r in sqlite3.connect(lib.store.path).execute("SELECT name FROM sqlite_master")
-    }
-    lib.close()
-    assert "transcriptions" in tables
+def test_a_version_6_library_gains_the_transcriptions_table(home: Path) -> None:
+    path = DataHome.resolve().db_path
+    path.parent.mkdir(parents=True)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.create_function("lt_terms", 2, lambda text, lang: text)
+    for version in range(1, 7):
+        for statement in split_sql(MIGRATIONS[version]):
+            db.execute(statement)
+    db.execute("PRAGMA user_version = 6")
+    db.close()
+    with Store(path) as store:
+        assert store.schema_version == 7
+        assert store.transcription("h", "whisper-base", None) is None
+        t = Transcription((Cue(0.0, 1.0, "olá"),), "pt", 0.9, 1.5, "whisper-base")
+        store.save_transcription("h", None, t)
+        assert store.transcription("h", "whisper-base", None) == t
+        assert store.transcription("h", "whisper-base", "pt") is None

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from lecturetui.core.asrmodel import DEFAULT_ASR, resolve_asr_model
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.media import Cancelled, MediaError, decode_audio, probe
+from lecturetui.core.media import SAMPLE_RATE, Cancelled, MediaError, decode_audio, probe
 from lecturetui.core.models import Cue, Transcription
 
 #: (seconds of audio done, seconds in all): what a progress bar of a transcription shows
@@ -131,7 +131,7 @@ class WhisperTranscriber:
         header = probe(path)  # a bad file is refused before the model loads
         model = self.load()
         audio = decode_audio(path, cancel)
-        duration = len(audio) / 16_000 or header.duration
+        duration = round(len(audio) / SAMPLE_RATE, 3) or header.duration
         if progress:
             progress(0.0, duration)
         try:
@@ -158,7 +158,7 @@ class WhisperTranscriber:
             cues=tuple(in_order(cues)),
             language=str(info.language),
             language_probability=float(info.language_probability),
-            duration=round(duration, 3),
+            duration=duration,
             model=self.name,
         )
 
