@@ -113,3 +113,26 @@ def test_join_checked_is_what_assembles_the_parts(tmp_path: Path) -> None:
     assert sum(p.stat().st_size for p in parts) == model.size
     out = join_checked(parts, tmp_path / "model.bin", model.sha256, "test", "hint")
     assert out.stat().st_size == model.size
+
+
+def test_cli_ingest_of_media_with_a_bad_file_beside_it(home: Path, tmp_path: Path, e5_dir) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from lecturetui.cli import cli
+
+    folder = tmp_path / "aulas"
+    folder.mkdir()
+    shutil.copy(SPEECH / "pt_gpu.ogg", folder / "aula 1.ogg")
+    (folder / "aula 2.mp4").write_bytes(b"not a video at all" * 100)
+    out = tmp_path / "vtt"
+    args = ["ingest", str(folder), "--lang", "pt", "--save-transcript", str(out)]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 1, result.output  # one file failed, the other went on
+    lines = result.output.splitlines()
+    failed = [x for x in lines if x.startswith("failed")]
+    assert len(failed) == 1 and "aula 2.mp4: cannot be read as audio or video" in failed[0]
+    assert any(x.startswith("added") and "aula 1.ogg" in x for x in lines)
+    vtt = (out / "aula 1.vtt").read_text(encoding="utf-8")
+    assert vtt.startswith("WEBVTT") and "memória" in vtt.lower()
+    again = CliRunner().invoke(cli, ["ingest", str(folder / "aula 1.ogg"), "--lang", "pt"])
+    assert again.exit_code == 0 and "unchanged" in again.output

@@ -211,7 +211,7 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
     if not items:
         out.print(f"The library at {obj.home.root} is empty.")
         out.print(
-            "[dim]hint:[/] lecturetui ingest PATH... (WebVTT, SRT, Whisper JSON, JSONL, text)"
+            "[dim]hint:[/] lecturetui ingest PATH... (WebVTT, SRT, Whisper JSON, JSONL, text, audio, video)"
         )
         return
     table = Table(title=f"{len(items)} lectures · {sum(x.segment_count for x in items)} segments")
