@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import shutil
-import sqlite3
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,7 +16,6 @@ from lecturetui.core.ingest import IngestOptions, discover
 from lecturetui.core.media import Cancelled, caption_for, probe
 from lecturetui.core.models import Cue, Transcription
 from lecturetui.core.paths import DataHome
-from lecturetui.core.schema import MIGRATIONS, split_sql
 from lecturetui.core.segmenting import SegmentConfig
 from lecturetui.core.service import Library
 from lecturetui.core.store import Store
@@ -31,6 +29,7 @@ from lecturetui.core.transcribe import (
 )
 from lecturetui.core.transcripts import read_transcript
 
+from .conftest import old_library
 from .fakes import FakeEmbedder
 
 SPEECH = Path(__file__).parent / "fixtures" / "speech"
@@ -281,14 +280,7 @@ def test_assembled_model_is_checked_before_it_is_used(
 
 def test_a_version_6_library_gains_the_transcriptions_table(home: Path) -> None:
     path = DataHome.resolve().db_path
-    path.parent.mkdir(parents=True)
-    db = sqlite3.connect(path, isolation_level=None)
-    db.create_function("lt_terms", 2, lambda text, lang: text)
-    for version in range(1, 7):
-        for statement in split_sql(MIGRATIONS[version]):
-            db.execute(statement)
-    db.execute("PRAGMA user_version = 6")
-    db.close()
+    old_library(path, 6).close()
     with Store(path) as store:
         assert store.schema_version == 7
         assert store.transcription("h", "whisper-base", None) is None

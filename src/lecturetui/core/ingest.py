@@ -214,19 +214,20 @@ def _ingest_file(
         and fmt in (None, r.source_format)
         for r in existing
     )
+    vtt = None  # --save-transcript: the media file's stored transcription as WebVTT
+    if media is not None and options.save_transcript is not None and fmt is not None:
+        languages = [options.language, *(r.language for r in existing)]
+        vtt = partial(write_transcript, store, path, source_hash, media.transcriber.name,
+                      languages, options.save_transcript)  # fmt: skip
     if unchanged and not _options_change(existing, options):
-        result = FileResult(
-            path, "unchanged", lectures=[r.id for r in existing], message="unchanged"
-        )
-        _write_transcript(
-            store, result, source_hash, options, media, [r.language for r in existing]
-        )
-        return result
+        lectures = [r.id for r in existing]
+        return FileResult(path, "unchanged", lectures=lectures, message="unchanged",
+                          transcript_file=vtt() if vtt else None)  # fmt: skip
 
     transcript = read()
     parsed = transcript.lectures
-    result = FileResult(path, "unchanged", warnings=transcript.warnings, notes=transcript.notes)
-    _write_transcript(store, result, source_hash, options, media, [])
+    result = FileResult(path, "unchanged", warnings=transcript.warnings, notes=transcript.notes,
+                        transcript_file=vtt() if vtt else None)  # fmt: skip
     _apply_options(parsed, options, result)
 
     planned: list[tuple[LectureRecord, list[Segment]]] = []
@@ -298,23 +299,6 @@ def _ingest_file(
         else:
             result.warnings.append(note + "; those lectures were skipped")
     return result
-
-
-def _write_transcript(
-    store: Store,
-    result: FileResult,
-    source_hash: str,
-    options: IngestOptions,
-    media: MediaContext | None,
-    languages: list[str | None],
-) -> None:
-    """--save-transcript: the media file's stored transcription as WebVTT."""
-    if media is None or options.save_transcript is None or not is_media(result.path):
-        return
-    result.transcript_file = write_transcript(
-        store, result.path, source_hash, media.transcriber.name,
-        [options.language, *languages], options.save_transcript,
-    )  # fmt: skip
 
 
 def _read_source(path: Path, max_bytes: int) -> bytes:
