@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     show_default=True,
     help="Token budget per segment (prefix included); never above the model's limit.",
 )
-@click.option("--max-size", type=float, default=50.0, show_default=True, help="Largest file, MB.")
+@click.option("--max-size", type=float, default=50.0, show_default=True,
+              help="Largest transcript file, MB (audio and video: no limit).")  # fmt: skip
 @click.option(
     "--strict",
     is_flag=True,
