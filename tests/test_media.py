@@ -142,6 +142,8 @@ def test_caption_names_subtitle_downloaders_write(tmp_path: Path) -> None:
     media = tmp_path / "Aula [1].mp4"
     media.touch()
     assert caption_for(media) is None
+    (tmp_path / "Aula [1].info.json").touch()  # a downloader's metadata, not captions
+    assert caption_for(media) is None
     (tmp_path / "Aula [1].pt-BR.srt").touch()
     assert caption_for(media) == tmp_path / "Aula [1].pt-BR.srt"
     (tmp_path / "Aula [1].vtt").touch()

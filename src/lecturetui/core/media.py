@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ MEDIA_EXTENSIONS = frozenset(VIDEO_EXTENSIONS + AUDIO_EXTENSIONS)
 #: caption files that stand for a media file of the same name, the first found wins
 CAPTION_EXTENSIONS = (".vtt", ".srt", ".json", ".webvtt")
 SAMPLE_RATE = 16_000  # what Whisper listens at
+_LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?")  # pt, pt-BR, en_US, por
 
 
 class MediaError(LectureTuiError):
@@ -45,7 +47,8 @@ def is_media(path: Path) -> bool:
 
 def caption_for(media: Path) -> Path | None:
     """A caption file beside `media` with the same name (`aula.vtt` for `aula.mp4`), if any;
-    also `aula.pt.vtt`-style names, as subtitle downloaders write them."""
+    also `aula.pt.vtt`-style names, as subtitle downloaders write them (a language tag between
+    the name and the extension: `aula.info.json` is no caption file)."""
     folder, stem = media.parent, media.stem
     for ext in CAPTION_EXTENSIONS:
         plain = folder / f"{stem}{ext}"
@@ -56,7 +59,7 @@ def caption_for(media: Path) -> Path | None:
             p
             for p in folder.glob(f"{_glob_escape(stem)}.*.*")
             if p.suffix.lower() in CAPTION_EXTENSIONS
-            and len(p.name) - len(stem) <= 16  # aula.pt.vtt, aula.pt-BR.srt
+            and _LANGUAGE_TAG.fullmatch(p.name[len(stem) + 1 : -len(p.suffix)])
         )
     except OSError:
         return None
