@@ -290,3 +290,14 @@ def test_a_version_6_library_gains_the_transcriptions_table(home: Path) -> None:
         store.save_transcription("h", None, t)
         assert store.transcription("h", "whisper-base", None) == t
         assert store.transcription("h", "whisper-base", "pt") is None
+
+
+def test_a_broken_model_folder_is_one_sentence(tmp_path: Path) -> None:
+    folder = tmp_path / "my-whisper"
+    folder.mkdir()
+    (folder / "model.bin").write_bytes(b"\x06\x00\x00\x00 not a model")
+    (folder / "config.json").write_text("{}")
+    asr = WhisperTranscriber(tmp_path, str(folder), device="cpu")
+    assert asr.name == "my-whisper"
+    with pytest.raises(LectureTuiError, match="cannot be loaded"):
+        asr.load()

@@ -104,22 +104,25 @@ class WhisperTranscriber:
             path, _ = resolve_asr_model(self.models_dir, self._asked_model, self._notify)
             device = choose_device(self._asked_device)
             try:
-                self._model = WhisperModel(
-                    str(path),
-                    device=device.device,
-                    compute_type=device.compute_type,
-                    cpu_threads=self.cpu_threads,
-                    local_files_only=True,
-                )
-            except (RuntimeError, ValueError) as exc:
-                raise LectureTuiError(
-                    f"The speech-recognition model in {path} cannot be loaded ({exc}).",
-                    hint="is it a CTranslate2 Whisper folder? (model.bin, config.json, tokenizer.json)",
-                ) from None
+                self._model = self._whisper(WhisperModel, path, device)
+            except (RuntimeError, OSError, ValueError) as exc:
+                if device.device != "cuda":
+                    raise _unloadable(path, exc) from None
+                if self._notify:  # e.g. CUDA 12's cuBLAS or cuDNN 9 not installed
+                    self._notify(f"speech recognition cannot use the GPU ({exc}); using the CPU")
+                device = AsrDevice("cpu", "int8")
+                try:
+                    self._model = self._whisper(WhisperModel, path, device)
+                except (RuntimeError, OSError, ValueError) as again:
+                    raise _unloadable(path, again) from None
             self.device = device
             if self._notify:
                 self._notify(f"speech recognition: {self.name} on {device}")
         return self._model
+
+    def _whisper(self, cls: Any, path: Path, device: AsrDevice) -> Any:
+        return cls(str(path), device=device.device, compute_type=device.compute_type,
+                   cpu_threads=self.cpu_threads, local_files_only=True)  # fmt: skip
 
     def transcribe(
         self,
@@ -161,6 +164,13 @@ class WhisperTranscriber:
             duration=duration,
             model=self.name,
         )
+
+
+def _unloadable(path: Path, exc: Exception) -> LectureTuiError:
+    return LectureTuiError(
+        f"The speech-recognition model in {path} cannot be loaded ({exc}).",
+        hint="is it a CTranslate2 Whisper folder? (model.bin, config.json, tokenizer.json)",
+    )
 
 
 def segment_cues(segment: Any, duration: float) -> list[Cue]:
