@@ -301,3 +301,15 @@ def test_a_broken_model_folder_is_one_sentence(tmp_path: Path) -> None:
     assert asr.name == "my-whisper"
     with pytest.raises(LectureTuiError, match="cannot be loaded"):
         asr.load()
+
+
+@pytest.mark.slow
+def test_an_unknown_language_is_one_sentence(library: Library, aula: Path) -> None:
+    """The real decoder and model (bundled, int8), stopped by the language before decoding."""
+    from .conftest import MODELS_DIR
+
+    library.set_transcriber(WhisperTranscriber(MODELS_DIR, device="cpu"))
+    report = library.ingest([aula], IngestOptions(language="xx"))
+    assert report.results[0].status == "failed"
+    assert report.results[0].message.startswith("Whisper knows no language 'xx'")
+    assert transcriptions(library) == 0

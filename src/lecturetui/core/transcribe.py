@@ -140,13 +140,13 @@ class WhisperTranscriber:
         try:
             segments, info = model.transcribe(
                 audio,
-                language=language or None,
+                language=(language or "").split("-")[0].split("_")[0].lower() or None,  # pt-BR
                 beam_size=self.beam_size,
                 vad_filter=True,
                 word_timestamps=True,
             )
-        except ValueError as exc:  # an unknown language code
-            raise LectureTuiError(f"Whisper cannot transcribe this: {exc}.",
+        except ValueError:  # an unknown language code
+            raise LectureTuiError(f"Whisper knows no language {language!r}.",
                                   hint="--lang takes a code such as pt or en") from None  # fmt: skip
         cues: list[Cue] = []
         for segment in segments:  # decoded lazily, one at a time
