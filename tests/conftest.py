@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,20 @@ HIT_FIELDS = {"lecture", "lecture_title", "corpus_id", "start_s", "end_s", "scor
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def old_library(path: Path, version: int) -> sqlite3.Connection:
+    """A library database as schema `version` left it (the migrations up to it, in order)."""
+    from lecturetui.core.schema import MIGRATIONS, split_sql
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.create_function("lt_terms", 2, lambda text, lang: text)
+    for v in range(1, version + 1):
+        for statement in split_sql(MIGRATIONS[v]):
+            db.execute(statement)
+    db.execute(f"PRAGMA user_version = {version}")
+    return db
 
 
 @pytest.fixture(autouse=True)

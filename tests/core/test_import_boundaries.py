@@ -9,7 +9,8 @@ import sys
 
 import lecturetui.core
 
-HEAVY = ("textual", "torch", "sentence_transformers", "llama_cpp", "transformers", "hnswlib")
+HEAVY = ("textual", "torch", "sentence_transformers", "llama_cpp", "transformers", "hnswlib",
+         "faster_whisper", "ctranslate2", "av", "onnxruntime")  # fmt: skip
 
 
 def _loaded_after(code: str) -> list[str]:

@@ -10,11 +10,10 @@ import pytest
 from lecturetui.core.ingest import IngestOptions, ingest_file, ingest_paths
 from lecturetui.core.models import Segment
 from lecturetui.core.paths import DataHome
-from lecturetui.core.schema import MIGRATIONS, split_sql
 from lecturetui.core.segmenting import SegmentConfig
 from lecturetui.core.store import SCHEMA_VERSION, LectureRecord, Store
 
-from ..conftest import SEED_CORPUS
+from ..conftest import SEED_CORPUS, old_library
 
 
 @pytest.fixture
@@ -202,13 +201,7 @@ def test_lectures_of_one_file_never_share_an_id(store: Store, tmp_path: Path) ->
 
 def test_lectures_keep_notes_and_an_old_library_gains_the_column(home: Path) -> None:
     path = DataHome.resolve().db_path
-    path.parent.mkdir(parents=True)
-    db = sqlite3.connect(path, isolation_level=None)
-    db.create_function("lt_terms", 2, lambda text, lang: text)
-    for version in range(1, 6):
-        for statement in split_sql(MIGRATIONS[version]):
-            db.execute(statement)
-    db.execute("PRAGMA user_version = 5")
+    db = old_library(path, 5)
     db.execute(
         "INSERT INTO lectures VALUES ('old', 'Old', NULL, 'pt', '/x', 'old', NULL, 'srt', 1.0,"
         " 'h', NULL, '{}', 'now', 'now')"

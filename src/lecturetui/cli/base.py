@@ -167,7 +167,8 @@ def llm_options(fn: F) -> F:
 def cli(ctx: click.Context, home: str | None, embed_model: str | None, device: str) -> None:
     """Ask questions of your recorded lectures, from the terminal.
 
-    Ingest transcripts (WebVTT, SRT, Whisper JSON, segment JSONL, timestamped text), then search
+    Ingest transcripts (WebVTT, SRT, Whisper JSON, segment JSONL, timestamped text) or recordings
+    without them (audio and video are transcribed offline), then search
     them or ask: every hit comes with its lecture, start-end time and score, every answer cites
     them. With no command, opens the app.
     """

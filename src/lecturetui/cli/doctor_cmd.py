@@ -34,7 +34,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
             generator = LlamaGenerator(path, n_ctx=512, device=obj.device)
         except LectureTuiError as exc:
             failures.append(f"{exc.message} {exc.hint or ''}".strip())
-    report = diagnose(embedder, generator)
+    report = diagnose(embedder, generator, obj.device)
     if generator is not None:
         generator.close()
     if as_json:
@@ -73,6 +73,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
         )
     out.print(f"embeddings   {report.embedder_device}")
     out.print(f"answers      {report.llm_device}")
+    out.print(f"speech       {report.asr_device}")
     for line in report.problems + failures:
         out.print(f"[yellow]![/] {line}", soft_wrap=True)
     if not report.problems and not failures:

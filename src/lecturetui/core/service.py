@@ -16,6 +16,7 @@ from lecturetui.core.fusion import FusionConfig
 from lecturetui.core.history import History
 from lecturetui.core.index import Manifest, SearchIndexError, VectorIndex
 from lecturetui.core.ingest import FileResult, IngestOptions, IngestReport, ingest_paths
+from lecturetui.core.mediaingest import MediaContext
 from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.modelstore import Notify, resolve_embed_model
 from lecturetui.core.modes import DEFAULT_MODE, MODES
@@ -26,6 +27,7 @@ from lecturetui.core.scope import Scope, resolve
 from lecturetui.core.search import Hit, SearchResult, run_search
 from lecturetui.core.segmenting import SegmentConfig, TokenCounter
 from lecturetui.core.store import Store
+from lecturetui.core.transcribe import AudioProgress, CancelCheck, Transcriber, WhisperTranscriber
 
 Progress = Callable[[int, int], None]
 
@@ -75,6 +77,7 @@ class Library:
         self._units: VectorIndex | None = None
         self._model_path: Path | None = None
         self._model_id: str | None = embedder.model_id if embedder else None
+        self._transcribers: dict[str | None, Transcriber] = {}
 
     # -- parts -------------------------------------------------------------------------------
     @property
@@ -163,6 +166,18 @@ class Library:
             self._units = loaded
         return self._units
 
+    def transcriber(self, model: str | None = None) -> Transcriber:
+        """The speech recogniser for --asr-model `model` (None: the default), loaded on first use."""
+        if model not in self._transcribers:
+            self._transcribers[model] = WhisperTranscriber(
+                self.home.models_dir, model, self._device, notify=self._notify
+            )
+        return self._transcribers[model]
+
+    def set_transcriber(self, transcriber: Transcriber, model: str | None = None) -> None:
+        """Use `transcriber` for --asr-model `model` (tests, benchmarks: a model already loaded)."""
+        self._transcribers[model] = transcriber
+
     # -- what the faces read (so no screen or command touches the store's tables) ----------------
     def lectures(self) -> list[Lecture]:
         return self.store.lectures()
@@ -210,8 +225,16 @@ class Library:
         options: IngestOptions | None = None,
         progress: Callable[[int, int, str], None] | None = None,
         embed_progress: Progress | None = None,
+        audio_progress: AudioProgress | None = None,
+        cancel: CancelCheck | None = None,
     ) -> IngestReport:
-        """Store and index files. The index is saved at the end, also when interrupted."""
+        """Store and index files. The index is saved at the end, also when interrupted.
+
+        Audio and video files are transcribed (once: see mediaingest.py) with
+        `options.asr_model`; `audio_progress(done_s, total_s)` follows each one in seconds of
+        audio, and `cancel()` returning True stops between Whisper's segments (raising
+        media.Cancelled; the file in progress is not stored).
+        """
         options = options or IngestOptions()
         config = options.segment_config
         if config.max_tokens > 512 and config.max_tokens > self.embedder.max_tokens:
@@ -242,8 +265,9 @@ class Library:
 
         try:
             self.sync_index(embed_progress, only_if_exists=True)
+            media = MediaContext(self.transcriber(options.asr_model), audio_progress, cancel)
             return ingest_paths(
-                self.store, paths, options, self.token_counter(), progress, on_saved, embed
+                self.store, paths, options, self.token_counter(), progress, on_saved, embed, media
             )
         finally:
             if dirty and self._index is not None:

@@ -337,7 +337,6 @@ class Store:
         kept = [t for t in terms if 2 * df.get(t, 0) < n_docs]
         return kept if any(df.get(t, 0) for t in kept) else terms
 
-    # -- history ---------------------------------------------------------------------------
     def neighbours(
         self, segment: StoredSegment, before: int = 1, after: int = 1
     ) -> list[StoredSegment]:

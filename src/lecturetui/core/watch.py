@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.ingest import FileResult, IngestOptions
-from lecturetui.core.transcripts import EXTENSIONS
+from lecturetui.core.ingest import wanted as ingestible
 
 if TYPE_CHECKING:
     from lecturetui.core.service import Library
@@ -50,7 +50,8 @@ class FolderState:
 
 
 def wanted(path: Path) -> bool:
-    return path.suffix.lower() in EXTENSIONS and not path.name.startswith(".")
+    """A transcript, audio or video file (transcribed as it arrives), not a hidden one."""
+    return ingestible(path) and not path.name.startswith(".")
 
 
 def settled(path: Path, wait_s: float = 0.2, tries: int = 50) -> bool:
