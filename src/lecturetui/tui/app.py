@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.tui.bookmarkscreen import BookmarksScreen
 from lecturetui.tui.context import AppServices, ModelState, WorkFailed, worker_failed
 from lecturetui.tui.evalscreens import EvalRunsScreen
 from lecturetui.tui.i18n import labels_for
@@ -32,6 +33,7 @@ class LectureApp(App[None]):
         Binding("slash", "focus_question", "Question", key_display="/"),
         Binding("l", "library", "Library"),
         Binding("e", "evaluations", "Evaluations", show=False),
+        Binding("B", "bookmarks", "Bookmarks", key_display="B"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit", show=False),
     ]
@@ -146,6 +148,9 @@ class LectureApp(App[None]):
     def action_library(self) -> None:
         self.push_screen(LibraryScreen())
 
+    def action_bookmarks(self) -> None:
+        self.push_screen(BookmarksScreen())
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         main = self.main
@@ -157,6 +162,9 @@ class LectureApp(App[None]):
         )
         yield SystemCommand("Evaluations", "Evaluation runs: read and label records C/P/I (e)",
                             self.action_evaluations)  # fmt: skip
+        yield SystemCommand(
+            "Bookmarks", "Bookmarked moments; export them (B)", self.action_bookmarks
+        )
         yield SystemCommand("Keys", "Every key (?)", self.action_help)
         if screen is not main:
             return
@@ -173,3 +181,7 @@ class LectureApp(App[None]):
         yield SystemCommand("Open the video", "The selected segment's lecture at its time (o)",
                             main.action_open)  # fmt: skip
         yield SystemCommand("Copy the link", "The selected segment's link (y)", main.action_copy)
+        yield SystemCommand(
+            "Bookmark", "The selected segment, with a note (b)", main.action_bookmark
+        )
+        yield SystemCommand("Export the answer", "Markdown, Anki and CSV (x)", main.action_export)

@@ -41,6 +41,7 @@ class AskingScreen(Screen[None]):
         self.scope = Scope()  # where questions are searched (s picks a course or a lecture)
         self.ttft = 0.0  # set from the services on mount
         self.previous: Exchange | None = None  # the exchange a follow-up would continue
+        self.entry_id: int | None = None  # the history entry of the answer on screen
 
     @property
     def ctx(self) -> AppContext:
@@ -109,11 +110,13 @@ class AskingScreen(Screen[None]):
             return  # superseded by a newer question
         record = result.record()
         entry = library.history.add(record)
+        self.entry_id = entry
         thread = turn.thread_id if turn.thread_id is not None else entry
         self.previous = Exchange(entry, thread, turn.question, result.text, turn.search_text)
         self.app.call_from_thread(self.show_answer, record)
 
     def begin_question(self) -> None:
+        self.entry_id = None
         self.evidence = []
         self.query_one("#evidence", Static).update("")
         self.show_answer_text("", self.ctx.labels["retrieving"])

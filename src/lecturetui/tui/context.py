@@ -14,6 +14,7 @@ import traceback
 import webbrowser
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from urllib.parse import unquote, urlsplit
 
@@ -40,6 +41,8 @@ class AppServices:
     load_generator: Callable[[], Generator]
     llm_label: str = ""
     ttft_s: float = DEFAULT_TTFT_S
+    #: where `x` writes exports (Markdown, Anki, CSV): a folder in the current directory
+    export_dir: Path = field(default_factory=lambda: Path.cwd() / "lecturetui-export")
 
     @property
     def runs(self) -> Runs:

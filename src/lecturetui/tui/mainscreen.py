@@ -16,6 +16,7 @@ from lecturetui.core.scope import Scope
 from lecturetui.core.timebudget import TTFT_CHOICES
 from lecturetui.tui.asking import AskingScreen
 from lecturetui.tui.context import WorkFailed, copy_link, open_link, ttft_label, worker_failed
+from lecturetui.tui.notes import bookmark_segment, export_files, export_message, run_safely
 from lecturetui.tui.screens import HistoryScreen, SegmentScreen
 from lecturetui.tui.widgets import move_highlight
 
@@ -32,6 +33,8 @@ class MainScreen(AskingScreen):
         Binding("n", "new_thread", "New thread"),
         Binding("t", "cycle_ttft", "Time budget", show=False),
         Binding("s", "scope", "Scope"),
+        Binding("b", "bookmark", "Bookmark"),
+        Binding("x", "export", "Export", show=False),
         *[Binding(str(n), f"citation({n})", show=False) for n in range(1, 10)],
     ]
 
@@ -139,6 +142,7 @@ class MainScreen(AskingScreen):
                 if record is not None:
                     self.query_one("#question", Input).value = record.question
                     self.show_answer(record)
+                    self.entry_id = entry_id
                     self.previous = history.exchange(entry_id)  # a follow-up continues it
 
         threads = self.ctx.services.library.history.threads()
@@ -183,3 +187,33 @@ class MainScreen(AskingScreen):
     def action_copy(self) -> None:
         hit = self.current_hit()
         copy_link(self.app, hit.url if hit else None, self.ctx.labels)
+
+    # -- study notes --------------------------------------------------------------------------
+    def action_bookmark(self) -> None:
+        """Bookmark the highlighted segment, with a note (kept with the answer it came from)."""
+        hit = self.current_hit()
+        if hit is None:
+            return
+        entry = self.entry_id if self.passages else None
+        bookmark_segment(self, hit.segment_id, f"{hit.lecture_title}  {hit.span}", entry)
+
+    def action_export(self) -> None:
+        """The answer on screen (question, answer, citations) as Markdown, Anki and CSV."""
+        from lecturetui.core.export import Targets, export_answer
+
+        entry = self.entry_id
+        if entry is None:
+            self.notify("There is no answer to export yet.", severity="warning")
+            return
+        ctx = self.ctx
+        folder = ctx.services.export_dir
+
+        def export() -> str:
+            folder.mkdir(parents=True, exist_ok=True)
+            md, apkg, csv = export_files(folder, f"answer-{entry}")
+            written = export_answer(
+                ctx.services.library.saved_answer(entry), Targets(md, apkg, csv)
+            )
+            return export_message(written, folder)
+
+        run_safely(self.app, export)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from rich.text import Text
@@ -12,12 +13,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Markdown, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
 
 from lecturetui.core.conversation import HistoryEntry
 from lecturetui.core.links import deep_link
 from lecturetui.core.models import Lecture, StoredSegment
-from lecturetui.core.timefmt import format_duration, format_span
+from lecturetui.core.timefmt import format_duration, format_span, format_timestamp
 from lecturetui.tui.context import WorkFailed, context, copy_link, open_link, worker_failed
 from lecturetui.tui.render import highlighted, timeline
 
@@ -30,6 +31,9 @@ HELP = """\
 | `1`…`9` | jump to the segment of citation [n] |
 | `o` | open the lecture at that time (browser, or mpv/vlc for a local video) |
 | `y` | copy the link |
+| `b` | bookmark the segment, with a note (main and segment screens) |
+| `B` | bookmarks: by course and lecture; Enter opens one, `e` edits its note, `d` deletes, `x` exports |
+| `x` | export the answer on screen (Markdown, Anki, CSV) to `./lecturetui-export/` |
 | `Esc` | stop the answer / go back |
 | `[` `]` | previous / next segment (segment screen) |
 | `l` | library: lectures, models, device, ingest |
@@ -61,6 +65,7 @@ class SegmentScreen(Screen[None]):
         Binding("right_square_bracket,n", "move(1)", "Next"),
         Binding("o", "open", "Open video"),
         Binding("y", "copy", "Copy link"),
+        Binding("b", "bookmark", "Bookmark"),
     ]
 
     def __init__(
@@ -138,6 +143,12 @@ class SegmentScreen(Screen[None]):
 
     def action_copy(self) -> None:
         copy_link(self.app, self._url(), context(self).labels)
+
+    def action_bookmark(self) -> None:
+        from lecturetui.tui.notes import bookmark_segment
+
+        span = format_span(self.segment.start, self.segment.end)
+        bookmark_segment(self, self.segment.id, span, None)
 
 
 class HistoryScreen(Screen[int | None]):
@@ -243,8 +254,27 @@ class LibraryScreen(Screen[None]):
         def on_file(done: int, total: int, name: str) -> None:
             self.app.call_from_thread(bar.update, total=max(total, 1), progress=done)
 
+        from lecturetui.core.media import Cancelled
+
+        worker = get_current_worker()
+        log_widget = self.query_one("#ingest-log", Static)
+        last = [0.0]
+
+        def on_audio(done_s: float, total_s: float) -> None:
+            now = time.monotonic()
+            if now - last[0] >= 0.25 or done_s >= total_s:  # at most 4 repaints a second
+                last[0] = now
+                line = f"transcribing {path.name}: {format_timestamp(done_s)} / {format_timestamp(total_s)}"
+                self.app.call_from_thread(log_widget.update, Text(line))
+
         self.ingesting = path
-        report = context(self).services.library.ingest([path], progress=on_file)
+        try:
+            report = context(self).services.library.ingest(
+                [path], progress=on_file, audio_progress=on_audio,
+                cancel=lambda: worker.is_cancelled,
+            )  # fmt: skip
+        except Cancelled:
+            return  # the screen was left: nothing of the file in progress was stored
         lines = []
         for r in report.results:
             lines.append(
