@@ -9,7 +9,6 @@ import hashlib
 import itertools
 import json
 import os
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
@@ -19,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError, TranscriptError
+from lecturetui.core.lectureid import content_hash_of, detect_language, humanize, slug
 from lecturetui.core.media import MEDIA_EXTENSIONS, caption_for, file_sha256, is_media
 from lecturetui.core.mediaingest import MediaContext, read_media, write_transcript
 from lecturetui.core.models import ParsedLecture, Segment
@@ -235,7 +235,7 @@ def _ingest_file(
     by_key = {r.source_key: r for r in existing}
     taken: set[str] = set()  # ids given to this file's new lectures, not yet stored
     for lecture in parsed:
-        content_hash = _content_hash(lecture)
+        content_hash = content_hash_of(lecture)
         previous = by_key.get(lecture.key)
         if previous is None:
             twin = store.find_by_content(content_hash)
@@ -244,10 +244,10 @@ def _ingest_file(
                 continue
         segments = _segments_for(lecture, options.segment_config, counter, result)
         record = LectureRecord(
-            id=previous.id if previous else store.unique_lecture_id(_slug(lecture.key), taken),
-            title=lecture.title or _humanize(lecture.key),
+            id=previous.id if previous else store.unique_lecture_id(slug(lecture.key), taken),
+            title=lecture.title or humanize(lecture.key),
             course=lecture.course,
-            language=lecture.language or _detect_language(lecture),
+            language=lecture.language or detect_language(lecture),
             source_path=source_path,
             source_key=lecture.key,
             source_url=lecture.url,
@@ -380,32 +380,3 @@ def _segments_for(
             " the encoder will not see their end"
         )
     return out
-
-
-def _content_hash(lecture: ParsedLecture) -> str:
-    """Hash of what was said and when, independent of file name, encoding and segmenting."""
-    items = lecture.cues or lecture.segments
-    payload = json.dumps(
-        [[round(x.start, 3), round(x.end, 3), x.text] for x in items], ensure_ascii=False
-    )
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-
-def _slug(key: str) -> str:
-    slug = re.sub(r"[^\w.-]+", "-", key.strip(), flags=re.UNICODE).strip("-.").lower()
-    return slug or "lecture"
-
-
-def _humanize(key: str) -> str:
-    words = re.sub(r"[_-]+", " ", key).strip()
-    return words[:1].upper() + words[1:] if words else key
-
-
-def _detect_language(lecture: ParsedLecture) -> str | None:
-    text = lecture.all_text()[:20000]
-    if len(text.split()) < 20:
-        return None
-    import py3langid
-
-    lang, _score = py3langid.classify(text)
-    return str(lang)
