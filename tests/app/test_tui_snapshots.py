@@ -38,3 +38,20 @@ def test_segment_screen(home: Path, snap_compare) -> None:  # type: ignore[no-un
 
 def test_small_terminal_80x24(home: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(make_app(home), terminal_size=(80, 24), run_before=_asked)
+
+
+def test_bookmarks_screen(home: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    from lecturetui.tui.bookmarkscreen import BookmarksScreen
+
+    async def bookmark_two(pilot) -> None:  # type: ignore[no-untyped-def]
+        app = pilot.app
+        await app.workers.wait_for_complete()
+        marks = app.services.library.bookmarks()
+        first, second = (h.segment.id for h in app.services.library.search("GPU", 2).hits)
+        marks.add(first, 'GPU primeiro: "*rápida*"')
+        marks.add(second)
+        await pilot.press("tab", "B")
+        await pilot.pause()
+        assert isinstance(app.screen, BookmarksScreen)
+
+    assert snap_compare(make_app(home), terminal_size=SIZE, run_before=bookmark_two)
