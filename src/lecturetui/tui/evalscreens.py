@@ -129,10 +129,7 @@ class EvalRecordsScreen(Screen[None]):
         text.append(f"{_value(judge.groundedness.value)}  ")
         text.append(f"{self.labels['context']} ", style="bold")
         text.append(f"{_value(judge.context_relevance.value)}\n")
-        if ar.score is not None:
-            text.append(
-                f"Criteria: {ar.criteria}\nSupporting Evidence: {ar.evidence}\n", style="dim"
-            )
+        text.append(f"{ar.reasoning}\n", style="dim")  # the judge's reasoning, or its error
         if p.reference_answer:
             text.append(f"\n{self.labels['reference']}: {p.reference_answer}\n", style="italic")
         self.query_one("#record", Static).update(text)
