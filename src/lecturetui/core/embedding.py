@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from lecturetui.core.devicepolicy import WorkloadPolicy, estimate_tokens
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.hashing import feed
 from lecturetui.core.segmenting import CallableTokenCounter, TokenCounter
 
 QUERY_PREFIX = "query: "
@@ -309,8 +310,7 @@ def weights_hash(path: Path) -> str:
     digest = hashlib.sha256()
     for p in files:
         with p.open("rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                digest.update(chunk)
+            feed(digest, f)
     value = digest.hexdigest()
     with contextlib.suppress(OSError):
         cache.write_text(json.dumps({"stamp": stamp, "sha256": value}))

@@ -13,7 +13,6 @@ the index it is compacted from its own stored vectors, without re-embedding anyt
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import tempfile
@@ -27,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.hashing import file_sha256
 from lecturetui.core.timefmt import utc_now
 
 MANIFEST = "manifest.json"
@@ -63,14 +63,6 @@ class Manifest:
     def from_json(cls, data: dict[str, Any]) -> Manifest:
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         return cls(**known)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _fsync_dir(path: Path) -> None:
@@ -169,7 +161,11 @@ class VectorIndex:
                 hint="run `lecturetui reindex` to rebuild it with the model in use",
             )
         path = folder / manifest.index_file
-        if not manifest.index_file or not path.exists() or _sha256(path) != manifest.index_sha256:
+        if (
+            not manifest.index_file
+            or not path.exists()
+            or file_sha256(path) != manifest.index_sha256
+        ):
             raise SearchIndexError(
                 "The search index file is missing or damaged (its checksum does not match).",
                 hint="run `lecturetui reindex`",
@@ -267,7 +263,7 @@ class VectorIndex:
                 self._index.save_index(str(tmp))
                 with tmp.open("rb+") as f:
                     os.fsync(f.fileno())
-                sha = _sha256(tmp)
+                sha = file_sha256(tmp)
                 final = self.folder / f"vectors-{sha[:12]}.hnsw"
                 tmp.replace(final)
                 if self._deleted:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.hashing import feed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -75,8 +76,7 @@ def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     before = path.stat()
     with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            digest.update(block)
+        feed(digest, f)
         after = os.fstat(f.fileno())
     if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
         raise MediaError(
