@@ -103,7 +103,7 @@ def test_a_failed_save_keeps_the_previous_index(
     def boom(path: Path) -> str:
         raise KeyboardInterrupt  # interrupted between writing the file and the manifest
 
-    monkeypatch.setattr(index_mod, "_sha256", boom)
+    monkeypatch.setattr(index_mod, "file_sha256", boom)
     with pytest.raises(KeyboardInterrupt):
         vi.save()
     monkeypatch.undo()
