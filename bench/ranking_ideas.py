@@ -14,6 +14,7 @@ Signals per question (arrays over every segment of the library):
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections.abc import Callable
@@ -148,7 +149,7 @@ class Signals:
         self.next = np.full(len(corpus.segs), -1)
         for items in by_lec.values():
             items.sort()
-            for (_, a), (_, b) in zip(items, items[1:], strict=False):
+            for (_, a), (_, b) in itertools.pairwise(items):
                 self.next[a] = b
                 self.prev[b] = a
 
@@ -189,12 +190,14 @@ class Signals:
         return self.ulex.seg_scores(self.lex_text(q), agg)
 
     def neighbour(self, arr: Arr, how: str = "mean") -> Arr:
-        p = np.where(self.prev >= 0, arr[np.maximum(self.prev, 0)], np.nan)
-        n = np.where(self.next >= 0, arr[np.maximum(self.next, 0)], np.nan)
-        both = np.stack([p, n])
+        """Each segment's neighbours' value: their mean or max (a lecture's first and last
+        segment have one neighbour; a one-segment lecture gets 0)."""
+        has_p, has_n = self.prev >= 0, self.next >= 0
+        p = np.where(has_p, arr[np.maximum(self.prev, 0)], 0.0)
+        n = np.where(has_n, arr[np.maximum(self.next, 0)], 0.0)
         if how == "max":
-            return np.nan_to_num(np.nanmax(both, axis=0), nan=0.0)
-        return np.nan_to_num(np.nanmean(both, axis=0), nan=0.0)
+            return np.where(has_p & has_n, np.maximum(p, n), p + n)
+        return (p + n) / np.maximum(has_p.astype(int) + has_n.astype(int), 1)
 
 
 def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
@@ -403,5 +406,83 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
         out[f"r2 rerank top 20 by best unit of question or translation, gamma {gamma}"] = ranked(
             lambda q, g=gamma: rerank_units(q, g)
         )
-    return out
 
+    # fusion after z-scores (over each list's top 50) instead of min-max, and the unit weight
+    # of the dense score re-tuned now that questions in Portuguese are translated
+    def zs(scores: Arr, lexical: bool) -> dict[int, float]:
+        top = [
+            k for k in np.argsort(-scores, kind="stable")[:DEPTH] if not lexical or scores[k] > 0
+        ]
+        if not top:
+            return {}
+        vals = scores[top]
+        sd = float(vals.std()) or 1.0
+        return {int(k): (float(scores[k]) - float(vals.mean())) / sd for k in top}
+
+    def zfuse(q: Question, a: float) -> dict[int, float]:
+        d, lx = zs(sig.dense(q)[2], False), zs(sig.bm25w(q), True)
+        floor_d, floor_l = min(d.values()), min(lx.values(), default=0.0)
+        return {k: a * d.get(k, floor_d) + (1 - a) * lx.get(k, floor_l) for k in set(d) | set(lx)}
+
+    for a in (0.5, 0.6, 0.7):
+        out[f"r2 z-score fusion a={a}"] = ranked(lambda q, a=a: zfuse(q, a))
+    for uw in (0.6, 0.8, 0.9):
+
+        def reweighted(q: Question, uw: float = uw) -> dict[int, float]:
+            win, unit, _ = sig.dense(q)
+            return convex(
+                [(0.6, norm_top(uw * unit + (1 - uw) * win)), (0.4, norm_lex(sig.bm25w(q)))]
+            )
+
+        out[f"r2 unit weight {uw}"] = ranked(reweighted)
+
+    # hubness: a unit (or window) close to many others of other lectures is close to many
+    # questions too; its cosine is lowered by beta x its mean cosine to its k nearest such
+    # neighbours (CSLS, Lample et al. 2018, with the library's own passages as the reference)
+    @cache
+    def hub(k: int) -> tuple[Arr, Arr]:
+        lec_u = sig.lec_of[sig.uowner]
+        uu = sig.uv @ sig.uv.T
+        uu[lec_u[:, None] == lec_u[None, :]] = -1.0
+        hu = np.sort(uu, axis=1)[:, -k:].mean(axis=1).astype(np.float64)
+        ww = corpus.vectors @ corpus.vectors.T
+        ww[sig.lec_of[:, None] == sig.lec_of[None, :]] = -1.0
+        hw = np.sort(ww, axis=1)[:, -k:].mean(axis=1).astype(np.float64)
+        return hu, hw
+
+    def csls(q: Question, beta: float, k: int) -> dict[int, float]:
+        hu, hw = hub(k)
+        qv = sig.qvec(q)
+        unit = sig.seg_max(sig.unit_cos(qv) - beta * hu)
+        win = (corpus.vectors @ qv).astype(np.float64) - beta * hw
+        return convex([(0.6, norm_top(0.7 * unit + 0.3 * win)), (0.4, norm_lex(sig.bm25w(q)))])
+
+    for beta in (0.25, 0.5, 1.0):
+        for k in (10,):
+            out[f"r2 hubness CSLS beta {beta} k {k}"] = ranked(lambda q, b=beta, k=k: csls(q, b, k))
+    # the question embedded a second time as a passage (E5's `passage: ` prefix), summed with
+    # its query vector: a paraphrase is closer in form to what was said than to a query
+    pcache_path = HOME / "question_passage_vectors.json"
+    pcache: dict[str, list[float]] = (
+        json.loads(pcache_path.read_text()) if pcache_path.exists() else {}
+    )
+
+    def as_passage(text: str) -> Arr:
+        if text not in pcache:
+            pcache[text] = corpus.lib.embedder.embed_passages([text])[0].tolist()
+            pcache_path.write_text(json.dumps(pcache))
+        return np.asarray(pcache[text], dtype=np.float64)
+
+    def passage_too(q: Question, w: float) -> dict[int, float]:
+        qv = sig.qvec(q).astype(np.float64)
+        texts = [q.text] + ([sig.trans[q.text]] if q.lang != "en" and q.text in sig.trans else [])
+        pv = sum(as_passage(t) for t in texts)
+        pv = pv / np.linalg.norm(pv)
+        nv = qv + w * pv
+        nv = (nv / np.linalg.norm(nv)).astype(np.float32)
+        dense = 0.7 * sig.seg_max(sig.unit_cos(nv)) + 0.3 * (corpus.vectors @ nv)
+        return convex([(0.6, norm_top(dense)), (0.4, norm_lex(sig.bm25w(q)))])
+
+    for w in (0.3, 0.6, 1.0):
+        out[f"r2 question also as a passage, weight {w}"] = ranked(lambda q, w=w: passage_too(q, w))
+    return out
