@@ -485,4 +485,60 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
 
     for w in (0.3, 0.6, 1.0):
         out[f"r2 question also as a passage, weight {w}"] = ranked(lambda q, w=w: passage_too(q, w))
+    # not a method: how far off the default is, if the answering lecture were known (its
+    # segments first, in the default's order); and the default's lecture ranking alone (every
+    # segment of the gold lecture counted gold)
+    def oracle_lecture(q: Question, c: Corpus) -> list[int]:
+        gold = {sp.lecture for sp in q.gold.spans}
+        order_ = order(default_scores(q), sig.dense(q)[2])
+        return [k for k in order_ if c.segs[k].lecture_id in gold] + [
+            k for k in order_ if c.segs[k].lecture_id not in gold
+        ]
+
+    def lecture_only(q: Question, c: Corpus) -> list[int]:
+        gold = {sp.lecture for sp in q.gold.spans}
+        order_ = order(default_scores(q), sig.dense(q)[2])
+        lectures = list(dict.fromkeys(c.segs[k].lecture_id for k in order_))
+        # one representative per lecture, gold when the lecture is: rank = the lecture's rank
+        reps = {}
+        for k in order_:
+            lec = c.segs[k].lecture_id
+            if lec not in reps or (lec in gold and not c.relevant(q, [reps[lec]])[0]):
+                if lec not in reps or c.relevant(q, [k])[0]:
+                    reps[lec] = k
+        return [reps[lec] for lec in lectures]
+
+    out["r2 oracle: the gold lecture known"] = oracle_lecture
+    out["r2 oracle: lecture ranking only"] = lecture_only
+    # lecture-level BM25: each lecture's whole transcript one document (in-memory FTS5, the
+    # product's analyser); its min-max score, times gamma, added to its segments' fused score
+    lecdb = sqlite3.connect(":memory:")
+    lecdb.execute(
+        "CREATE VIRTUAL TABLE l USING fts5 (terms, tokenize='unicode61 remove_diacritics 2')"
+    )
+    for li, lec_id in enumerate(sig.lec_ids):
+        text = " ".join(seg.text for seg in corpus.segs if seg.lecture_id == lec_id)
+        lang = corpus.lectures[lec_id].language
+        lecdb.execute("INSERT INTO l (rowid, terms) VALUES (?, ?)", (li, index_terms(text, lang)))
+
+    @cache
+    def lecture_bm25(text: str) -> Arr:
+        arr = np.zeros(len(sig.lec_ids))
+        terms = query_terms(text, sig.ulex.languages)
+        if terms:
+            for rowid, r in lecdb.execute(
+                "SELECT rowid, bm25(l) FROM l WHERE l MATCH ?", (match_expression(terms),)
+            ):
+                arr[int(rowid)] = -float(r)
+        return arr / arr.max() if arr.max() > 0 else arr
+
+    def lecture_lex(q: Question, gamma: float) -> dict[int, float]:
+        base = default_scores(q)
+        lb = lecture_bm25(sig.lex_text(q))
+        return {k: s + gamma * lb[sig.lec_of[k]] for k, s in base.items()}
+
+    for gamma in (0.05, 0.1, 0.2, 0.3):
+        out[f"r2 lecture BM25 (whole transcript) gamma {gamma}"] = ranked(
+            lambda q, g=gamma: lecture_lex(q, g)
+        )
     return out
