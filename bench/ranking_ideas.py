@@ -485,6 +485,7 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
 
     for w in (0.3, 0.6, 1.0):
         out[f"r2 question also as a passage, weight {w}"] = ranked(lambda q, w=w: passage_too(q, w))
+
     # not a method: how far off the default is, if the answering lecture were known (its
     # segments first, in the default's order); and the default's lecture ranking alone (every
     # segment of the gold lecture counted gold)
@@ -500,11 +501,12 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
         order_ = order(default_scores(q), sig.dense(q)[2])
         lectures = list(dict.fromkeys(c.segs[k].lecture_id for k in order_))
         # one representative per lecture, gold when the lecture is: rank = the lecture's rank
-        reps = {}
+        reps: dict[str, int] = {}
         for k in order_:
             lec = c.segs[k].lecture_id
-            if lec not in reps or (lec in gold and not c.relevant(q, [reps[lec]])[0]):
-                if lec not in reps or c.relevant(q, [k])[0]:
+            if lec not in reps or (lec in gold and c.relevant(q, [k])[0]):
+                reps.setdefault(lec, k)
+                if lec in gold and c.relevant(q, [k])[0] and not c.relevant(q, [reps[lec]])[0]:
                     reps[lec] = k
         return [reps[lec] for lec in lectures]
 
