@@ -457,9 +457,9 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
         win = (corpus.vectors @ qv).astype(np.float64) - beta * hw
         return convex([(0.6, norm_top(0.7 * unit + 0.3 * win)), (0.4, norm_lex(sig.bm25w(q)))])
 
-    for beta in (0.25, 0.5, 1.0):
-        for k in (10,):
-            out[f"r2 hubness CSLS beta {beta} k {k}"] = ranked(lambda q, b=beta, k=k: csls(q, b, k))
+    settings = ((0.25, 10), (0.5, 10), (1.0, 10), (0.1, 10), (0.15, 10), (0.25, 3), (0.25, 30))
+    for beta, k in settings:
+        out[f"r2 hubness CSLS beta {beta} k {k}"] = ranked(lambda q, b=beta, k=k: csls(q, b, k))
     # the question embedded a second time as a passage (E5's `passage: ` prefix), summed with
     # its query vector: a paraphrase is closer in form to what was said than to a query
     pcache_path = HOME / "question_passage_vectors.json"
