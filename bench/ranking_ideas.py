@@ -543,4 +543,36 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
         out[f"r2 lecture BM25 (whole transcript) gamma {gamma}"] = ranked(
             lambda q, g=gamma: lecture_lex(q, g)
         )
+
+    # contextual units: each unit embedded with its lecture's title in front ("Title: text"),
+    # so a unit that only says "so we do this" carries what it is about (cached in the home)
+    @cache
+    def titled_units() -> tuple[Arr, Arr]:
+        path = HOME / "units_w48_24_titled.npy"
+        texts: list[str] = []
+        owner: list[int] = []
+        for k, seg in enumerate(corpus.segs):
+            title = corpus.lectures[seg.lecture_id].title
+            for unit in split_units(seg.text):
+                texts.append(f"{title}: {unit.text}")
+                owner.append(k)
+        if path.exists():
+            vecs = np.load(path)
+        else:
+            print(f"embedding {len(texts)} units with their lecture's title...")
+            vecs = np.asarray(corpus.lib.embedder.embed_passages(texts), dtype=np.float32)
+            np.save(path, vecs)
+        return vecs, np.asarray(owner)
+
+    def titled(q: Question, mix: float) -> dict[int, float]:
+        vecs, owner = titled_units()
+        qv = sig.qvec(q)
+        best = np.full(len(corpus.segs), -1.0)
+        np.maximum.at(best, owner, (vecs @ qv).astype(np.float64))
+        win, unit, _ = sig.dense(q)
+        dense = 0.7 * (mix * best + (1 - mix) * unit) + 0.3 * win
+        return convex([(0.6, norm_top(dense)), (0.4, norm_lex(sig.bm25w(q)))])
+
+    for mix in (1.0, 0.5):
+        out[f"r2 units with the lecture title, share {mix}"] = ranked(lambda q, m=mix: titled(q, m))
     return out
