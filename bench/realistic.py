@@ -125,7 +125,12 @@ class Corpus:
 Ranker = Callable[[Question, Corpus], list[int]]  # positions into Corpus.segs, best first
 
 
-def report(corpus: Corpus, questions: list[Question], rankers: dict[str, Ranker]) -> None:
+def report(
+    corpus: Corpus,
+    questions: list[Question],
+    rankers: dict[str, Ranker],
+    compare: str | None = None,
+) -> None:
     groups: dict[str, Callable[[Question], bool]] = {
         "all": lambda q: True,
         "en": lambda q: q.lang == "en",
@@ -136,11 +141,14 @@ def report(corpus: Corpus, questions: list[Question], rankers: dict[str, Ranker]
     }
     print("| variant | " + " | ".join(f"{g} R@1 / R@10 / MRR" for g in groups) + " |")
     print("|---|" + "---|" * len(groups))
+    rr: dict[str, list[float]] = {}
     for name, rank in rankers.items():
         scores = {g: RetrievalScores() for g in groups}
+        rr[name] = []
         for q in questions:
             ranking = rank(q, corpus)[:10]
             row = RetrievalScores().add(corpus.relevant(q, ranking), corpus.n_gold(q))
+            rr[name].append(row["mrr"])
             for g, pred in groups.items():
                 if pred(q):
                     scores[g].add_row(row)
@@ -153,6 +161,25 @@ def report(corpus: Corpus, questions: list[Question], rankers: dict[str, Ranker]
                 else "-"
             )
         print(f"| {name} | " + " | ".join(cells) + " |")
+    if compare:
+        paired(rr, compare)
+
+
+def paired(rr: dict[str, list[float]], base_name: str) -> None:
+    """Each variant's MRR against one base, question by question: the mean difference, its
+    95% bootstrap interval (10,000 resamples of the questions) and the questions won / lost."""
+    base = [k for k in rr if base_name in k]
+    if not base:
+        return
+    b = np.asarray(rr[base[0]])
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, len(b), size=(10_000, len(b)))
+    print(f"\nPaired against {base[0]!r}: MRR difference [95% bootstrap], questions won / lost")
+    for name, values in rr.items():
+        d = np.asarray(values) - b
+        lo, hi = np.percentile(d[idx].mean(axis=1), [2.5, 97.5])
+        won, lost = int((d > 1e-9).sum()), int((d < -1e-9).sum())
+        print(f"  {d.mean():+.3f} [{lo:+.3f}, {hi:+.3f}] {won:3d} / {lost:3d}  {name}")
 
 
 def main() -> None:
@@ -162,6 +189,7 @@ def main() -> None:
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     parser.add_argument("--half", choices=["tune", "heldout", "both"], default="tune")
     parser.add_argument("--only", nargs="*")
+    parser.add_argument("--compare", help="paired MRR differences against this variant")
     args = parser.parse_args()
     questions = [
         q for q in load_questions(args.questions) if args.half == "both" or q.half == args.half
@@ -173,7 +201,7 @@ def main() -> None:
         rankers = {k: v for k, v in rankers.items() if any(o in k for o in args.only)}
     print(f"{len(questions)} questions ({args.half}), {len(corpus.segs)} segments, "
           f"{len(corpus.lectures)} lectures")  # fmt: skip
-    report(corpus, questions, rankers)
+    report(corpus, questions, rankers, args.compare)
     corpus.save()
 
 

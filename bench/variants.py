@@ -176,6 +176,10 @@ def rankers(corpus: Corpus) -> dict[str, Ranker]:
         out[f"hybrid s2b + PRF beta {beta} m {m}"] = hybrid(prf, 0.6, 0.9)
     out.update(lecture_rankers(corpus, {"hybrid s2b": hybrid(base, 0.6, 0.9)}))
     out.update(translation_rankers(corpus, base, s2b_vec))
+    from ranking_ideas import idea_rankers
+
+    unit_scores(32, 16, 0.7)  # loads the 32/16 units for the multi-granularity variants
+    out.update(idea_rankers(corpus, units[(48, 24, False)], units[(32, 16, False)]))
     return out
 
 
