@@ -91,3 +91,44 @@ def test_dependencies_point_one_way() -> None:
             ):
                 wrong.append(f"{module} -> {dep} (screens reach the app through tui/context.py)")
     assert wrong == []
+
+
+#: the services on top of the core's parts: the library facade, the answer service (answering,
+#: attribution, translation), the watched folder, and the evaluation service
+SERVICES = (
+    "lecturetui.core.service",
+    "lecturetui.core.answering",
+    "lecturetui.core.attribution",
+    "lecturetui.core.translate",
+    "lecturetui.core.watch",
+    "lecturetui.core.evaluation",
+)
+
+
+def is_service(module: str) -> bool:
+    return any(module == s or module.startswith(s + ".") for s in SERVICES)
+
+
+def test_the_core_parts_do_not_reach_up_into_the_services() -> None:
+    graph = import_graph()
+    wrong = [
+        f"{module} -> {dep}"
+        for module, deps in graph.items()
+        if module.startswith("lecturetui.core.") and not is_service(module)
+        for dep in deps
+        if is_service(dep)
+    ]
+    assert wrong == []
+
+
+def test_the_answer_service_does_not_use_the_evaluation_service() -> None:
+    graph = import_graph()
+    answering = ("lecturetui.core.service", "lecturetui.core.answering",
+                 "lecturetui.core.attribution", "lecturetui.core.translate")  # fmt: skip
+    wrong = [
+        f"{m} -> {d}"
+        for m in answering
+        for d in graph[m]
+        if d.startswith("lecturetui.core.evaluation")
+    ]
+    assert wrong == []
