@@ -30,9 +30,16 @@ from typing import Any
 
 import numpy as np
 from _common import ROOT
-from realistic import HOME, QUESTIONS, Corpus, Question, library, load_questions, paired
-
-from lecturetui.core.evaluation.metrics import RetrievalScores
+from realistic import (
+    HOME,
+    QUESTIONS,
+    Corpus,
+    Question,
+    Ranker,
+    library,
+    load_questions,
+    report,
+)
 
 MODELS = {
     "0.5b": "qwen2.5-coder-0.5b-instruct.gguf",
@@ -231,43 +238,16 @@ def main() -> None:
         final = {k: w * float(s[i]) + (1 - w) * fused.get(k, 0.0) for i, k in enumerate(top)}
         return sorted(top, key=lambda k: (-final[k], top.index(k))) + ranking[args.top :]
 
-    variants: dict[str, Any] = {
-        "default (s2b + window BM25, 0.6)": lambda q: base[q.qid + q.lang][0]
+    variants: dict[str, Ranker] = {
+        "default (s2b + window BM25, 0.6)": lambda q, _: base[q.qid + q.lang][0]
     }
     norms = ["minmax", "sigmoid"] if args.norm == "both" else [args.norm]
     for norm in norms:
         for w in args.weights:
             name = f"{args.model} top {args.top} {args.context}, {norm}, w={w}"
-            variants[name] = lambda q, w=w, norm=norm: reranked(q, w, norm)
-    groups = {
-        "all": lambda q: True,
-        "en": lambda q: q.lang == "en",
-        "pt": lambda q: q.lang == "pt",
-        "en para": lambda q: q.lang == "en" and q.style == "paraphrase",
-        "pt para": lambda q: q.lang == "pt" and q.style == "paraphrase",
-        "terms": lambda q: q.style == "terms",
-    }
+            variants[name] = lambda q, _, w=w, norm=norm: reranked(q, w, norm)
     print(f"\n{len(questions)} questions ({args.half})")
-    print("| variant | " + " | ".join(groups) + " |")
-    print("|---|" + "---|" * len(groups))
-    rr: dict[str, list[float]] = {}
-    for name, rank in variants.items():
-        sc = {g: RetrievalScores() for g in groups}
-        rr[name] = []
-        for q in questions:
-            row = RetrievalScores().add(corpus.relevant(q, rank(q)[:10]), corpus.n_gold(q))
-            rr[name].append(row["mrr"])
-            for g, pred in groups.items():
-                if pred(q):
-                    sc[g].add_row(row)
-        cells = []
-        for g in groups:
-            m = sc[g].means()
-            cells.append(
-                f"{m['recall@1']:.2f} / {m['recall@10']:.2f} / {m['mrr']:.3f}" if m else "-"
-            )
-        print(f"| {name} | " + " | ".join(cells) + " |")
-    paired(rr, "default")
+    report(corpus, questions, variants, compare="default")
 
 
 if __name__ == "__main__":
