@@ -35,7 +35,7 @@ def fail(message: str, hint: str | None = None, code: int = 2) -> NoReturn:
 
 def json_text(payload: object) -> str:
     """The one way the CLI writes JSON: `{"schema": 1, ...}` from typed records
-    (core/records.py); a list goes under "items"."""
+    (core/records.py) or a dict of them."""
     import json
 
     from lecturetui.core.records import envelope

@@ -140,9 +140,7 @@ def from_json(data: object, kind: type[T], what: str = "a saved record") -> T:
 
 
 def envelope(payload: object) -> dict[str, object]:
-    """The top level of every `--json` output: the schema version, then the payload's keys
-    (a list goes under "items")."""
+    """The top level of every `--json` output: the schema version, then the payload's keys."""
     data = to_json(payload)
-    if isinstance(data, dict):
-        return {"schema": SCHEMA, **data}
-    return {"schema": SCHEMA, "items": data}
+    assert isinstance(data, dict), "a --json payload is an object (a record or a dict)"
+    return {"schema": SCHEMA, **data}

@@ -13,7 +13,7 @@ from textual.widgets.option_list import Option
 
 from lecturetui.core.bookmarks import Bookmark
 from lecturetui.tui.context import context, copy_link, open_link
-from lecturetui.tui.notes import NoteScreen, export_files, export_message, run_safely
+from lecturetui.tui.notes import NoteScreen, export_to, run_safely
 from lecturetui.tui.screens import SegmentScreen
 from lecturetui.tui.widgets import move_highlight
 
@@ -144,14 +144,7 @@ class BookmarksScreen(Screen[None]):
             self.refresh_list()
 
     def action_export(self) -> None:
-        from lecturetui.core.export import Targets, export_bookmarks
+        from lecturetui.core.export import export_bookmarks
 
         folder = context(self).services.export_dir
-
-        def export() -> str:
-            folder.mkdir(parents=True, exist_ok=True)
-            md, apkg, csv = export_files(folder, "bookmarks")
-            written = export_bookmarks(self.marks, Targets(md, apkg, csv))
-            return export_message(written, folder)
-
-        run_safely(self.app, export)
+        export_to(self.app, folder, "bookmarks", lambda to: export_bookmarks(self.marks, to))

@@ -16,7 +16,7 @@ from lecturetui.core.scope import Scope
 from lecturetui.core.timebudget import TTFT_CHOICES
 from lecturetui.tui.asking import AskingScreen
 from lecturetui.tui.context import WorkFailed, copy_link, open_link, ttft_label, worker_failed
-from lecturetui.tui.notes import bookmark_segment, export_files, export_message, run_safely
+from lecturetui.tui.notes import bookmark_segment, export_to
 from lecturetui.tui.screens import HistoryScreen, SegmentScreen
 from lecturetui.tui.widgets import move_highlight
 
@@ -199,21 +199,12 @@ class MainScreen(AskingScreen):
 
     def action_export(self) -> None:
         """The answer on screen (question, answer, citations) as Markdown, Anki and CSV."""
-        from lecturetui.core.export import Targets, export_answer
+        from lecturetui.core.export import export_answer
 
         entry = self.entry_id
         if entry is None:
             self.notify("There is no answer to export yet.", severity="warning")
             return
-        ctx = self.ctx
-        folder = ctx.services.export_dir
-
-        def export() -> str:
-            folder.mkdir(parents=True, exist_ok=True)
-            md, apkg, csv = export_files(folder, f"answer-{entry}")
-            written = export_answer(
-                ctx.services.library.saved_answer(entry), Targets(md, apkg, csv)
-            )
-            return export_message(written, folder)
-
-        run_safely(self.app, export)
+        services = self.ctx.services
+        export_to(self.app, services.export_dir, f"answer-{entry}",
+                  lambda to: export_answer(services.library.saved_answer(entry), to))  # fmt: skip

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sized
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import App, ComposeResult
@@ -13,6 +14,9 @@ from textual.widgets import Input
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.tui.context import context
+
+if TYPE_CHECKING:
+    from lecturetui.core.export import Targets
 
 
 class NoteScreen(ModalScreen[str | None]):
@@ -70,9 +74,15 @@ def bookmark_segment(screen: Screen[None], segment_id: int, title: str, entry: i
     screen.app.push_screen(NoteScreen(title), save)
 
 
-def export_files(folder: Path, stem: str) -> tuple[Path, Path, Path]:
-    return folder / f"{stem}.md", folder / f"{stem}.apkg", folder / f"{stem}.csv"
+def export_to(app: App[None], folder: Path, stem: str, write: Callable[[Targets], Sized]) -> None:
+    """Export as `folder/stem.md`, `.apkg` and `.csv` (`write` writes them); the notification
+    says where, or why not."""
+    from lecturetui.core.export import Targets
 
+    def export() -> str:
+        folder.mkdir(parents=True, exist_ok=True)
+        names = (folder / f"{stem}.{suffix}" for suffix in ("md", "apkg", "csv"))
+        written = write(Targets(*names))
+        return f"Exported {len(written)} files to {folder}"
 
-def export_message(written: Sequence[object], folder: Path) -> str:
-    return f"Exported {len(written)} files to {folder}"
+    run_safely(app, export)
