@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +30,10 @@ from lecturetui.core.timefmt import parse_timestamp
 
 DATA = ROOT / "bench" / "data"
 LECTURES = DATA / "realistic" / "lectures"
-HOME = DATA / "realistic" / "home"
+#: the bench home (library + caches); another home measures another segmenting (see `window`)
+HOME = Path(os.environ.get("REALISTIC_HOME", DATA / "realistic" / "home"))
+#: window / overlap in seconds of the library's segments, as `120/35` (the product's default)
+WINDOW = os.environ.get("REALISTIC_WINDOW", "120/35")
 QUESTIONS = DATA / "realistic_questions.jsonl"
 
 
@@ -63,10 +67,9 @@ def load_questions(path: Path) -> list[Question]:
 
 
 def library() -> Any:
-    import os
-
     from lecturetui.core.ingest import IngestOptions
     from lecturetui.core.paths import DataHome
+    from lecturetui.core.segmenting import SegmentConfig
     from lecturetui.core.service import Library
 
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
@@ -78,7 +81,12 @@ def library() -> Any:
         titles = {r["id"]: r["title"] for r in csv.DictReader((DATA / "py4e_lectures.csv").open())}
         t0 = time.perf_counter()
         for f in files:
-            options = IngestOptions(course="Python for Everybody", title=titles.get(f.stem))
+            window_s, overlap_s = (float(x) for x in WINDOW.split("/"))
+            options = IngestOptions(
+                course="Python for Everybody",
+                title=titles.get(f.stem),
+                segment_config=SegmentConfig(window_s, overlap_s),
+            )
             lib.ingest([f], options)
         print(f"ingested {len(files)} lectures in {time.perf_counter() - t0:.1f} s")
     return lib
