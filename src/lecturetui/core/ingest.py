@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError, TranscriptError
 from lecturetui.core.lectureid import content_hash_of, detect_language, humanize, slug
-from lecturetui.core.media import MEDIA_EXTENSIONS, caption_for, file_sha256, is_media
+from lecturetui.core.media import MEDIA_EXTENSIONS, caption_for, is_media, media_sha256
 from lecturetui.core.mediaingest import MediaContext, read_media, write_transcript
 from lecturetui.core.models import ParsedLecture, Segment
 from lecturetui.core.repairs import ParsePolicy
@@ -198,7 +198,7 @@ def _ingest_file(
         if media is None:
             raise LectureTuiError("is audio or video, and no speech model was given to transcribe it",
                                   hint="ingest it through the library (lecturetui ingest)")  # fmt: skip
-        source_hash, fmt = file_sha256(path), f"whisper:{media.transcriber.name}"
+        source_hash, fmt = media_sha256(path), f"whisper:{media.transcriber.name}"
         read = partial(read_media, store, path, source_hash, options.language, media)
     else:
         data = _read_source(path, options.max_bytes)

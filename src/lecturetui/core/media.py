@@ -71,7 +71,7 @@ def _glob_escape(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[]" else c for c in text)
 
 
-def file_sha256(path: Path) -> str:
+def media_sha256(path: Path) -> str:
     """sha256 of a (possibly large) file, read in blocks; refused when it changes meanwhile."""
     digest = hashlib.sha256()
     before = path.stat()
