@@ -1,0 +1,123 @@
+"""The answer model's guess at what the lecturer said (HyDE), searched with the question.
+
+    PYTHONPATH=$PWD/src:$PWD/bench python bench/hyde.py generate [--model 1.5b]
+    PYTHONPATH=$PWD/src:$PWD/bench python bench/hyde.py score --half tune
+
+`generate`: for every English question of the realistic benchmark (the library's language), the
+answer model (greedy) writes the two or three sentences the lecturer most likely said when
+explaining it; cached in the bench home (`hyde_<model>.json`, keyed by the question), so the
+figures can be scored again for free and the prompt is the one recorded here.
+
+`score`: the default ranking (`r2 default` of bench/ranking_ideas.py) against the same with the
+guess: E5 on the question's vector + w x the guess's vector (normalised), BM25 on the question
+and the guess together. English questions only (a Portuguese question is translated first, and
+its guess was not measured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from _common import ROOT
+from doc2query import MODELS
+from ranking_ideas import Signals, convex, norm_lex, norm_top, order
+from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
+from variants import Units
+
+SYSTEM = "You are the lecturer of an introductory programming course."
+ASK = (
+    "A student asks: {question}\n\n"
+    "Write the two or three sentences you most likely said in your lecture when you explained "
+    "this. Reply with those sentences only."
+)
+
+
+def cache_path(model: str) -> Path:
+    return HOME / f"hyde_{model}.json"
+
+
+def generate(model: str, threads: int) -> None:
+    import llama_cpp
+
+    from lecturetui.core.generation import quiet_stderr
+
+    path = cache_path(model)
+    done: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+    todo = [q.text for q in load_questions(QUESTIONS) if q.lang == "en" and q.text not in done]
+    with quiet_stderr(True):
+        llm = llama_cpp.Llama(
+            model_path=str(ROOT / "models" / MODELS[model]),
+            n_ctx=1024,
+            n_threads=threads,
+            n_threads_batch=os.cpu_count() or 1,
+            verbose=False,
+        )
+    print(f"{len(todo)} questions to do")
+    t0 = time.perf_counter()
+    for n, text in enumerate(todo, 1):
+        reply = llm.create_chat_completion(
+            messages=[
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": ASK.format(question=text)},
+            ],
+            max_tokens=100,
+            temperature=0.0,
+        )
+        done[text] = str(reply["choices"][0]["message"]["content"]).strip()
+        if n % 10 == 0 or n == len(todo):
+            path.write_text(json.dumps(done, ensure_ascii=False, indent=0))
+            print(f"{n}/{len(todo)}  {(time.perf_counter() - t0) / n:.1f} s a question", flush=True)
+
+
+def rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
+    u48 = Units(corpus, 48, 24)
+    sig = Signals(corpus, u48.vectors, u48.owner)
+    guesses: dict[str, str] = json.loads(cache_path(model).read_text())
+
+    def default(q: Question, c: Corpus) -> list[int]:
+        s2b = sig.dense(q)[2]
+        return order(convex([(0.6, norm_top(s2b)), (0.4, norm_lex(sig.bm25w(q)))]), s2b)
+
+    def with_guess(w: float) -> Ranker:
+        def rank(q: Question, c: Corpus) -> list[int]:
+            guess = guesses.get(q.text)
+            if not guess:
+                return default(q, c)
+            qv = c.query_vector(q.text) + w * c.query_vector(guess)
+            qv = qv / np.linalg.norm(qv)
+            s2b: Any = 0.7 * sig.seg_max(sig.unit_cos(qv)) + 0.3 * (c.vectors @ qv)
+            both = Question(q.qid, q.lang, q.style, q.half, f"{q.text} {guess}", q.gold)
+            return order(convex([(0.6, norm_top(s2b)), (0.4, norm_lex(sig.bm25w(both)))]), s2b)
+
+        return rank
+
+    out: dict[str, Ranker] = {"default": default}
+    for w in (0.3, 0.5, 1.0):
+        out[f"hyde w {w}"] = with_guess(w)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("step", choices=["generate", "score"])
+    parser.add_argument("--model", choices=sorted(MODELS), default="1.5b")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--half", choices=["tune", "heldout"], default="tune")
+    args = parser.parse_args()
+    if args.step == "generate":
+        generate(args.model, args.threads)
+        return
+    corpus = Corpus(library())
+    questions = [q for q in load_questions(QUESTIONS) if q.half == args.half and q.lang == "en"]
+    report(corpus, questions, rankers(corpus, args.model), compare="default")
+    corpus.save()
+
+
+if __name__ == "__main__":
+    main()
