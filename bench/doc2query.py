@@ -65,37 +65,54 @@ def questions_of(reply: str) -> list[str]:
     return out[:5]
 
 
-def generate(model: str, threads: int, limit: int | None = None) -> None:
+def load_llm(model: str, threads: int) -> Any:
+    """One of the bundled answer models on the CPU (llama.cpp), for a bench's generation step."""
     import llama_cpp
 
     from lecturetui.core.generation import quiet_stderr
 
-    corpus = Corpus(library())
-    path = cache_path(model)
-    done: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
     with quiet_stderr(True):
-        llm = llama_cpp.Llama(
+        return llama_cpp.Llama(
             model_path=str(ROOT / "models" / MODELS[model]),
             n_ctx=1024,
             n_threads=threads,
             n_threads_batch=os.cpu_count() or 1,
             verbose=False,
         )
+
+
+def chat(llm: Any, system: str, user: str) -> str:
+    """The model's greedy reply (at most 100 tokens) to one system and one user message."""
+    reply = llm.create_chat_completion(
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+        max_tokens=100,
+        temperature=0.0,
+    )
+    return str(reply["choices"][0]["message"]["content"])
+
+
+def arguments(default_model: str) -> argparse.ArgumentParser:
+    """The options shared by the generate-then-score benches (this one and bench/hyde.py)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("step", choices=["generate", "score"])
+    parser.add_argument("--model", choices=sorted(MODELS), default=default_model)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--half", choices=["tune", "heldout"], default="tune")
+    return parser
+
+
+def generate(model: str, threads: int, limit: int | None = None) -> None:
+    corpus = Corpus(library())
+    path = cache_path(model)
+    done: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+    llm = load_llm(model, threads)
     todo = [s for s in corpus.segs if key(s.text) not in done][:limit]
     print(f"{len(todo)} of {len(corpus.segs)} segments to do")
     t0 = time.perf_counter()
     for n, seg in enumerate(todo, 1):
         words = seg.text.split()
         text = " ".join(words[:330])
-        reply = llm.create_chat_completion(
-            messages=[
-                {"role": "system", "content": SYSTEM},
-                {"role": "user", "content": ASK.format(text=text)},
-            ],
-            max_tokens=100,
-            temperature=0.0,
-        )
-        done[key(seg.text)] = str(reply["choices"][0]["message"]["content"])
+        done[key(seg.text)] = chat(llm, SYSTEM, ASK.format(text=text))
         if n % 10 == 0 or n == len(todo):
             path.write_text(json.dumps(done, ensure_ascii=False, indent=0))
             rate = (time.perf_counter() - t0) / n
@@ -201,12 +218,8 @@ def rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("step", choices=["generate", "score"])
-    parser.add_argument("--model", choices=sorted(MODELS), default="0.5b")
-    parser.add_argument("--threads", type=int, default=2)
+    parser = arguments("1.5b")
     parser.add_argument("--limit", type=int, help="generate for this many segments only")
-    parser.add_argument("--half", choices=["tune", "heldout"], default="tune")
     parser.add_argument("--only", nargs="*")
     args = parser.parse_args()
     if args.step == "generate":

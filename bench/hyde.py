@@ -16,16 +16,13 @@ its guess was not measured).
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import ROOT
-from doc2query import MODELS
+from doc2query import arguments, chat, load_llm
 from ranking_ideas import Signals, convex, norm_lex, norm_top, order
 from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 from variants import Units
@@ -43,33 +40,14 @@ def cache_path(model: str) -> Path:
 
 
 def generate(model: str, threads: int) -> None:
-    import llama_cpp
-
-    from lecturetui.core.generation import quiet_stderr
-
     path = cache_path(model)
     done: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
     todo = [q.text for q in load_questions(QUESTIONS) if q.lang == "en" and q.text not in done]
-    with quiet_stderr(True):
-        llm = llama_cpp.Llama(
-            model_path=str(ROOT / "models" / MODELS[model]),
-            n_ctx=1024,
-            n_threads=threads,
-            n_threads_batch=os.cpu_count() or 1,
-            verbose=False,
-        )
+    llm = load_llm(model, threads)
     print(f"{len(todo)} questions to do")
     t0 = time.perf_counter()
     for n, text in enumerate(todo, 1):
-        reply = llm.create_chat_completion(
-            messages=[
-                {"role": "system", "content": SYSTEM},
-                {"role": "user", "content": ASK.format(question=text)},
-            ],
-            max_tokens=100,
-            temperature=0.0,
-        )
-        done[text] = str(reply["choices"][0]["message"]["content"]).strip()
+        done[text] = chat(llm, SYSTEM, ASK.format(question=text)).strip()
         if n % 10 == 0 or n == len(todo):
             path.write_text(json.dumps(done, ensure_ascii=False, indent=0))
             print(f"{n}/{len(todo)}  {(time.perf_counter() - t0) / n:.1f} s a question", flush=True)
@@ -104,12 +82,7 @@ def rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("step", choices=["generate", "score"])
-    parser.add_argument("--model", choices=sorted(MODELS), default="1.5b")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--half", choices=["tune", "heldout"], default="tune")
-    args = parser.parse_args()
+    args = arguments("1.5b").parse_args()
     if args.step == "generate":
         generate(args.model, args.threads)
         return
