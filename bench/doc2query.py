@@ -105,9 +105,11 @@ def generate(model: str, threads: int, limit: int | None = None) -> None:
     corpus = Corpus(library())
     path = cache_path(model)
     done: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
-    llm = load_llm(model, threads)
     todo = [s for s in corpus.segs if key(s.text) not in done][:limit]
     print(f"{len(todo)} of {len(corpus.segs)} segments to do")
+    if not todo:
+        return
+    llm = load_llm(model, threads)
     t0 = time.perf_counter()
     for n, seg in enumerate(todo, 1):
         words = seg.text.split()

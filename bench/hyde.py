@@ -19,11 +19,10 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from doc2query import arguments, chat, load_llm
-from ranking_ideas import Signals, convex, norm_lex, norm_top, order
+from ranking_ideas import Signals, default_order, default_ranker
 from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 from variants import Units
 
@@ -43,8 +42,10 @@ def generate(model: str, threads: int) -> None:
     path = cache_path(model)
     done: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
     todo = [q.text for q in load_questions(QUESTIONS) if q.lang == "en" and q.text not in done]
-    llm = load_llm(model, threads)
     print(f"{len(todo)} questions to do")
+    if not todo:
+        return
+    llm = load_llm(model, threads)
     t0 = time.perf_counter()
     for n, text in enumerate(todo, 1):
         done[text] = chat(llm, SYSTEM, ASK.format(question=text)).strip()
@@ -58,9 +59,7 @@ def rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     sig = Signals(corpus, u48.vectors, u48.owner)
     guesses: dict[str, str] = json.loads(cache_path(model).read_text())
 
-    def default(q: Question, c: Corpus) -> list[int]:
-        s2b = sig.dense(q)[2]
-        return order(convex([(0.6, norm_top(s2b)), (0.4, norm_lex(sig.bm25w(q)))]), s2b)
+    default = default_ranker(sig)
 
     def with_guess(w: float) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
@@ -68,10 +67,9 @@ def rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
             if not guess:
                 return default(q, c)
             qv = c.query_vector(q.text) + w * c.query_vector(guess)
-            qv = qv / np.linalg.norm(qv)
-            s2b: Any = 0.7 * sig.seg_max(sig.unit_cos(qv)) + 0.3 * (c.vectors @ qv)
+            s2b = sig.dense_of(qv / np.linalg.norm(qv))[2]
             both = Question(q.qid, q.lang, q.style, q.half, f"{q.text} {guess}", q.gold)
-            return order(convex([(0.6, norm_top(s2b)), (0.4, norm_lex(sig.bm25w(both)))]), s2b)
+            return default_order(s2b, sig.bm25w(both))
 
         return rank
 

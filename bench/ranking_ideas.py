@@ -173,7 +173,10 @@ class Signals:
 
     @cache  # noqa: B019
     def dense(self, q: Question) -> tuple[Arr, Arr, Arr]:
-        qv = self.qvec(q)
+        return self.dense_of(self.qvec(q))
+
+    def dense_of(self, qv: Arr) -> tuple[Arr, Arr, Arr]:
+        """Window cosine, best unit cosine and small-to-big score of a query vector."""
         win = (self.c.vectors @ qv).astype(np.float64)
         unit = self.seg_max(self.unit_cos(qv))
         return win, unit, 0.7 * unit + 0.3 * win
@@ -198,6 +201,17 @@ class Signals:
         if how == "max":
             return np.where(has_p & has_n, np.maximum(p, n), p + n)
         return (p + n) / np.maximum(has_p.astype(int) + has_n.astype(int), 1)
+
+
+def default_order(s2b: Arr, bm25: Arr) -> list[int]:
+    """Today's default fusion: 0.6 x small-to-big + 0.4 x BM25, each min-max over its top 50;
+    the rest of the library after them, by small-to-big."""
+    return order(convex([(0.6, norm_top(s2b)), (0.4, norm_lex(bm25))]), s2b)
+
+
+def default_ranker(sig: Signals) -> Ranker:
+    """`r2 default`: the default fusion of the question as searched (with its translation)."""
+    return lambda q, c: default_order(sig.dense(q)[2], sig.bm25w(q))
 
 
 def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:

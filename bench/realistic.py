@@ -79,9 +79,9 @@ def library() -> Any:
         if not files:
             raise SystemExit("no lectures: run python bench/data/build_realistic.py first")
         titles = {r["id"]: r["title"] for r in csv.DictReader((DATA / "py4e_lectures.csv").open())}
+        window_s, overlap_s = (float(x) for x in WINDOW.split("/"))
         t0 = time.perf_counter()
         for f in files:
-            window_s, overlap_s = (float(x) for x in WINDOW.split("/"))
             options = IngestOptions(
                 course="Python for Everybody",
                 title=titles.get(f.stem),

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from ranking_ideas import Signals, convex, norm_lex, norm_top, order
+from ranking_ideas import Signals, default_ranker
 from realistic import QUESTIONS, WINDOW, Corpus, Question, Ranker, library, load_questions, report
 
 from lecturetui.core.unitindex import segment_of
@@ -34,14 +34,6 @@ class ProductUnits:
         self.owner = np.asarray([corpus.pos[segment_of(label)] for label in labels])
         texts = {k: split_units(seg.text) for k, seg in enumerate(corpus.segs)}
         self.texts = [texts[corpus.pos[segment_of(lab)]][lab % MAX_UNITS].text for lab in labels]
-
-
-def default_ranker(sig: Signals) -> Ranker:
-    def rank(q: Question, c: Corpus) -> list[int]:
-        s2b = sig.dense(q)[2]
-        return order(convex([(0.6, norm_top(s2b)), (0.4, norm_lex(sig.bm25w(q)))]), s2b)
-
-    return rank
 
 
 def same_moment_rankers(sig: Signals, units: ProductUnits) -> dict[str, Ranker]:
@@ -103,12 +95,11 @@ def main() -> None:
         f"window/overlap {WINDOW}: {len(corpus.segs)} segments, {len(units.owner)} units, "
         f"median window {np.median(lengths):.0f} s"
     )
+    rankers = {f"default, windows {WINDOW}": default_ranker(sig)}
+    rankers.update(same_moment_rankers(sig, units))
     for half in halves:
         print(f"\n{half} half")
-        chosen = [q for q in questions if q.half == half]
-        rankers = {f"default, windows {WINDOW}": default_ranker(sig)}
-        rankers.update(same_moment_rankers(sig, units))
-        report(corpus, chosen, rankers, compare="default")
+        report(corpus, [q for q in questions if q.half == half], rankers, compare="default")
     corpus.save()
 
 
