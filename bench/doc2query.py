@@ -101,24 +101,39 @@ def arguments(default_model: str) -> argparse.ArgumentParser:
     return parser
 
 
-def generate(model: str, threads: int, limit: int | None = None) -> None:
-    corpus = Corpus(library())
-    path = cache_path(model)
+def write_replies(
+    path: Path,
+    prompts: dict[str, tuple[str, str]],
+    model: str,
+    threads: int,
+    unit: str,
+    limit: int | None = None,
+) -> None:
+    """Ask the model (greedy) each prompt (key -> system, user) whose key the cache at `path`
+    lacks (the first `limit` of them), saving the cache every 10 replies, so an interrupted run
+    goes on where it stopped."""
     done: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
-    todo = [s for s in corpus.segs if key(s.text) not in done][:limit]
-    print(f"{len(todo)} of {len(corpus.segs)} segments to do")
+    todo = [k for k in prompts if k not in done][:limit]
+    print(f"{len(todo)} of {len(prompts)} {unit}s to do")
     if not todo:
         return
     llm = load_llm(model, threads)
     t0 = time.perf_counter()
-    for n, seg in enumerate(todo, 1):
-        words = seg.text.split()
-        text = " ".join(words[:330])
-        done[key(seg.text)] = chat(llm, SYSTEM, ASK.format(text=text))
+    for n, k in enumerate(todo, 1):
+        done[k] = chat(llm, *prompts[k])
         if n % 10 == 0 or n == len(todo):
             path.write_text(json.dumps(done, ensure_ascii=False, indent=0))
             rate = (time.perf_counter() - t0) / n
-            print(f"{n}/{len(todo)}  {rate:.1f} s a segment", flush=True)
+            print(f"{n}/{len(todo)}  {rate:.1f} s a {unit}", flush=True)
+
+
+def generate(model: str, threads: int, limit: int | None = None) -> None:
+    corpus = Corpus(library())
+    prompts = {
+        key(seg.text): (SYSTEM, ASK.format(text=" ".join(seg.text.split()[:330])))
+        for seg in corpus.segs
+    }
+    write_replies(cache_path(model), prompts, model, threads, "segment", limit)
 
 
 class Generated:

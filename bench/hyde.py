@@ -17,11 +17,10 @@ its guess was not measured).
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
-from doc2query import arguments, chat, load_llm
+from doc2query import arguments, write_replies
 from ranking_ideas import Signals, default_order, default_ranker
 from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 from variants import Units
@@ -39,19 +38,9 @@ def cache_path(model: str) -> Path:
 
 
 def generate(model: str, threads: int) -> None:
-    path = cache_path(model)
-    done: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
-    todo = [q.text for q in load_questions(QUESTIONS) if q.lang == "en" and q.text not in done]
-    print(f"{len(todo)} questions to do")
-    if not todo:
-        return
-    llm = load_llm(model, threads)
-    t0 = time.perf_counter()
-    for n, text in enumerate(todo, 1):
-        done[text] = chat(llm, SYSTEM, ASK.format(question=text)).strip()
-        if n % 10 == 0 or n == len(todo):
-            path.write_text(json.dumps(done, ensure_ascii=False, indent=0))
-            print(f"{n}/{len(todo)}  {(time.perf_counter() - t0) / n:.1f} s a question", flush=True)
+    questions = [q.text for q in load_questions(QUESTIONS) if q.lang == "en"]
+    prompts = {text: (SYSTEM, ASK.format(question=text)) for text in questions}
+    write_replies(cache_path(model), prompts, model, threads, "question")
 
 
 def rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
@@ -63,7 +52,7 @@ def rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
 
     def with_guess(w: float) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
-            guess = guesses.get(q.text)
+            guess = guesses.get(q.text, "").strip()
             if not guess:
                 return default(q, c)
             qv = c.query_vector(q.text) + w * c.query_vector(guess)
