@@ -1,17 +1,24 @@
 """The answer model's guess at what the lecturer said (HyDE), searched with the question.
 
-    PYTHONPATH=$PWD/src:$PWD/bench python bench/hyde.py generate [--model 1.5b]
-    PYTHONPATH=$PWD/src:$PWD/bench python bench/hyde.py score --half tune
+    PYTHONPATH=$PWD/src:$PWD/bench python bench/hyde.py generate [--prompt product] [--model 1.5b]
+    PYTHONPATH=$PWD/src:$PWD/bench python bench/hyde.py score --half tune [--prompt product]
 
-`generate`: for every English question of the realistic benchmark (the library's language), the
-answer model (greedy) writes the two or three sentences the lecturer most likely said when
-explaining it; cached in the bench home (`hyde_<model>.json`, keyed by the question), so the
-figures can be scored again for free and the prompt is the one recorded here.
+`generate`: for every question of the realistic benchmark, the answer model (greedy, at most
+100 tokens) writes the two or three sentences the lecturer most likely said when explaining it;
+cached in the bench home (keyed by the text guessed on), so the figures can be scored again for
+free and the prompt is the one recorded here. Prompts (`--prompt`):
+- `bench`: the first, kept prompt, which names the benchmark's subject ("an introductory
+  programming course"); English questions only (`hyde_<model>.json`);
+- `product`: the product's own (core/guess.py `guess_messages`), with the library's one course
+  named as the product names it, and the language of the text guessed on
+  (`hyde_<model>_product.json`);
+- `generic`: the product's, with no course named (`hyde_<model>_generic.json`).
+With `product` and `generic`, a Portuguese question is guessed on its English translation
+(translations.json), as `ask` does: translate first, then guess.
 
 `score`: the default ranking (`r2 default` of bench/ranking_ideas.py) against the same with the
-guess: E5 on the question's vector + w x the guess's vector (normalised), BM25 on the question
-and the guess together. English questions only (a Portuguese question is translated first, and
-its guess was not measured).
+guess: E5 on the question's vector (with its translation's) + w x the guess's vector,
+normalised, and BM25 on the text searched and the guess together: core/search.py's way.
 """
 
 from __future__ import annotations
@@ -25,6 +32,9 @@ from ranking_ideas import Signals, default_order, default_ranker
 from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 from variants import Units
 
+from lecturetui.core.guess import clean_guess, guess_messages
+from lecturetui.core.prompting import question_language
+
 SYSTEM = "You are the lecturer of an introductory programming course."
 ASK = (
     "A student asks: {question}\n\n"
@@ -33,31 +43,58 @@ ASK = (
 )
 
 
-def cache_path(model: str) -> Path:
-    return HOME / f"hyde_{model}.json"
+def cache_path(model: str, prompt: str = "bench") -> Path:
+    return HOME / (f"hyde_{model}.json" if prompt == "bench" else f"hyde_{model}_{prompt}.json")
 
 
-def generate(model: str, threads: int) -> None:
-    questions = [q.text for q in load_questions(QUESTIONS) if q.lang == "en"]
-    prompts = {text: (SYSTEM, ASK.format(question=text)) for text in questions}
-    write_replies(cache_path(model), prompts, model, threads, "question")
+def translations() -> dict[str, str]:
+    path = HOME / "translations.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
-def rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
+def guessed_text(q: Question, trans: dict[str, str]) -> str:
+    """What the product guesses on: the translation of a question in another language."""
+    return trans.get(q.text, q.text) if q.lang != "en" else q.text
+
+
+def generate(model: str, threads: int, prompt: str) -> None:
+    questions = load_questions(QUESTIONS)
+    if prompt == "bench":
+        prompts = {
+            q.text: (SYSTEM, ASK.format(question=q.text)) for q in questions if q.lang == "en"
+        }
+    else:
+        trans = translations()
+        courses = ["Python for Everybody"] if prompt == "product" else []
+        prompts = {}
+        for q in questions:
+            text = guessed_text(q, trans)
+            system, user = guess_messages(text, question_language(text), courses)
+            prompts[text] = (system["content"], user["content"])
+    write_replies(cache_path(model, prompt), prompts, model, threads, "question")
+
+
+def rankers(corpus: Corpus, model: str, prompt: str) -> dict[str, Ranker]:
     u48 = Units(corpus, 48, 24)
     sig = Signals(corpus, u48.vectors, u48.owner)
-    guesses: dict[str, str] = json.loads(cache_path(model).read_text())
+    guesses: dict[str, str] = json.loads(cache_path(model, prompt).read_text())
+    trans = translations() if prompt != "bench" else {}
 
     default = default_ranker(sig)
 
     def with_guess(w: float) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
-            guess = guesses.get(q.text, "").strip()
+            text = guessed_text(q, trans)
+            guess = (
+                clean_guess(guesses.get(text, ""))
+                if prompt != "bench"
+                else guesses.get(text, "").strip()
+            )
             if not guess:
                 return default(q, c)
-            qv = c.query_vector(q.text) + w * c.query_vector(guess)
+            qv = sig.qvec(q) + w * c.query_vector(guess)
             s2b = sig.dense_of(qv / np.linalg.norm(qv))[2]
-            both = Question(q.qid, q.lang, q.style, q.half, f"{q.text} {guess}", q.gold)
+            both = Question(q.qid, "en", q.style, q.half, f"{text} {guess}", q.gold)
             return default_order(s2b, sig.bm25w(both))
 
         return rank
@@ -69,13 +106,18 @@ def rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
 
 
 def main() -> None:
-    args = arguments("1.5b").parse_args()
+    parser = arguments("1.5b")
+    parser.add_argument("--prompt", choices=["bench", "product", "generic"], default="bench")
+    args = parser.parse_args()
     if args.step == "generate":
-        generate(args.model, args.threads)
+        generate(args.model, args.threads, args.prompt)
         return
     corpus = Corpus(library())
-    questions = [q for q in load_questions(QUESTIONS) if q.half == args.half and q.lang == "en"]
-    report(corpus, questions, rankers(corpus, args.model), compare="default")
+    questions = [
+        q for q in load_questions(QUESTIONS)
+        if q.half == args.half and (q.lang == "en" or args.prompt != "bench")
+    ]  # fmt: skip
+    report(corpus, questions, rankers(corpus, args.model, args.prompt), compare="default")
     corpus.save()
 
 

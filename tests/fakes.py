@@ -66,14 +66,20 @@ class FakeGenerator:
         tokens_per_s: float | None = None,
         cached_tokens: int = 0,
         translations: dict[str, str] | None = None,
+        guesses: dict[str, str] | None = None,
+        gpu: bool = False,
     ) -> None:
         self.answer = answer
+        # replies to the lecturer's-guess prompts (core/guess.py), by question: (system, user)
+        # of every guess asked are kept in `guessed`
+        self.guesses = guesses or {}
+        self.guessed: list[tuple[str, str]] = []
         # replies to translation prompts (core/translate.py); a question not in it gets none
         self.translations = translations or {}
         self.translated: list[str] = []
         self.n_ctx = n_ctx
         self.name = "fake.gguf"
-        self.gpu = False
+        self.gpu = gpu
         self.prompts: list[list[dict[str, str]]] = []
         self.prompt_tokens_per_s = tokens_per_s
         self.cached_tokens = cached_tokens
@@ -84,11 +90,17 @@ class FakeGenerator:
     def count_tokens(self, text: str) -> int:
         return len(text.split())
 
-    def stream(self, messages, max_tokens, stop=None):  # type: ignore[no-untyped-def]
+    def stream(self, messages, max_tokens, stop=None, temperature=None):  # type: ignore[no-untyped-def]
         if messages[0]["content"].startswith("Translate the user's question"):
             question = messages[-1]["content"]
             self.translated.append(question)
             yield self.translations.get(question, "")
+            return
+        if messages[0]["content"].startswith("You are the lecturer"):
+            user = messages[-1]["content"]
+            self.guessed.append((messages[0]["content"], user))
+            asked = user.removeprefix("A student asks: ").split("\n\n")[0]
+            yield self.guesses.get(asked, "")
             return
         self.prompts.append(messages)
         for i, word in enumerate(self.answer.split(" ")):

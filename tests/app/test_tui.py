@@ -25,7 +25,7 @@ QUESTION = "tensor Flow prioriza GPU"
 class SlowGenerator(FakeGenerator):
     """Streams forever (until stopped), one word every 20 ms."""
 
-    def stream(self, messages, max_tokens, stop=None):  # type: ignore[no-untyped-def]
+    def stream(self, messages, max_tokens, stop=None, temperature=None):  # type: ignore[no-untyped-def]
         self.prompts.append(messages)
         for i in range(10_000):
             if stop is not None and stop.is_set():
@@ -404,7 +404,7 @@ class GatedGenerator(FakeGenerator):
         super().__init__(answer)
         self.gate = threading.Event()
 
-    def stream(self, messages, max_tokens, stop=None):  # type: ignore[no-untyped-def]
+    def stream(self, messages, max_tokens, stop=None, temperature=None):  # type: ignore[no-untyped-def]
         self.prompts.append(messages)
         while not self.gate.wait(0.02):
             if stop is not None and stop.is_set():

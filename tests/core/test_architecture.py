@@ -94,12 +94,13 @@ def test_dependencies_point_one_way() -> None:
 
 
 #: the services on top of the core's parts: the library facade, the answer service (answering,
-#: attribution, translation), the watched folder, and the evaluation service
+#: attribution, translation, the guess), the watched folder, and the evaluation service
 SERVICES = (
     "lecturetui.core.service",
     "lecturetui.core.answering",
     "lecturetui.core.attribution",
     "lecturetui.core.translate",
+    "lecturetui.core.guess",
     "lecturetui.core.watch",
     "lecturetui.core.evaluation",
 )

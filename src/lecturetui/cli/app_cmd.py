@@ -11,14 +11,15 @@ from pathlib import Path
 
 import click
 
-from lecturetui.cli.base import Context, llm_options, pass_ctx, ttft_option
+from lecturetui.cli.base import Context, guess_option, llm_options, pass_ctx, ttft_option
 
 
 @click.command("app")
 @llm_options
 @ttft_option
+@guess_option
 @pass_ctx
-def app_cmd(obj: Context, llm: str | None, n_ctx: int, ttft: float) -> None:
+def app_cmd(obj: Context, llm: str | None, n_ctx: int, ttft: float, guess: str) -> None:
     """Open the app: ask, browse the segments, follow the citations."""
     from lecturetui.core.generation import LlamaGenerator
     from lecturetui.core.llmstore import DEFAULT_LLM, resolve_llm
@@ -36,7 +37,11 @@ def app_cmd(obj: Context, llm: str | None, n_ctx: int, ttft: float) -> None:
 
     app = LectureApp(
         AppServices(
-            library, load_generator, llm_label=(llm or DEFAULT_LLM).split("/")[-1], ttft_s=ttft
+            library,
+            load_generator,
+            llm_label=(llm or DEFAULT_LLM).split("/")[-1],
+            ttft_s=ttft,
+            guess=guess,
         )
     )
     log_path = obj.home.root / "lecturetui.log"

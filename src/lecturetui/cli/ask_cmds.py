@@ -13,6 +13,7 @@ from lecturetui.cli.base import (
     Context,
     console,
     fail,
+    guess_option,
     json_text,
     llm_options,
     mode_option,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 )
 @click.option("--verbose", is_flag=True, help="Show llama.cpp's own log.")
 @mode_option
+@guess_option
 @scope_options
 @pass_ctx
 def ask_cmd(
@@ -71,6 +73,7 @@ def ask_cmd(
     as_json: bool,
     verbose: bool,
     mode: str,
+    guess: str,
     courses: tuple[str, ...],
     lectures: tuple[str, ...],
 ) -> None:
@@ -80,6 +83,7 @@ def ask_cmd(
 
     from lecturetui.core.answering import answer, retrieve
     from lecturetui.core.conversation import make_turn
+    from lecturetui.core.guess import guess_planned, guesser_for
     from lecturetui.core.scope import Scope
     from lecturetui.core.translate import target_language, translating
 
@@ -94,15 +98,19 @@ def ask_cmd(
     evidence_out = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
         loading = pool.submit(_load_generator, obj, llm, n_ctx, verbose, evidence_out)
-        translator = None
+        translator = guesser = None
+        scope = Scope(courses, lectures)
         target = target_language(library, turn.search_text)
-        if target:
-            # a question in another language than the lectures': the model translates it
-            # first (core/translate.py), so it loads before the search
+        if target or guess_planned(guess, obj.device):
+            # the model translates a question in another language than the lectures' first
+            # (core/translate.py) and guesses the lecturer's words (core/guess.py): it loads
+            # before the search
             evidence_out.set()
-            translator = translating(loading.result(), target)
+            model = loading.result()
+            translator = translating(model, target) if target else None
+            guesser = guesser_for(library, model, guess, scope)
         try:
-            found = retrieve(library, turn, k, mode, Scope(courses, lectures), translator)
+            found = retrieve(library, turn, k, mode, scope, translator, guesser)
         finally:
             evidence_out.set()
         if not as_json:
@@ -110,6 +118,10 @@ def ask_cmd(
                 out.print(f"[dim](following up: {escape(turn.previous.question)})[/]")
             if found.translation:
                 out.print(f"[dim](searched as: {escape(found.translation)})[/]")
+            if found.guess:
+                out.print(
+                    f"[dim](searched with the lecturer's likely words: {escape(found.guess)})[/]"
+                )
             print_evidence(out, found)
         generator = loading.result()
 

@@ -143,6 +143,16 @@ def llm_options(fn: F) -> F:
     )(fn)  # fmt: skip
 
 
+def guess_option(fn: F) -> F:
+    """--guess, shared by `ask`, `app` and `eval`."""
+    return click.option(
+        "--guess", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
+        help="Search with the answer model's guess at the lecturer's words too: finds more"
+        " questions asked in your own words, costs ~5 s on a 2-core CPU. auto: when the model"
+        " runs on a GPU.",
+    )(fn)  # fmt: skip
+
+
 @click.group(cls=LtGroup, invoke_without_command=True)
 @click.option(
     "--home",

@@ -10,6 +10,7 @@ import click
 from lecturetui.cli.base import (
     Context,
     console,
+    guess_option,
     json_text,
     llm_options,
     mode_option,
@@ -37,7 +38,9 @@ if TYPE_CHECKING:
               help="Segments retrieved per question.")  # fmt: skip
 @mode_option
 @click.option("--retrieval-only", is_flag=True,
-              help="Only retrieval metrics, for every search mode side by side (no models).")  # fmt: skip
+              help="Only retrieval metrics, for every search mode side by side (no answer model;"
+                   " with --guess on, or auto on a GPU, also the questions searched as `ask`"
+                   " searches them).")  # fmt: skip
 @click.option("--lang", type=click.Choice(["pt", "en"]), default="pt", show_default=True,
               help="Language of the report's labels.")  # fmt: skip
 @llm_options
@@ -49,6 +52,7 @@ if TYPE_CHECKING:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Sampling seed of the answers (the same seed gives the same answers).")  # fmt: skip
 @click.option("--force", is_flag=True, help="Evaluate every question again, not only new ones.")
+@guess_option
 @scope_options
 @pass_ctx
 def eval_cmd(
@@ -67,6 +71,7 @@ def eval_cmd(
     ttft: float,
     seed: int,
     force: bool,
+    guess: str,
     courses: tuple[str, ...],
     lectures: tuple[str, ...],
 ) -> None:
@@ -84,19 +89,22 @@ def eval_cmd(
     scope = Scope(courses, lectures)
     resolve(library.store, scope)  # a scope that names nothing fails now, not mid-run
     if retrieval_only:
-        _retrieval_only(library, qset, k, report_path, json_path, scope)
+        _retrieval_only(obj, library, qset, k, report_path, json_path, scope, guess, llm, n_ctx)
         return
     _full(obj, qset, k, mode, lang, llm, n_ctx, judge, answer_tokens, ttft, seed, force,
-          report_path, json_path, scope)  # fmt: skip
+          report_path, json_path, scope, guess)  # fmt: skip
 
 
 def _retrieval_only(
-    library: Library, qset: QuestionSet, k: int, report: Path | None, js: Path | None,
-    scope: Scope,
+    obj: Context, library: Library, qset: QuestionSet, k: int, report: Path | None,
+    js: Path | None, scope: Scope, guess: str, llm: str | None, n_ctx: int,
 ) -> None:  # fmt: skip
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.evaluation.report import render_retrieval_table
     from lecturetui.core.evaluation.retrieval import evaluate_retrieval
+    from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.guess import guess_planned
+    from lecturetui.core.llmstore import resolve_llm
     from lecturetui.core.modes import MODES
 
     with_gold = [q for q in qset.questions if q.gold or q.reference_ranking]
@@ -107,16 +115,26 @@ def _retrieval_only(
             hint="add corpus_ids, or lecture + start + end, to the questions",
         )
     library.warm()
-    with progress_bars() as bar:
-        task = bar.add_task("searching", total=len(with_gold) * len(MODES), rate="")
-        summaries = evaluate_retrieval(
-            library,
-            with_gold,
-            MODES,
-            k,
-            lambda d, t: bar.update(task, completed=d, total=t),
-            scope,
-        )
+    generator = None
+    if guess_planned(guess, obj.device):  # the questions searched as `ask` searches them too
+        path = resolve_llm(obj.home.models_dir, llm, note)
+        generator = LlamaGenerator(path, n_ctx=n_ctx, seed=0, device=obj.device)
+    try:
+        with progress_bars() as bar:
+            task = bar.add_task("searching", total=len(with_gold) * len(MODES), rate="")
+            summaries = evaluate_retrieval(
+                library,
+                with_gold,
+                MODES,
+                k,
+                lambda d, t: bar.update(task, completed=d, total=t),
+                scope,
+                generator,
+                guess,
+            )
+    finally:
+        if generator is not None:
+            generator.close()
     table = {mode: s.scores.means() for mode, s in summaries.items()}
     overlaps = {
         mode: [r.reference_overlap for r in s.rows if r.reference_overlap is not None]
@@ -142,11 +160,12 @@ def _retrieval_only(
 def _full(
     obj: Context, qset: QuestionSet, k: int, mode: str, lang: str, llm: str | None, n_ctx: int,
     judge_name: str | None, answer_tokens: int, ttft: float, seed: int, force: bool,
-    report: Path | None, js: Path | None, scope: Scope,
+    report: Path | None, js: Path | None, scope: Scope, guess: str,
 ) -> None:  # fmt: skip
     from lecturetui.core.evaluation.report import render_report
     from lecturetui.core.evaluation.runner import EvalSettings
     from lecturetui.core.evaluation.runs import Runs, run_key
+    from lecturetui.core.guess import guess_planned
     from lecturetui.core.llmstore import resolve_llm
     from lecturetui.core.records import to_json
 
@@ -155,7 +174,7 @@ def _full(
     judge_path = resolve_llm(obj.home.models_dir, judge_name, note) if judge_name else llm_path
     settings = EvalSettings(
         mode, k, llm_path.name, judge_path.name, answer_tokens, n_ctx, seed=seed, ttft_s=ttft,
-        courses=scope.courses, lectures=scope.lectures,
+        courses=scope.courses, lectures=scope.lectures, guess=guess_planned(guess, obj.device),
     )  # fmt: skip
     runs = Runs(library.store)
     key = run_key(qset.sha256, settings.as_dict())

@@ -15,6 +15,7 @@ from lecturetui.core.budget import PromptBudget, plan_prompt
 from lecturetui.core.conversation import Turn
 from lecturetui.core.evidence import EvidenceSentence, ScoredPassage, best_evidence, score_passages
 from lecturetui.core.generation import Generator
+from lecturetui.core.guess import Guesser, guesser_for
 from lecturetui.core.modes import DEFAULT_MODE
 from lecturetui.core.prompting import Passage, cited_numbers, merge_hits, question_language
 from lecturetui.core.records import AnswerRecord, PassageRecord, to_json
@@ -41,6 +42,8 @@ class Answer:
     evidence: list[EvidenceSentence] = field(default_factory=list)
     turn: Turn | None = None
     trimmed: bool = False  # passages cut down to their best sentences to meet the time budget
+    translation: str | None = None  # the question as searched (Retrieved.translation)
+    guess: str | None = None  # the lecturer's likely words searched with it (Retrieved.guess)
 
     @property
     def citations(self) -> list[Passage]:
@@ -63,6 +66,8 @@ class Answer:
             follow_up=turn.follow_up if turn else False,
             previous_entry=turn.previous.entry_id if turn and turn.previous else None,
             search_text=turn.search_text if turn else None,
+            translation=self.translation,
+            guess=self.guess,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -101,6 +106,8 @@ class Retrieved:
     retrieval_s: float
     evidence_s: float  # retrieval included
     translation: str | None = None  # the question as searched, in the library's language
+    guess: str | None = None  # the lecturer's likely words, searched with it (core/guess.py)
+    model_s: float = 0.0  # of retrieval_s: the model's translation and guess
 
 
 _vectors: weakref.WeakKeyDictionary[Library, SentenceVectors] = weakref.WeakKeyDictionary()
@@ -125,13 +132,20 @@ def retrieve(
     mode: str = DEFAULT_MODE,
     scope: Scope | None = None,
     translator: Translator | None = None,
+    guesser: Guesser | None = None,
 ) -> Retrieved:
     """Search (a follow-up with the previous question's search text) and score the sentences
-    of the best passages: the evidence, shown before any answer."""
+    of the best passages: the evidence, shown before any answer. A translator puts a question
+    in another language into the library's; a guesser adds the lecturer's likely words (on the
+    translation when there is one)."""
     library.warm()  # model loading is not retrieval time
     t0 = time.perf_counter()
     translation = translator(turn.search_text) if translator else None
-    result = library.search(turn.search_text, k, mode=mode, scope=scope, translation=translation)
+    guess = guesser(translation or turn.search_text) if guesser else None
+    t_model = time.perf_counter()
+    result = library.search(
+        turn.search_text, k, mode=mode, scope=scope, translation=translation, guess=guess
+    )
     t1 = time.perf_counter()
     passages = merge_hits(result.hits)
     scored: list[ScoredPassage] = []
@@ -140,8 +154,9 @@ def retrieve(
         scored = score_passages(passages, query, sentence_vectors(library))
     t2 = time.perf_counter()
     return Retrieved(
-        turn, result.hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0, translation
-    )
+        turn, result.hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
+        translation, guess, t_model - t0,
+    )  # fmt: skip
 
 
 def answer(
@@ -215,6 +230,7 @@ def answer(
         citation_source=source,
         timings={
             "retrieval_ms": found.retrieval_s * 1000,
+            "translate_guess_ms": found.model_s * 1000,
             "evidence_ms": found.evidence_s * 1000,
             "prompt_tokens": float(plan.prompt_tokens),
             "prompt_new_tokens": float(plan.prompt_tokens - generator.cached_tokens),
@@ -229,6 +245,8 @@ def answer(
         evidence=found.evidence,
         turn=turn,
         trimmed=plan.trimmed,
+        translation=found.translation,
+        guess=found.guess,
     )
 
 
@@ -246,14 +264,17 @@ def ask(
     turn: Turn | None = None,
     on_evidence: Callable[[Retrieved], None] | None = None,
     scope: Scope | None = None,
+    guess: str = "auto",
 ) -> Answer:
     """Retrieve, show the evidence (`on_evidence`), then stream the answer (`on_token`).
 
     `turn` says whether the question follows up an earlier one (conversation.make_turn);
-    by default it stands alone."""
+    by default it stands alone. `guess` (auto, on, off): search with the lecturer's likely
+    words too (core/guess.py)."""
     turn = turn or Turn(question.strip(), question.strip())
     translator = translator_for(library, generator, turn.search_text)
-    found = retrieve(library, turn, k, mode, scope, translator)
+    guesser = guesser_for(library, generator, guess, scope)
+    found = retrieve(library, turn, k, mode, scope, translator, guesser)
     if on_evidence:
         on_evidence(found)
     return answer(library, generator, found, answer_tokens, ttft_s, on_token, stop, on_retrieved)

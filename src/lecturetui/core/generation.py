@@ -39,7 +39,11 @@ class Generator(Protocol):
     def count_tokens(self, text: str) -> int: ...
 
     def stream(
-        self, messages: list[dict[str, str]], max_tokens: int, stop: threading.Event | None = None
+        self,
+        messages: list[dict[str, str]],
+        max_tokens: int,
+        stop: threading.Event | None = None,
+        temperature: float | None = None,
     ) -> Iterator[str]: ...
 
 
@@ -229,9 +233,14 @@ class LlamaGenerator:
         )
 
     def stream(
-        self, messages: list[dict[str, str]], max_tokens: int, stop: threading.Event | None = None
+        self,
+        messages: list[dict[str, str]],
+        max_tokens: int,
+        stop: threading.Event | None = None,
+        temperature: float | None = None,
     ) -> Iterator[str]:
-        """Yield text pieces as they are generated; setting `stop` ends it between tokens."""
+        """Yield text pieces as they are generated; setting `stop` ends it between tokens.
+        `temperature` overrides the model's own for this reply (0: greedy)."""
         out: queue.Queue[object] = queue.Queue()
         stop = stop or threading.Event()
         halt = threading.Event()  # the consumer went away (closed or interrupted)
@@ -249,7 +258,7 @@ class LlamaGenerator:
                     chunks = self._llm.create_chat_completion(
                         messages=messages,
                         max_tokens=max_tokens,
-                        temperature=self.temperature,
+                        temperature=self.temperature if temperature is None else temperature,
                         seed=self.seed,
                         stream=True,
                     )

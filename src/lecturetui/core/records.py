@@ -117,6 +117,8 @@ class AnswerRecord:
     follow_up: bool = False
     previous_entry: int | None = None
     search_text: str | None = None
+    translation: str | None = None  # the question in the library's language, as searched
+    guess: str | None = None  # the lecturer's likely words, searched with it (core/guess.py)
 
 
 def to_json(record: object) -> Any:

@@ -52,6 +52,9 @@ class SearchSource(Protocol):
 UNIT_WEIGHT = 0.7
 #: how many units the unit index returns per candidate segment wanted
 UNITS_PER_CANDIDATE = 4
+#: weight of the lecturer's guess's vector beside the question's (core/guess.py; chosen on the
+#: realistic benchmark's tune half, bench/RESULTS.md)
+GUESS_WEIGHT = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +164,7 @@ def run_search(
     fusion: FusionConfig | None,
     scope: ResolvedScope | None = None,
     translation: str | None = None,
+    guess: str | None = None,
 ) -> SearchResult:
     """See `Library.search` (which checks the question and the library first)."""
     from lecturetui.core.index import EXACT_SEARCH_LIMIT
@@ -174,6 +178,8 @@ def run_search(
     vector = emb.embed_query(query)
     if translation:  # the question and its translation into the library's language, together
         vector = unit_vector(vector + emb.embed_query(translation))
+    if guess:  # the lecturer's likely words (core/guess.py), at a lesser weight
+        vector = unit_vector(vector + GUESS_WEIGHT * emb.embed_query(guess))
     t2 = time.perf_counter()
     use_exact = exact if exact is not None else index.count <= EXACT_SEARCH_LIMIT
     depth = max(k, CANDIDATES)
@@ -187,7 +193,9 @@ def run_search(
     t3 = time.perf_counter()
     lexical = (
         library.store.lexical_search(
-            translation or query, depth, scope.lecture_ids if scope else None
+            " ".join(filter(None, (translation or query, guess))),
+            depth,
+            scope.lecture_ids if scope else None,
         )
         if mode != "dense"
         else []

@@ -353,11 +353,12 @@ class Library:
         fusion: FusionConfig | None = None,
         scope: Scope | None = None,
         translation: str | None = None,
+        guess: str | None = None,
     ) -> SearchResult:
         """The top k segments for a question, ranked by `mode`; every hit scored by cosine.
         With a scope (courses, lectures), the top k from inside it. `translation` (the question
         in the library's language, core/translate.py) joins the question's vector and replaces
-        it for BM25."""
+        it for BM25; `guess` (the lecturer's likely words, core/guess.py) joins both."""
         query = query.strip()
         if not query:
             raise LectureTuiError(
@@ -385,8 +386,9 @@ class Library:
                 hint="run `lecturetui reindex`",
             )
         return run_search(
-            self, query, k, exact, mode, fusion, resolve(self.store, scope or Scope()), translation
-        )
+            self, query, k, exact, mode, fusion, resolve(self.store, scope or Scope()),
+            translation, guess,
+        )  # fmt: skip
 
     def same_language(self, query: str) -> bool:
         """Is the question in one of the library's languages (or are they unknown)?"""

@@ -71,6 +71,7 @@ class AskingScreen(Screen[None]):
     def _answer_question(self, question: str, stop: threading.Event) -> None:
         from lecturetui.core.answering import answer, passage_record, retrieve
         from lecturetui.core.conversation import Exchange, make_turn
+        from lecturetui.core.guess import guesser_for
         from lecturetui.core.translate import translator_for
 
         worker = get_current_worker()
@@ -79,7 +80,8 @@ class AskingScreen(Screen[None]):
         self.app.call_from_thread(self.begin_question)
         turn = make_turn(question, self.previous)
         translator = translator_for(library, models.generator, turn.search_text)
-        found = retrieve(library, turn, 10, self.mode, self.scope, translator)
+        guesser = guesser_for(library, models.generator, ctx.services.guess, self.scope)
+        found = retrieve(library, turn, 10, self.mode, self.scope, translator, guesser)
         if worker.is_cancelled:
             return
         self.app.call_from_thread(self.show_found, found)
@@ -133,6 +135,8 @@ class AskingScreen(Screen[None]):
             status += f" · ↳ {found.turn.previous.question}"
         if found.translation:  # a question in another language, searched as translated
             status += f" · ⇄ {found.translation}"
+        if found.guess:  # searched with the lecturer's likely words too
+            status += f" · {labels['guess']}"
         self.show_answer_text("", status)
 
     def stream_update(self, text: str) -> None:

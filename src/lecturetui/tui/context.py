@@ -41,6 +41,8 @@ class AppServices:
     load_generator: Callable[[], Generator]
     llm_label: str = ""
     ttft_s: float = DEFAULT_TTFT_S
+    #: search with the answer model's guess at the lecturer's words (core/guess.py): auto/on/off
+    guess: str = "auto"
     #: where `x` writes exports (Markdown, Anki, CSV): a folder in the current directory
     export_dir: Path = field(default_factory=lambda: Path.cwd() / "lecturetui-export")
 

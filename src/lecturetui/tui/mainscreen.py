@@ -71,7 +71,14 @@ class MainScreen(AskingScreen):
             f"{labels['mode']}: {self.mode}",
             *([self.scope.label()] if self.scope else []),
             f"{labels['ttft']} {ttft_label(self.ttft)}",
+            *([labels["guess"]] if self.guessing() else []),
         ]
+
+    def guessing(self) -> bool:
+        """Are questions searched with the lecturer's guess (core/guess.py)?"""
+        from lecturetui.core.guess import wants_guess
+
+        return wants_guess(self.ctx.services.guess, self.ctx.models.generator)
 
     def refresh_status(self, state: str | None = None) -> None:
         ctx = self.ctx

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lecturetui.core.evaluation.metrics import Gold, RetrievalScores, overlap_at
 from lecturetui.core.evaluation.questions import EvalQuestion
 from lecturetui.core.scope import Scope
 from lecturetui.core.service import Hit, Library
+
+if TYPE_CHECKING:
+    from lecturetui.core.generation import Generator
+
+#: the row searched as `ask` searches: hybrid, a question in another language translated and
+#: the lecturer's guess added by the answer model (core/translate.py, core/guess.py)
+WITH_MODEL = "hybrid + model"
 
 
 def hit_is_gold(gold: Gold, hit: Hit) -> bool:
@@ -85,16 +92,44 @@ def evaluate_retrieval(
     k: int = 10,
     progress: Callable[[int, int], None] | None = None,
     scope: Scope | None = None,
+    generator: Generator | None = None,
+    guess: str = "off",
 ) -> dict[str, ModeSummary]:
-    """Search every question in every mode; metrics need gold evidence (others are skipped)."""
-    out = {mode: ModeSummary(mode) for mode in modes}
-    total = len(questions) * len(modes)
+    """Search every question in every mode; metrics need gold evidence (others are skipped).
+    With the answer model, a `WITH_MODEL` row too: the questions searched as `ask` searches."""
+    from lecturetui.core.guess import guesser_for
+
+    rows = [*modes, WITH_MODEL] if generator is not None else list(modes)
+    out = {mode: ModeSummary(mode) for mode in rows}
+    guesser = guesser_for(library, generator, guess, scope)
+    total = len(questions) * len(rows)
     done = 0
     for q in questions:
-        for mode in modes:
-            hits = library.search(q.question, max(k, 10), mode=mode, scope=scope).hits
+        for mode in rows:
+            if mode == WITH_MODEL:
+                hits = _searched_as_asked(library, generator, guesser, q.question, k, scope)
+            else:
+                hits = library.search(q.question, max(k, 10), mode=mode, scope=scope).hits
             out[mode].add(score_hits(library, q, hits, mode))
             done += 1
             if progress:
                 progress(done, total)
     return out
+
+
+def _searched_as_asked(
+    library: Library,
+    generator: Generator | None,
+    guesser: Callable[[str], str | None] | None,
+    question: str,
+    k: int,
+    scope: Scope | None,
+) -> list[Hit]:
+    from lecturetui.core.translate import translator_for
+
+    translator = translator_for(library, generator, question)
+    translation = translator(question) if translator else None
+    guess = guesser(translation or question) if guesser else None
+    return library.search(
+        question, max(k, 10), mode="hybrid", scope=scope, translation=translation, guess=guess
+    ).hits

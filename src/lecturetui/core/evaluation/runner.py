@@ -38,16 +38,19 @@ class EvalSettings:
     ttft_s: float = DEFAULT_TTFT_S  # the answers' time budget to the first token (0: none)
     courses: tuple[str, ...] = ()  # the scope the questions are asked in (none: everything)
     lectures: tuple[str, ...] = ()
+    guess: bool = False  # searched with the lecturer's guess too (core/guess.py)
 
     def as_dict(self) -> dict[str, Any]:
-        """The settings that identify a run (an empty scope is left out, so runs made before
-        scopes existed keep their identity)."""
+        """The settings that identify a run (an empty scope and no guess are left out, so runs
+        made before they existed keep their identity)."""
         data = asdict(self)
         for key in ("courses", "lectures"):
             if data[key]:
                 data[key] = list(data[key])
             else:
                 del data[key]
+        if not data["guess"]:
+            del data["guess"]
         return data
 
     def scope(self) -> Scope:
@@ -78,6 +81,7 @@ def evaluate_question(
     answer = ask(
         library, generator, question.question, settings.k, settings.answer_tokens,
         stop=stop, mode=settings.mode, ttft_s=settings.ttft_s, scope=settings.scope(),
+        guess="on" if settings.guess else "off",
     )  # fmt: skip
     t1 = time.perf_counter()
     step("judging answer relevance")

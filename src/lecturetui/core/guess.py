@@ -1,0 +1,116 @@
+"""The answer model's guess at what the lecturer said, searched together with the question.
+
+A question in a student's own words shares few words with the lecture and sits far from it in
+E5's space; the lecturer's likely words sit closer (the idea is known as HyDE, hypothetical
+document embeddings). Before the search, the answer model writes the two or three sentences the
+lecturer most likely said; E5 searches the question's vector plus `search.GUESS_WEIGHT` times
+the guess's, and BM25 looks for the words of both. The guess is never shown as an answer: it only
+steers the search, and the hits are the lectures' own words.
+
+It costs one short generation (at most `GUESS_TOKENS` tokens): a fraction of a second on a GPU,
+about 5 s on a 2-core CPU. So `auto` (the default) guesses when the answer model runs on a GPU,
+and `on` / `off` choose either way (bench/RESULTS.md, "HyDE in the product").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.prompting import question_language
+
+if TYPE_CHECKING:
+    from lecturetui.core.generation import Generator
+    from lecturetui.core.scope import Scope
+    from lecturetui.core.service import Library
+
+#: longest guess, tokens (two or three sentences; a longer one is cut, and still helps)
+GUESS_TOKENS = 100
+#: the choices of `--guess`
+GUESS_SETTINGS = ("auto", "on", "off")
+
+Guesser = Callable[[str], "str | None"]
+
+
+def guess_messages(
+    question: str, language: str | None, courses: Sequence[str]
+) -> list[dict[str, str]]:
+    """The chat that asks for the lecturer's likely words: the course is named when the library
+    (or the question's scope) holds one, and the language always (a small model otherwise
+    drifts into English)."""
+    who = f'the course "{courses[0]}"' if len(courses) == 1 else "a university course"
+    tail = f", in {language}" if language else ""
+    return [
+        {"role": "system", "content": f"You are the lecturer of {who}."},
+        {"role": "user",
+         "content": f"A student asks: {question}\n\nWrite the two or three sentences you most "
+                    "likely said in your lecture when you explained this. Reply with those "
+                    f"sentences only{tail}."},
+    ]  # fmt: skip
+
+
+_LEAD = re.compile(r"^(sure|certainly|of course|claro|certo)\b[^.:!]*[.:!]\s*", re.I)
+
+
+def clean_guess(reply: str) -> str | None:
+    """The sentences of a model's reply, without a chatty lead-in or quotes; None when empty."""
+    lines = [_LEAD.sub("", x.strip()) for x in reply.strip().splitlines() if x.strip()]
+    if len(lines) > 1 and lines[0].endswith(":"):  # "Here is what I said:"
+        lines = lines[1:]
+    text = " ".join(x.strip(" \"'“”") for x in lines)
+    return text.strip() or None
+
+
+def guess(
+    generator: Generator, question: str, language: str | None, courses: Sequence[str]
+) -> str | None:
+    """The lecturer's likely words on `question` (greedy), or None when the model fails."""
+    messages = guess_messages(question, language, courses)
+    try:
+        reply = "".join(generator.stream(messages, GUESS_TOKENS, temperature=0.0))
+    except LectureTuiError:  # a failed guess only costs its help to the search
+        return None
+    return clean_guess(reply)
+
+
+def courses_of(library: Library, scope: Scope | None = None) -> list[str]:
+    """The courses a question is asked about: those of its scope, else the library's."""
+    from lecturetui.core.scope import resolve
+
+    lectures = library.lectures()
+    inside = resolve(library.store, scope) if scope else None
+    if inside is not None:
+        lectures = [x for x in lectures if x.id in inside.lecture_ids]
+    return sorted({x.course for x in lectures if x.course})
+
+
+def wants_guess(setting: str, generator: Generator | None) -> bool:
+    """Whether to guess: `on`, or `auto` with the answer model on a GPU; never without a model."""
+    if setting not in GUESS_SETTINGS:
+        raise LectureTuiError(f"There is no guess setting {setting!r}.",
+                              hint=f"use one of: {', '.join(GUESS_SETTINGS)}")  # fmt: skip
+    return generator is not None and (setting == "on" or (setting == "auto" and generator.gpu))
+
+
+def guess_planned(setting: str, device: str | None) -> bool:
+    """Before the answer model loads: will it guess? (`auto`: when this llama.cpp build can
+    offload to a GPU and the device is not the CPU, which is when the model will run there.)"""
+    if setting != "auto":
+        return setting == "on"
+    from lecturetui.core.hardware import llama_report
+
+    build = llama_report()
+    return build is not None and build.gpu_offload and (device or "auto") != "cpu"
+
+
+def guesser_for(
+    library: Library, generator: Generator | None, setting: str, scope: Scope | None = None
+) -> Guesser | None:
+    """A guesser for the questions of this library (and scope), or None when not wanted."""
+    if generator is None or not wants_guess(setting, generator):
+        return None
+    courses = courses_of(library, scope)
+    model = generator
+    return lambda text: guess(model, text, question_language(text), courses)
