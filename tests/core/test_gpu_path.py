@@ -122,6 +122,8 @@ def test_doctor_json_without_loading_models(home: Path) -> None:
     assert data["embedder_device"] == "not loaded"
     assert data["llama"]["backend"] in ("CPU", "CUDA", "Metal", "Vulkan", "ROCm", "SYCL", "GPU")
     assert isinstance(data["gpus"], list)
+    # the lecturer's guess is on by default exactly when llama.cpp offloads to a GPU
+    assert data["guess_auto"] == data["llama"]["gpu_offload"]
 
 
 def test_the_policy_moves_only_when_the_cpu_time_would_exceed_the_start() -> None:

@@ -17,6 +17,7 @@ from lecturetui.cli.base import Context, console, json_text, pass_ctx
 def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> None:
     """Show the GPU, torch's device and dtype, llama.cpp's backend and offloaded layers."""
     from lecturetui.core.errors import LectureTuiError
+    from lecturetui.core.guess import guess_planned
     from lecturetui.core.hardware import diagnose
 
     embedder = generator = None
@@ -37,8 +38,11 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
     report = diagnose(embedder, generator, obj.device)
     if generator is not None:
         generator.close()
+    # --guess auto: the lecturer's guess is searched with every question when the model is on a GPU
+    guessing = guess_planned("auto", obj.device)
     if as_json:
         data = dataclasses.asdict(report)
+        data["guess_auto"] = guessing
         data["problems"] = report.problems + failures
         if data["llama"]:
             data["llama"].pop("system_info", None)
@@ -73,6 +77,11 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
         )
     out.print(f"embeddings   {report.embedder_device}")
     out.print(f"answers      {report.llm_device}")
+    out.print(
+        "guess        "
+        + ("on: questions are searched with the lecturer's guess (--guess auto)" if guessing
+           else "off on the CPU (--guess on adds it: finds more, ~5 s a question on 2 cores)")
+    )  # fmt: skip
     out.print(f"speech       {report.asr_device}")
     for line in report.problems + failures:
         out.print(f"[yellow]![/] {line}", soft_wrap=True)
