@@ -54,7 +54,7 @@ UNIT_WEIGHT = 0.7
 UNITS_PER_CANDIDATE = 4
 #: weight of the lecturer's guess's vector beside the question's (core/guess.py; chosen on the
 #: realistic benchmark's tune half, bench/RESULTS.md)
-GUESS_WEIGHT = 0.3
+GUESS_WEIGHT = 1.0
 
 
 @dataclass(frozen=True, slots=True)
