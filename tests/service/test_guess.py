@@ -156,6 +156,12 @@ async def test_the_app_guesses_when_the_model_runs_on_a_gpu(home: Path) -> None:
         assert len(gen.guessed) == 1
         searched = app.services.library.search(QUESTION, 10, guess=GUESS).hits
         assert [h.segment_id for h in app.main.hits] == [h.segment.id for h in searched]
+        await pilot.press("escape", "g")  # off for the next questions
+        assert "palpite" not in str(app.main.query_one("#status", Static).render())
+        await ask_in_app(pilot, app, QUESTION)
+        assert len(gen.guessed) == 1  # not asked again
+        plain = app.services.library.search(QUESTION, 10).hits
+        assert [h.segment_id for h in app.main.hits] == [h.segment.id for h in plain]
 
 
 def test_eval_retrieval_only_adds_the_row_searched_as_asked_with_guess_on(

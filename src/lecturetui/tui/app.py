@@ -178,6 +178,8 @@ class LectureApp(App[None]):
                             main.action_new_thread)  # fmt: skip
         yield SystemCommand("Time budget", "Time to the answer's first token: 8/15/30 s, none, 4 s (t)",
                             main.action_cycle_ttft)  # fmt: skip
+        yield SystemCommand("Lecturer's guess", "Search with the answer model's guess at the lecture's words, or without (g)",
+                            main.action_toggle_guess)  # fmt: skip
         yield SystemCommand("Open the video", "The selected segment's lecture at its time (o)",
                             main.action_open)  # fmt: skip
         yield SystemCommand("Copy the link", "The selected segment's link (y)", main.action_copy)

@@ -40,6 +40,7 @@ class AskingScreen(Screen[None]):
         self.mode = DEFAULT_MODE
         self.scope = Scope()  # where questions are searched (s picks a course or a lecture)
         self.ttft = 0.0  # set from the services on mount
+        self.guess = "auto"  # the lecturer's guess (core/guess.py): auto, on, off; `g` toggles it
         self.previous: Exchange | None = None  # the exchange a follow-up would continue
         self.entry_id: int | None = None  # the history entry of the answer on screen
 
@@ -80,7 +81,7 @@ class AskingScreen(Screen[None]):
         self.app.call_from_thread(self.begin_question)
         turn = make_turn(question, self.previous)
         translator = translator_for(library, models.generator, turn.search_text)
-        guesser = guesser_for(library, models.generator, ctx.services.guess, self.scope)
+        guesser = guesser_for(library, models.generator, self.guess, self.scope)
         found = retrieve(library, turn, 10, self.mode, self.scope, translator, guesser)
         if worker.is_cancelled:
             return

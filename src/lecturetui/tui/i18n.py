@@ -20,7 +20,7 @@ LABELS: dict[str, dict[str, str]] = {
         "annotated": "annotated", "label_hint": "c/p/i label it and go to the next, x clears",
         "no_answer": "(no answer)", "context": "context", "reference": "Reference",
         "evidence": "Evidence", "new_thread": "New thread: the next question stands alone",
-        "ttft": "first token", "follow_up": "follow-up", "guess": "+ lecturer's guess",
+        "ttft": "first token", "follow_up": "follow-up", "guess": "+ lecturer's guess", "on": "on", "off": "off",
     },
     "pt": {
         "question": "Pergunta", "segments": "Segmentos", "answer": "Resposta", "references": "Referências",
@@ -39,7 +39,7 @@ LABELS: dict[str, dict[str, str]] = {
         "annotated": "anotados", "label_hint": "c/p/i anota e passa ao próximo, x apaga",
         "no_answer": "(sem resposta)", "context": "contexto", "reference": "Referência",
         "evidence": "Evidência", "new_thread": "Nova conversa: a próxima pergunta é independente",
-        "ttft": "1º token", "follow_up": "continuação", "guess": "+ palpite do professor",
+        "ttft": "1º token", "follow_up": "continuação", "guess": "+ palpite do professor", "on": "ligado", "off": "desligado",
     },
 }  # fmt: skip
 

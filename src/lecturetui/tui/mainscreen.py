@@ -32,6 +32,7 @@ class MainScreen(AskingScreen):
         Binding("m", "cycle_mode", "Mode"),
         Binding("n", "new_thread", "New thread"),
         Binding("t", "cycle_ttft", "Time budget", show=False),
+        Binding("g", "toggle_guess", "Lecturer's guess", show=False),
         Binding("s", "scope", "Scope"),
         Binding("b", "bookmark", "Bookmark"),
         Binding("x", "export", "Export", show=False),
@@ -52,6 +53,7 @@ class MainScreen(AskingScreen):
     def on_mount(self) -> None:
         labels = self.ctx.labels
         self.ttft = self.ctx.services.ttft_s
+        self.guess = self.ctx.services.guess
         self.query_one("#hits", OptionList).border_title = labels["segments"]
         self.query_one("#answer-box").border_title = labels["answer"]
         self.query_one("#question", Input).focus()
@@ -78,7 +80,7 @@ class MainScreen(AskingScreen):
         """Are questions searched with the lecturer's guess (core/guess.py)?"""
         from lecturetui.core.guess import wants_guess
 
-        return wants_guess(self.ctx.services.guess, self.ctx.models.generator)
+        return wants_guess(self.guess, self.ctx.models.generator)
 
     def refresh_status(self, state: str | None = None) -> None:
         ctx = self.ctx
@@ -124,6 +126,13 @@ class MainScreen(AskingScreen):
         self.ttft = TTFT_CHOICES[(i + 1) % len(TTFT_CHOICES)]
         self.refresh_status()
         self.notify(f"{self.ctx.labels['ttft']}: {ttft_label(self.ttft)}")
+
+    def action_toggle_guess(self) -> None:
+        """Search the next questions with the lecturer's guess, or without it."""
+        labels = self.ctx.labels
+        self.guess = "off" if self.guessing() else "on"
+        self.refresh_status()
+        self.notify(f"{labels['guess']}: {labels['on'] if self.guessing() else labels['off']}")
 
     def action_new_thread(self) -> None:
         """The next question starts a new thread (it is not taken as a follow-up)."""

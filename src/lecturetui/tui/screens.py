@@ -41,6 +41,7 @@ HELP = """\
 | `m` | search mode: hybrid (E5 + BM25), dense (E5), lexical (BM25) |
 | `n` | new thread: the next question is not taken as a follow-up |
 | `t` | time to the answer's first token: 8 s, 15 s, 30 s, no limit, 4 s |
+| `g` | search with the lecturer's guess (finds more questions asked in your own words) or without |
 | `e` | evaluation runs: read records, label them `c` / `p` / `i` |
 | `?` | this help |
 | `Ctrl+P` | command palette |
