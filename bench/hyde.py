@@ -82,7 +82,9 @@ def rankers(corpus: Corpus, model: str, prompt: str) -> dict[str, Ranker]:
 
     default = default_ranker(sig)
 
-    def with_guess(w: float) -> Ranker:
+    def with_guess(w: float, dense: bool = True, lexical: bool = True) -> Ranker:
+        """The guess in E5 (question + w x guess) and/or in BM25 (the words of both)."""
+
         def rank(q: Question, c: Corpus) -> list[int]:
             text = guessed_text(q, trans)
             guess = (
@@ -92,9 +94,10 @@ def rankers(corpus: Corpus, model: str, prompt: str) -> dict[str, Ranker]:
             )
             if not guess:
                 return default(q, c)
-            qv = sig.qvec(q) + w * c.query_vector(guess)
+            qv = sig.qvec(q) + (w * c.query_vector(guess) if dense else 0.0)
             s2b = sig.dense_of(qv / np.linalg.norm(qv))[2]
-            both = Question(q.qid, "en", q.style, q.half, f"{text} {guess}", q.gold)
+            words = f"{text} {guess}" if lexical else text
+            both = Question(q.qid, "en", q.style, q.half, words, q.gold)
             return default_order(s2b, sig.bm25w(both))
 
         return rank
@@ -102,6 +105,9 @@ def rankers(corpus: Corpus, model: str, prompt: str) -> dict[str, Ranker]:
     out: dict[str, Ranker] = {"default": default}
     for w in (0.3, 0.5, 1.0):
         out[f"hyde w {w}"] = with_guess(w)
+    # where the gain comes from: the guess in one retriever only
+    out["hyde w 1.0, E5 only"] = with_guess(1.0, lexical=False)
+    out["hyde, BM25 only"] = with_guess(1.0, dense=False)
     return out
 
 

@@ -7,7 +7,12 @@ from pathlib import Path
 from lecturetui.core.answering import ask
 from lecturetui.core.paths import DataHome
 from lecturetui.core.service import Library
-from lecturetui.core.translate import clean_translation, translate, translator_for
+from lecturetui.core.translate import (
+    clean_translation,
+    translate,
+    translate_messages,
+    translator_for,
+)
 
 from ..conftest import SEED_CORPUS
 from ..fakes import FakeEmbedder, FakeGenerator
@@ -26,6 +31,8 @@ def test_a_reply_that_is_not_a_translation_is_dropped() -> None:
 
 
 def test_translate_asks_for_the_target_language_by_name() -> None:
+    system = translate_messages(QUESTION, "pt")[0]["content"]
+    assert system.startswith("Translate the user's question into Portuguese.")
     gen = FakeGenerator(translations={QUESTION: IN_PORTUGUESE})
     assert translate(gen, QUESTION, "pt") == IN_PORTUGUESE
     assert gen.translated == [QUESTION]

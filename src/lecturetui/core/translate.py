@@ -43,16 +43,25 @@ def clean_translation(question: str, reply: str) -> str | None:
     return text
 
 
-def translate(generator: Generator, question: str, target: str) -> str | None:
-    """`question` in the language `target` (an ISO code), by the answer model; None on failure."""
+def translate_messages(question: str, target: str) -> list[dict[str, str]]:
+    """The chat that asks for a translation into `target` (an ISO code). A stricter one ("do not
+    answer it") made the 1.5B model answer more questions, not fewer (bench/translation.py)."""
     name = language_name(target)
-    messages = [
+    return [
         {"role": "system",
          "content": f"Translate the user's question into {name}. Reply with the translation only."},
         {"role": "user", "content": question},
     ]  # fmt: skip
+
+
+def translate(generator: Generator, question: str, target: str) -> str | None:
+    """`question` in the language `target` (an ISO code), by the answer model (greedy); None on
+    failure."""
+    messages = translate_messages(question, target)
     try:
-        reply = "".join(generator.stream(messages, max_tokens=min(160, len(question) // 2 + 32)))
+        reply = "".join(
+            generator.stream(messages, min(160, len(question) // 2 + 32), temperature=0.0)
+        )
     except Exception:  # a failed translation only costs the cross-language help
         return None
     return clean_translation(question, reply)
