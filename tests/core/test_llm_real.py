@@ -72,3 +72,29 @@ def test_a_seed_makes_each_answer_reproducible_whatever_came_before() -> None:
         assert "".join(gen.stream(messages, 32)) != first
     finally:
         gen.close()
+
+
+def test_an_answer_after_a_translation_reads_the_fixed_start_from_its_saved_cache() -> None:
+    from lecturetui.core.llmspeed import prepare
+    from lecturetui.core.prompting import fixed_messages
+    from lecturetui.core.translate import translate
+
+    path = assemble(BUNDLED[FAST_LLM], MODELS_DIR)
+    gen = LlamaGenerator(path, n_ctx=2048, temperature=0.0)
+    try:
+        prepare(gen, None)
+        prompt = [*fixed_messages(), {"role": "user", "content": "Lecture excerpts:\n[1] aula-D "
+                  "00:10:00-00:12:00\nO tensor Flow sempre vai priorizar GPU.\n\nQuestion: "
+                  "O que o TensorFlow prioriza?"}]  # fmt: skip
+        alone = "".join(gen.stream(prompt, 24))
+        restored: list[int] = []
+        load = gen._llm.load_state
+        gen._llm.load_state = lambda state: (restored.append(1), load(state))[1]
+        "".join(gen.stream(prompt, 24))
+        assert restored == []  # one answer after another shares the cache as it is
+        assert translate(gen, "Which device does TensorFlow prioritise?", "pt")
+        after = "".join(gen.stream(prompt, 24))
+        assert restored == [1]  # the translation took the cache; the fixed start came back
+        assert after == alone  # and the answer is the one written from a clean cache
+    finally:
+        gen.close()

@@ -100,6 +100,11 @@ class LlamaGenerator:
         self.prompt_tokens_per_s: float | None = None
         self.cached_tokens = 0
         self._prefix: list[int] = []
+        # the fixed start's cache (prefill), restored when a side request (a translation, the
+        # lecturer's guess) took the cache over since: the answer then reads only what is new
+        self._fixed: list[dict[str, str]] = []
+        self._prefix_state: Any = None
+        self._cache_taken = False
         try:
             import llama_cpp
         except ImportError:
@@ -200,17 +205,20 @@ class LlamaGenerator:
         )
         prefix = a[:n]
 
-        def work() -> float:
+        def work() -> tuple[float, Any]:
             with quiet_stderr(self._quiet):
                 t0 = time.perf_counter()
                 self._llm.reset()
                 self._llm.eval(prefix)
-                return time.perf_counter() - t0
+                seconds = time.perf_counter() - t0
+                return seconds, self._llm.save_state()
 
-        seconds = float(self._run(work))
+        seconds, self._prefix_state = self._run(work)
         self._prefix = prefix
+        self._fixed = [dict(m) for m in messages]
+        self._cache_taken = False
         self.cached_tokens = n
-        return n, seconds
+        return n, float(seconds)
 
     def count_tokens(self, text: str) -> int:
         return len(
@@ -245,6 +253,9 @@ class LlamaGenerator:
         stop = stop or threading.Event()
         halt = threading.Event()  # the consumer went away (closed or interrupted)
 
+        # an answer's prompt begins with the fixed start; a translation's or a guess's does not
+        answering = bool(self._fixed) and messages[: len(self._fixed)] == self._fixed
+
         def work() -> None:
             try:
                 with quiet_stderr(self._quiet):
@@ -255,6 +266,10 @@ class LlamaGenerator:
                         self._llm.reset()
                         if self._prefix:
                             self._llm.eval(self._prefix)
+                    elif answering and self._cache_taken and self._prefix_state is not None:
+                        self._llm.load_state(self._prefix_state)
+                    if self._fixed:
+                        self._cache_taken = not answering
                     chunks = self._llm.create_chat_completion(
                         messages=messages,
                         max_tokens=max_tokens,
