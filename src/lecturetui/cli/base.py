@@ -148,7 +148,7 @@ def guess_option(fn: F) -> F:
     return click.option(
         "--guess", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
         help="Search with the answer model's guess at the lecturer's words too: finds more"
-        " questions asked in your own words, costs ~5 s on a 2-core CPU. auto: when the model"
+        " questions asked in your own words, costs ~7 s on a 2-core CPU. auto: when the model"
         " runs on a GPU.",
     )(fn)  # fmt: skip
 

@@ -80,7 +80,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
     out.print(
         "guess        "
         + ("on: questions are searched with the lecturer's guess (--guess auto)" if guessing
-           else "off on the CPU (--guess on adds it: finds more, ~5 s a question on 2 cores)")
+           else "off on the CPU (--guess on adds it: finds more, ~7 s a question on 2 cores)")
     )  # fmt: skip
     out.print(f"speech       {report.asr_device}")
     for line in report.problems + failures:

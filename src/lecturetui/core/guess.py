@@ -7,9 +7,9 @@ lecturer most likely said; E5 searches the question's vector plus `search.GUESS_
 the guess's, and BM25 looks for the words of both. The guess is never shown as an answer: it only
 steers the search, and the hits are the lectures' own words.
 
-It costs one short generation (at most `GUESS_TOKENS` tokens): a fraction of a second on a GPU,
-about 5 s on a 2-core CPU. So `auto` (the default) guesses when the answer model runs on a GPU,
-and `on` / `off` choose either way (bench/RESULTS.md, "HyDE in the product").
+It costs one short generation (at most `GUESS_TOKENS` tokens): about 7 s on a 2-core CPU, and
+far less where the model runs on a GPU (to be measured there). So `auto` (the default) guesses when the answer model runs on a GPU,
+and `on` / `off` choose either way (bench/RESULTS.md, "the lecturer's guess, in the product").
 """
 
 from __future__ import annotations
