@@ -15,6 +15,9 @@ Sections (each prints a table and writes SECTION.json under --out):
             attention on and off, against llama.cpp's own llama-bench on the same file; short
             and long prompts on the CPU against the GPU
   app       the app's status line once its models are loaded (Textual's headless pilot)
+  guess     what a question costs before its search, with the answer model where `auto` puts it:
+            the translation of a Portuguese question and the lecturer's guess (core/guess.py),
+            over the first 40 questions of --questions (median and p90 seconds)
 
 Runs where a CUDA GPU is; the figures go to bench/RESULTS.md with the device and versions.
 """
@@ -338,10 +341,52 @@ def section_app(args: argparse.Namespace) -> dict[str, Any]:
     return line
 
 
+# -- guess --------------------------------------------------------------------------------------
+def section_guess(args: argparse.Namespace) -> dict[str, Any]:
+    from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.guess import guess
+    from lecturetui.core.llmspeed import prepare
+    from lecturetui.core.prompting import question_language
+    from lecturetui.core.translate import translate
+
+    gen = LlamaGenerator(args.llm)
+    prepare(gen, None)
+    lines = args.questions.read_text(encoding="utf-8").splitlines()
+    questions = [json.loads(x) for x in lines if x.strip()][:40]
+    rows: list[dict[str, Any]] = []
+    try:
+        for q in questions:
+            t0 = time.perf_counter()
+            text = q["question"]
+            if q["lang"] != "en":  # the benchmark's library is in English
+                text = translate(gen, text, "en") or text
+            t1 = time.perf_counter()
+            said = guess(gen, text, question_language(text), ["Python for Everybody"])
+            t2 = time.perf_counter()
+            rows.append({"lang": q["lang"], "translate_s": t1 - t0 if q["lang"] != "en" else None,
+                         "guess_s": t2 - t1, "guess_chars": len(said or "")})  # fmt: skip
+    finally:
+        gen.close()
+
+    def spread(values: list[float]) -> dict[str, float]:
+        values = sorted(values)
+        p90 = values[min(len(values) - 1, round(0.9 * (len(values) - 1)))]
+        return {"median": statistics.median(values), "p90": p90}
+
+    out: dict[str, Any] = {"placement": gen.placement, "rows": rows,
+                           "guess_s": spread([r["guess_s"] for r in rows]),
+                           "translate_s": spread([r["translate_s"] for r in rows
+                                                  if r["translate_s"] is not None] or [0.0])}  # fmt: skip
+    print(f"| {gen.placement} | guess median {out['guess_s']['median']:.2f} s, p90 "
+          f"{out['guess_s']['p90']:.2f} s | translation median {out['translate_s']['median']:.2f} s,"
+          f" p90 {out['translate_s']['p90']:.2f} s |", flush=True)  # fmt: skip
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("sections", nargs="+",
-                    choices=["embed", "workload", "session", "llama", "app"])  # fmt: skip
+                    choices=["embed", "workload", "session", "llama", "app", "guess"])  # fmt: skip
     ap.add_argument("--e5", type=Path, required=True)
     ap.add_argument("--llm", type=Path)
     ap.add_argument("--texts", type=Path)
@@ -351,7 +396,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path())
     args = ap.parse_args()
     fns = {"embed": section_embed, "workload": section_workload, "session": section_session,
-           "llama": section_llama, "app": section_app}  # fmt: skip
+           "llama": section_llama, "app": section_app, "guess": section_guess}  # fmt: skip
     for name in args.sections:
         print(f"\n## {name}", flush=True)
         t = time.perf_counter()
