@@ -12,8 +12,7 @@ free and the prompt is the one recorded here. Prompts (`--prompt`):
 - `product`: the product's own (core/guess.py `guess_messages`), with the library's one course
   named as the product names it, and the language of the text guessed on
   (`hyde_<model>_product.json`);
-- `generic`: the product's, with no course named (`hyde_<model>_generic.json`).
-With `product` and `generic`, a Portuguese question is guessed on its English translation
+With `product`, a Portuguese question is guessed on its English translation
 (translations.json), as `ask` does: translate first, then guess.
 
 `score`: the default ranking (`r2 default` of bench/ranking_ideas.py) against the same with the
@@ -65,7 +64,7 @@ def generate(model: str, threads: int, prompt: str) -> None:
         }
     else:
         trans = translations()
-        courses = ["Python for Everybody"] if prompt == "product" else []
+        courses = ["Python for Everybody"]  # the library's one course, as the product names it
         prompts = {}
         for q in questions:
             text = guessed_text(q, trans)
@@ -113,7 +112,7 @@ def rankers(corpus: Corpus, model: str, prompt: str) -> dict[str, Ranker]:
 
 def main() -> None:
     parser = arguments("1.5b")
-    parser.add_argument("--prompt", choices=["bench", "product", "generic"], default="bench")
+    parser.add_argument("--prompt", choices=["bench", "product"], default="bench")
     args = parser.parse_args()
     if args.step == "generate":
         generate(args.model, args.threads, args.prompt)
