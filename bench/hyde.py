@@ -9,6 +9,9 @@ cached in the bench home (keyed by the text guessed on), so the figures can be s
 free and the prompt is the one recorded here. Prompts (`--prompt`):
 - `bench`: the first, kept prompt, which names the benchmark's subject ("an introductory
   programming course"); English questions only (`hyde_<model>.json`);
+- `direct`: the product's, for Portuguese questions only, guessed on as asked (no
+  translation), in English (`hyde_<model>_direct.json`); `score` compares it with the product's
+  way (translate, then guess);
 - `product`: the product's own (core/guess.py `guess_messages`), with the library's one course
   named as the product names it, and the language of the text guessed on
   (`hyde_<model>_product.json`);
@@ -62,6 +65,12 @@ def generate(model: str, threads: int, prompt: str) -> None:
         prompts = {
             q.text: (SYSTEM, ASK.format(question=q.text)) for q in questions if q.lang == "en"
         }
+    elif prompt == "direct":  # a Portuguese question guessed on as asked, in English
+        prompts = {}
+        for q in questions:
+            if q.lang != "en":
+                system, user = guess_messages(q.text, "English", ["Python for Everybody"])
+                prompts[q.text] = (system["content"], user["content"])
     else:
         trans = translations()
         courses = ["Python for Everybody"]  # the library's one course, as the product names it
@@ -110,9 +119,38 @@ def rankers(corpus: Corpus, model: str, prompt: str) -> dict[str, Ranker]:
     return out
 
 
+def direct_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
+    """Portuguese questions: translated then guessed on (the product) against guessed on as
+    asked, in English, with or without the translation (no translation saves a model call)."""
+    u48 = Units(corpus, 48, 24)
+    sig = Signals(corpus, u48.vectors, u48.owner)
+    product = rankers(corpus, model, "product")["hyde w 1.0"]
+    direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
+    trans = translations()
+
+    def guessed_as_asked(translated: bool) -> Ranker:
+        def rank(q: Question, c: Corpus) -> list[int]:
+            guess = clean_guess(direct.get(q.text, "")) or ""
+            base = sig.qvec(q) if translated else c.query_vector(q.text)
+            qv = base + c.query_vector(guess) if guess else base
+            s2b = sig.dense_of(qv / np.linalg.norm(qv))[2]
+            words = f"{trans.get(q.text, '')} {guess}" if translated else guess
+            both = Question(q.qid, "en", q.style, q.half, words or q.text, q.gold)
+            return default_order(s2b, sig.bm25w(both))
+
+        return rank
+
+    return {
+        "default": default_ranker(sig),
+        "translated, then guessed (product)": product,
+        "guessed as asked, no translation": guessed_as_asked(False),
+        "translated, guessed as asked": guessed_as_asked(True),
+    }
+
+
 def main() -> None:
     parser = arguments("1.5b")
-    parser.add_argument("--prompt", choices=["bench", "product"], default="bench")
+    parser.add_argument("--prompt", choices=["bench", "product", "direct"], default="bench")
     args = parser.parse_args()
     if args.step == "generate":
         generate(args.model, args.threads, args.prompt)
@@ -121,8 +159,14 @@ def main() -> None:
     questions = [
         q for q in load_questions(QUESTIONS)
         if q.half == args.half and (q.lang == "en" or args.prompt != "bench")
+        and (q.lang != "en" or args.prompt != "direct")
     ]  # fmt: skip
-    report(corpus, questions, rankers(corpus, args.model, args.prompt), compare="default")
+    found = (
+        direct_rankers(corpus, args.model)
+        if args.prompt == "direct"
+        else rankers(corpus, args.model, args.prompt)
+    )
+    report(corpus, questions, found, compare="default")
     corpus.save()
 
 

@@ -16,6 +16,7 @@ from lecturetui.core.guess import (
     clean_guess,
     courses_of,
     guess,
+    guess_for,
     guess_messages,
     guesser_for,
     wants_guess,
@@ -105,13 +106,21 @@ def test_ask_guesses_on_a_gpu_and_searches_with_it(library: Library) -> None:
     assert forced.guess == GUESS
 
 
-def test_a_question_in_another_language_is_guessed_on_its_translation(library: Library) -> None:
+def test_a_question_in_another_language_is_guessed_as_asked_in_the_librarys(
+    library: Library,
+) -> None:
     english = "Which part does Google's library pick first to do the maths?"
-    gen = FakeGenerator(gpu=True, translations={english: QUESTION}, guesses={QUESTION: GUESS})
+    gen = FakeGenerator(gpu=True, guesses={english: GUESS})
     found = retrieve(library, Turn(english, english), translator=lambda t: QUESTION,
                      guesser=guesser_for(library, gen, "on"))  # fmt: skip
     assert found.translation == QUESTION and found.guess == GUESS
-    assert gen.guessed[0][1].startswith(f"A student asks: {QUESTION}")
+    [(_, user)] = gen.guessed
+    # the question as asked, written in the translation's language (the library's)
+    assert user.startswith(f"A student asks: {english}") and user.endswith("in Portuguese.")
+    assert corpus_ids(found.hits) == corpus_ids(
+        library.search(english, 10, translation=QUESTION, guess=GUESS).hits
+    )
+    assert guess_for(None, english, QUESTION) is None
 
 
 def test_the_scope_names_its_course(home: Path, fixtures: Path) -> None:
@@ -123,7 +132,7 @@ def test_the_scope_names_its_course(home: Path, fixtures: Path) -> None:
     gen = FakeGenerator(gpu=True)
     guesser = guesser_for(library, gen, "auto", Scope(courses=("Computação em GPU",)))
     assert guesser is not None
-    guesser(QUESTION)
+    guesser(QUESTION, None)
     assert gen.guessed[0][0] == 'You are the lecturer of the course "Computação em GPU".'
 
 

@@ -15,7 +15,7 @@ from lecturetui.core.budget import PromptBudget, plan_prompt
 from lecturetui.core.conversation import Turn
 from lecturetui.core.evidence import EvidenceSentence, ScoredPassage, best_evidence, score_passages
 from lecturetui.core.generation import Generator
-from lecturetui.core.guess import Guesser, guesser_for
+from lecturetui.core.guess import Guesser, guess_for, guesser_for
 from lecturetui.core.modes import DEFAULT_MODE
 from lecturetui.core.prompting import Passage, cited_numbers, merge_hits, question_language
 from lecturetui.core.records import AnswerRecord, PassageRecord, to_json
@@ -136,12 +136,12 @@ def retrieve(
 ) -> Retrieved:
     """Search (a follow-up with the previous question's search text) and score the sentences
     of the best passages: the evidence, shown before any answer. A translator puts a question
-    in another language into the library's; a guesser adds the lecturer's likely words (on the
-    translation when there is one)."""
+    in another language into the library's; a guesser adds the lecturer's likely words (in the
+    translation's language when there is one)."""
     library.warm()  # model loading is not retrieval time
     t0 = time.perf_counter()
     translation = translator(turn.search_text) if translator else None
-    guess = guesser(translation or turn.search_text) if guesser else None
+    guess = guess_for(guesser, turn.search_text, translation)
     t_model = time.perf_counter()
     result = library.search(
         turn.search_text, k, mode=mode, scope=scope, translation=translation, guess=guess

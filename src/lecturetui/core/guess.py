@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.prompting import question_language
+from lecturetui.core.prompting import language_code, language_name, question_language
 
 if TYPE_CHECKING:
     from lecturetui.core.generation import Generator
@@ -31,7 +31,8 @@ GUESS_TOKENS = 100
 #: the choices of `--guess`
 GUESS_SETTINGS = ("auto", "on", "off")
 
-Guesser = Callable[[str], "str | None"]
+#: (the question, the ISO code of the language to write in, None: the question's) -> the guess
+Guesser = Callable[[str, "str | None"], "str | None"]
 
 
 def guess_messages(
@@ -113,4 +114,20 @@ def guesser_for(
         return None
     courses = courses_of(library, scope)
     model = generator
-    return lambda text: guess(model, text, question_language(text), courses)
+
+    def guesser(text: str, language: str | None) -> str | None:
+        return guess(
+            model, text, language_name(language) if language else question_language(text), courses
+        )
+
+    return guesser
+
+
+def guess_for(guesser: Guesser | None, question: str, translation: str | None) -> str | None:
+    """The guess searched with `question`: made on the question as asked, written in the
+    language of its translation when it has one (the library's). Guessed on as asked, a
+    Portuguese question about English lectures searched better than guessed on its translation,
+    which loses some of its meaning (bench/RESULTS.md)."""
+    if guesser is None:
+        return None
+    return guesser(question, language_code(translation) if translation else None)

@@ -13,6 +13,7 @@ from lecturetui.core.service import Hit, Library
 
 if TYPE_CHECKING:
     from lecturetui.core.generation import Generator
+    from lecturetui.core.guess import Guesser
 
 #: the row searched as `ask` searches: hybrid, a question in another language translated and
 #: the lecturer's guess added by the answer model (core/translate.py, core/guess.py)
@@ -120,16 +121,17 @@ def evaluate_retrieval(
 def _searched_as_asked(
     library: Library,
     generator: Generator | None,
-    guesser: Callable[[str], str | None] | None,
+    guesser: Guesser | None,
     question: str,
     k: int,
     scope: Scope | None,
 ) -> list[Hit]:
+    from lecturetui.core.guess import guess_for
     from lecturetui.core.translate import translator_for
 
     translator = translator_for(library, generator, question)
     translation = translator(question) if translator else None
-    guess = guesser(translation or question) if guesser else None
+    guess = guess_for(guesser, question, translation)
     return library.search(
         question, max(k, 10), mode="hybrid", scope=scope, translation=translation, guess=guess
     ).hits
