@@ -145,8 +145,10 @@ def llm_options(fn: F) -> F:
 
 def guess_option(fn: F) -> F:
     """--guess, shared by `ask`, `app` and `eval`."""
+    from lecturetui.core.modes import DEFAULT_GUESS, GUESS_SETTINGS
+
     return click.option(
-        "--guess", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
+        "--guess", type=click.Choice(GUESS_SETTINGS), default=DEFAULT_GUESS, show_default=True,
         help="Search with the answer model's guess at the lecturer's words too: finds more"
         " questions asked in your own words, costs ~7 s on a 2-core CPU. auto: when the model"
         " runs on a GPU.",

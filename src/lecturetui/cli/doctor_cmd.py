@@ -19,6 +19,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.guess import guess_planned
     from lecturetui.core.hardware import diagnose
+    from lecturetui.core.modes import DEFAULT_GUESS
 
     embedder = generator = None
     failures: list[str] = []
@@ -39,7 +40,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
     if generator is not None:
         generator.close()
     # --guess auto: the lecturer's guess is searched with every question when the model is on a GPU
-    guessing = guess_planned("auto", obj.device)
+    guessing = guess_planned(DEFAULT_GUESS, obj.device)
     if as_json:
         data = dataclasses.asdict(report)
         data["guess_auto"] = guessing

@@ -16,7 +16,7 @@ from lecturetui.core.conversation import Turn
 from lecturetui.core.evidence import EvidenceSentence, ScoredPassage, best_evidence, score_passages
 from lecturetui.core.generation import Generator
 from lecturetui.core.guess import Guesser, guess_for, guesser_for
-from lecturetui.core.modes import DEFAULT_MODE
+from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
 from lecturetui.core.prompting import Passage, cited_numbers, merge_hits, question_language
 from lecturetui.core.records import AnswerRecord, PassageRecord, to_json
 from lecturetui.core.scope import Scope
@@ -264,7 +264,7 @@ def ask(
     turn: Turn | None = None,
     on_evidence: Callable[[Retrieved], None] | None = None,
     scope: Scope | None = None,
-    guess: str = "auto",
+    guess: str = DEFAULT_GUESS,
 ) -> Answer:
     """Retrieve, show the evidence (`on_evidence`), then stream the answer (`on_token`).
 

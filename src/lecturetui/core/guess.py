@@ -8,8 +8,9 @@ the guess's, and BM25 looks for the words of both. The guess is never shown as a
 steers the search, and the hits are the lectures' own words.
 
 It costs one short generation (at most `GUESS_TOKENS` tokens): about 7 s on a 2-core CPU, and
-far less where the model runs on a GPU (to be measured there). So `auto` (the default) guesses when the answer model runs on a GPU,
-and `on` / `off` choose either way (bench/RESULTS.md, "the lecturer's guess, in the product").
+far less where the model runs on a GPU (to be measured there). So `auto` (the default) guesses
+when the answer model runs on a GPU, and `on` / `off` choose either way (bench/RESULTS.md, "the
+lecturer's guess, in the product").
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.modes import GUESS_SETTINGS
 from lecturetui.core.prompting import language_code, language_name, question_language
 
 if TYPE_CHECKING:
@@ -28,8 +30,6 @@ if TYPE_CHECKING:
 
 #: longest guess, tokens (two or three sentences; a longer one is cut, and still helps)
 GUESS_TOKENS = 100
-#: the choices of `--guess`
-GUESS_SETTINGS = ("auto", "on", "off")
 
 #: (the question, the ISO code of the language to write in, None: the question's) -> the guess
 Guesser = Callable[[str, "str | None"], "str | None"]

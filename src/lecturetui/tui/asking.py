@@ -12,7 +12,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from lecturetui.core.modes import DEFAULT_MODE
+from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
 from lecturetui.core.records import AnswerRecord, EvidenceRecord, HitRecord, PassageRecord
 from lecturetui.core.scope import Scope
 from lecturetui.tui.context import AppContext, context
@@ -40,7 +40,9 @@ class AskingScreen(Screen[None]):
         self.mode = DEFAULT_MODE
         self.scope = Scope()  # where questions are searched (s picks a course or a lecture)
         self.ttft = 0.0  # set from the services on mount
-        self.guess = "auto"  # the lecturer's guess (core/guess.py): auto, on, off; `g` toggles it
+        self.guess = (
+            DEFAULT_GUESS  # the lecturer's guess (core/guess.py): auto, on, off; `g` toggles it
+        )
         self.previous: Exchange | None = None  # the exchange a follow-up would continue
         self.entry_id: int | None = None  # the history entry of the answer on screen
 

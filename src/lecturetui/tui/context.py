@@ -22,6 +22,7 @@ from textual.message import Message
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.generation import Generator
+from lecturetui.core.modes import DEFAULT_GUESS
 from lecturetui.core.service import Library
 from lecturetui.core.timebudget import DEFAULT_TTFT_S
 
@@ -42,7 +43,7 @@ class AppServices:
     llm_label: str = ""
     ttft_s: float = DEFAULT_TTFT_S
     #: search with the answer model's guess at the lecturer's words (core/guess.py): auto/on/off
-    guess: str = "auto"
+    guess: str = DEFAULT_GUESS
     #: where `x` writes exports (Markdown, Anki, CSV): a folder in the current directory
     export_dir: Path = field(default_factory=lambda: Path.cwd() / "lecturetui-export")
 
