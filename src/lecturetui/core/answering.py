@@ -21,7 +21,7 @@ from lecturetui.core.prompting import Passage, cited_numbers, merge_hits, questi
 from lecturetui.core.records import AnswerRecord, PassageRecord, to_json
 from lecturetui.core.scope import Scope
 from lecturetui.core.sentences import SentenceVectors, split_sentences
-from lecturetui.core.service import Hit, Library
+from lecturetui.core.service import Hit, Library, SearchResult
 from lecturetui.core.timebudget import DEFAULT_TTFT_S
 from lecturetui.core.timefmt import format_timestamp
 from lecturetui.core.translate import Translator, translator_for
@@ -125,6 +125,37 @@ def sentence_vectors(library: Library) -> SentenceVectors:
     return _vectors[library]
 
 
+@dataclass(frozen=True, slots=True)
+class Searched:
+    """A question searched as `ask` searches it, with what the answer model added."""
+
+    result: SearchResult
+    translation: str | None  # the question in the library's language (core/translate.py)
+    guess: str | None  # the lecturer's likely words (core/guess.py)
+    model_s: float  # the model's time for both, before the search
+
+
+def search_as_asked(
+    library: Library,
+    question: str,
+    k: int,
+    mode: str = DEFAULT_MODE,
+    scope: Scope | None = None,
+    translator: Translator | None = None,
+    guesser: Guesser | None = None,
+) -> Searched:
+    """Translate the question (a translator), guess the lecturer's words (a guesser: in the
+    translation's language when there is one), then search with all of it."""
+    t0 = time.perf_counter()
+    translation = translator(question) if translator else None
+    guess = guess_for(guesser, question, translation)
+    model_s = time.perf_counter() - t0
+    result = library.search(
+        question, k, mode=mode, scope=scope, translation=translation, guess=guess
+    )
+    return Searched(result, translation, guess, model_s)
+
+
 def retrieve(
     library: Library,
     turn: Turn,
@@ -140,22 +171,17 @@ def retrieve(
     translation's language when there is one)."""
     library.warm()  # model loading is not retrieval time
     t0 = time.perf_counter()
-    translation = translator(turn.search_text) if translator else None
-    guess = guess_for(guesser, turn.search_text, translation)
-    t_model = time.perf_counter()
-    result = library.search(
-        turn.search_text, k, mode=mode, scope=scope, translation=translation, guess=guess
-    )
+    searched = search_as_asked(library, turn.search_text, k, mode, scope, translator, guesser)
     t1 = time.perf_counter()
-    passages = merge_hits(result.hits)
+    passages = merge_hits(searched.result.hits)
     scored: list[ScoredPassage] = []
     if passages:
         query = library.embedder.embed_query(turn.search_text)
         scored = score_passages(passages, query, sentence_vectors(library))
     t2 = time.perf_counter()
     return Retrieved(
-        turn, result.hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
-        translation, guess, t_model - t0,
+        turn, searched.result.hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
+        searched.translation, searched.guess, searched.model_s,
     )  # fmt: skip
 
 

@@ -13,7 +13,6 @@ from lecturetui.core.service import Hit, Library
 
 if TYPE_CHECKING:
     from lecturetui.core.generation import Generator
-    from lecturetui.core.guess import Guesser
 
 #: the row searched as `ask` searches: hybrid, a question in another language translated and
 #: the lecturer's guess added by the answer model (core/translate.py, core/guess.py)
@@ -98,7 +97,9 @@ def evaluate_retrieval(
 ) -> dict[str, ModeSummary]:
     """Search every question in every mode; metrics need gold evidence (others are skipped).
     With the answer model, a `WITH_MODEL` row too: the questions searched as `ask` searches."""
+    from lecturetui.core.answering import search_as_asked
     from lecturetui.core.guess import guesser_for
+    from lecturetui.core.translate import translator_for
 
     rows = [*modes, WITH_MODEL] if generator is not None else list(modes)
     out = {mode: ModeSummary(mode) for mode in rows}
@@ -108,7 +109,10 @@ def evaluate_retrieval(
     for q in questions:
         for mode in rows:
             if mode == WITH_MODEL:
-                hits = _searched_as_asked(library, generator, guesser, q.question, k, scope)
+                translator = translator_for(library, generator, q.question)
+                hits = search_as_asked(
+                    library, q.question, max(k, 10), "hybrid", scope, translator, guesser
+                ).result.hits
             else:
                 hits = library.search(q.question, max(k, 10), mode=mode, scope=scope).hits
             out[mode].add(score_hits(library, q, hits, mode))
@@ -116,22 +120,3 @@ def evaluate_retrieval(
             if progress:
                 progress(done, total)
     return out
-
-
-def _searched_as_asked(
-    library: Library,
-    generator: Generator | None,
-    guesser: Guesser | None,
-    question: str,
-    k: int,
-    scope: Scope | None,
-) -> list[Hit]:
-    from lecturetui.core.guess import guess_for
-    from lecturetui.core.translate import translator_for
-
-    translator = translator_for(library, generator, question)
-    translation = translator(question) if translator else None
-    guess = guess_for(guesser, question, translation)
-    return library.search(
-        question, max(k, 10), mode="hybrid", scope=scope, translation=translation, guess=guess
-    ).hits
