@@ -112,14 +112,14 @@ class LlamaGenerator:
                 "llama-cpp-python is not installed, so answers cannot be written.",
                 hint="run the set-up again (make run); search still works",
             ) from None
-        from lecturetui.core.hardware import llama_report
+        from lecturetui.core.hardware import llama_on_gpu, llama_report
 
         build = llama_report()
         offload = build is not None and build.gpu_offload
         # every layer on the GPU when the build can offload: a 1.5B model fits any GPU's memory,
         # and reading the prompt is what a CPU is slow at (bench/RESULTS.md, answer models);
         # --device cpu keeps it on the CPU
-        self.gpu = offload and (device or "auto") != "cpu"
+        self.gpu = llama_on_gpu(build, device)
         self.backend = build.backend if self.gpu and build is not None else "CPU"
         layers = gpu_layers if gpu_layers is not None else (-1 if self.gpu else 0)
         if not offload:

@@ -100,10 +100,9 @@ def guess_planned(setting: str, device: str | None) -> bool:
     offload to a GPU and the device is not the CPU, which is when the model will run there.)"""
     if setting != "auto":
         return setting == "on"
-    from lecturetui.core.hardware import llama_report
+    from lecturetui.core.hardware import llama_on_gpu, llama_report
 
-    build = llama_report()
-    return build is not None and build.gpu_offload and (device or "auto") != "cpu"
+    return llama_on_gpu(llama_report(), device)
 
 
 def guesser_for(

@@ -147,6 +147,12 @@ def llama_report() -> LlamaReport | None:
     )
 
 
+def llama_on_gpu(build: LlamaReport | None, device: str | None) -> bool:
+    """Does the answer model run on a GPU? When this llama.cpp build can offload and `--device`
+    is not `cpu` (every layer then goes there: core/generation.py)."""
+    return build is not None and build.gpu_offload and (device or "auto") != "cpu"
+
+
 def problems(gpus: list[Gpu], nvcc: str, torch: TorchReport | None,
              llama: LlamaReport | None) -> list[str]:  # fmt: skip
     """Why a GPU that is there is not used, each as one sentence with the command that fixes it."""
