@@ -16,7 +16,7 @@ free and the prompt is the one recorded here. Prompts (`--prompt`):
   named as the product names it, and the language of the text guessed on
   (`hyde_<model>_product.json`);
 With `product`, a Portuguese question is guessed on its English translation
-(translations.json), as `ask` does: translate first, then guess.
+(translations.json), as `ask` first did; `direct` is what it does now.
 
 `score`: the default ranking (`r2 default` of bench/ranking_ideas.py) against the same with the
 guess: E5 on the question's vector (with its translation's) + w x the guess's vector,
@@ -55,7 +55,7 @@ def translations() -> dict[str, str]:
 
 
 def guessed_text(q: Question, trans: dict[str, str]) -> str:
-    """What the product guesses on: the translation of a question in another language."""
+    """What `--prompt product` guesses on: a question in another language's translation."""
     return trans.get(q.text, q.text) if q.lang != "en" else q.text
 
 
@@ -86,7 +86,7 @@ def rankers(corpus: Corpus, model: str, prompt: str) -> dict[str, Ranker]:
     u48 = Units(corpus, 48, 24)
     sig = Signals(corpus, u48.vectors, u48.owner)
     guesses: dict[str, str] = json.loads(cache_path(model, prompt).read_text())
-    trans = translations() if prompt != "bench" else {}
+    trans = sig.trans if prompt != "bench" else {}
 
     default = default_ranker(sig)
 
@@ -126,7 +126,7 @@ def direct_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     sig = Signals(corpus, u48.vectors, u48.owner)
     product = rankers(corpus, model, "product")["hyde w 1.0"]
     direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
-    trans = translations()
+    trans = sig.trans
 
     def guessed_as_asked(translated: bool) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
