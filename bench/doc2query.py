@@ -74,7 +74,7 @@ def load_llm(model: str, threads: int) -> Any:
     with quiet_stderr(True):
         return llama_cpp.Llama(
             model_path=str(ROOT / "models" / MODELS[model]),
-            n_ctx=1024,
+            n_ctx=2048,
             n_threads=threads,
             n_threads_batch=os.cpu_count() or 1,
             verbose=False,

@@ -26,10 +26,13 @@ normalised, and BM25 on the text searched and the guess together: core/search.py
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import numpy as np
-from doc2query import arguments, write_replies
+from _common import ROOT
+from doc2query import MODELS, arguments, write_replies
 from ranking_ideas import Signals, default_order, default_ranker
 from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 from variants import Units
@@ -65,6 +68,15 @@ def generate(model: str, threads: int, prompt: str) -> None:
         prompts = {
             q.text: (SYSTEM, ASK.format(question=q.text)) for q in questions if q.lang == "en"
         }
+    elif prompt == "titles":  # the product's prompt with the course's lecture titles
+        titles = lecture_titles()
+        prompts = {}
+        for q in questions:
+            if q.half != "tune" and not os.environ.get("HYDE_HELDOUT"):
+                continue  # the held-out half only once the tune half has chosen
+            system, user = guess_messages(q.text, "English", ["Python for Everybody"])
+            system_text = f"{system['content']} Its lectures are: {'; '.join(titles)}."
+            prompts[f"{q.lang}|{q.text}"] = (system_text, user["content"])
     elif prompt == "direct":  # a Portuguese question guessed on as asked, in English
         prompts = {}
         for q in questions:
@@ -148,10 +160,232 @@ def direct_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     }
 
 
+SAMPLE_SEEDS = (1, 2, 3)
+
+
+def generate_samples(model: str, threads: int) -> None:
+    """More guesses per tune question, sampled (temperature 0.7, one seed each), with the
+    product's prompt (an English question as asked; a Portuguese one as asked, in English):
+    HyDE's own setting averages several hypothetical passages, not one greedy guess."""
+    from doc2query import load_llm
+
+    path = cache_path(model, "samples")
+    done: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+    todo = []
+    for q in load_questions(QUESTIONS):
+        if q.half != "tune" and not os.environ.get("HYDE_HELDOUT"):
+            continue
+        # the product's prompt: `product` (English) and `direct` (Portuguese) both ask in English
+        system, user = guess_messages(q.text, "English", ["Python for Everybody"])
+        for seed in SAMPLE_SEEDS:
+            key = f"{seed}|{q.lang}|{q.text}"
+            if key not in done:
+                todo.append((key, seed, system["content"], user["content"]))
+    print(f"{len(todo)} samples to do", flush=True)
+    if not todo:
+        return
+    llm = load_llm(model, threads)
+    t0 = time.perf_counter()
+    for n, (key, seed, system_text, user_text) in enumerate(todo, 1):
+        reply = llm.create_chat_completion(
+            messages=[
+                {"role": "system", "content": system_text},
+                {"role": "user", "content": user_text},
+            ],
+            max_tokens=100,
+            temperature=0.7,
+            seed=seed,
+        )
+        done[key] = str(reply["choices"][0]["message"]["content"])
+        if n % 10 == 0 or n == len(todo):
+            path.write_text(json.dumps(done, ensure_ascii=False, indent=0))
+            print(f"{n}/{len(todo)}  {(time.perf_counter() - t0) / n:.1f} s a sample", flush=True)
+
+
+def samples_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
+    """The greedy guess (the product's) and the mean of it with 1-3 sampled guesses."""
+    u48 = Units(corpus, 48, 24)
+    sig = Signals(corpus, u48.vectors, u48.owner)
+    product: dict[str, str] = json.loads(cache_path(model, "product").read_text())
+    direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
+    sampled: dict[str, str] = json.loads(cache_path(model, "samples").read_text())
+    trans = sig.trans
+
+    def guesses(q: Question, n: int) -> list[str]:
+        greedy = product.get(q.text, "") if q.lang == "en" else direct.get(q.text, "")
+        out = [greedy] + [sampled.get(f"{s}|{q.lang}|{q.text}", "") for s in SAMPLE_SEEDS[:n]]
+        return [g for g in (clean_guess(x) for x in out) if g]
+
+    def mean_of(n: int, all_words: bool, w: float = 1.0) -> Ranker:
+        def rank(q: Question, c: Corpus) -> list[int]:
+            found = guesses(q, n)
+            if not found:
+                return default_order(sig.dense(q)[2], sig.bm25w(q))
+            gv = sum(c.query_vector(g) for g in found) / len(found)
+            qv = sig.qvec(q) + w * gv
+            text = q.text if q.lang == "en" else trans.get(q.text, q.text)
+            words = " ".join(found) if all_words else found[0]
+            both = Question(q.qid, "en", q.style, q.half, f"{text} {words}", q.gold)
+            return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], sig.bm25w(both))
+
+        return rank
+
+    out: dict[str, Ranker] = {"default": default_ranker(sig), "greedy guess (product)": mean_of(0, False)}
+    for n in (1, 2, 3):
+        out[f"greedy + {n} sampled, E5 mean"] = mean_of(n, False)
+        out[f"greedy + {n} sampled, E5 mean, BM25 all"] = mean_of(n, True)
+    out["greedy + 3 sampled, E5 mean w 1.5, BM25 all"] = mean_of(3, True, 1.5)
+    return out
+
+
+def lecture_titles() -> list[str]:
+    """The library's lecture titles, in the order of their ids, as a prompt lists them."""
+    lib = library()
+    return [lec.title for lec in sorted(lib.lectures(), key=lambda x: x.id)]
+
+
+def titles_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
+    """The guess written with the course's lecture titles in the prompt, against without."""
+    u48 = Units(corpus, 48, 24)
+    sig = Signals(corpus, u48.vectors, u48.owner)
+    titled: dict[str, str] = json.loads(cache_path(model, "titles").read_text())
+    trans = sig.trans
+
+    def with_titles(w: float) -> Ranker:
+        def rank(q: Question, c: Corpus) -> list[int]:
+            guess = clean_guess(titled.get(f"{q.lang}|{q.text}", "")) or ""
+            qv = sig.qvec(q) + (w * c.query_vector(guess) if guess else 0.0)
+            text = q.text if q.lang == "en" else trans.get(q.text, q.text)
+            both = Question(q.qid, "en", q.style, q.half, f"{text} {guess}", q.gold)
+            return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], sig.bm25w(both))
+
+        return rank
+
+    cut = cut_rankers(corpus, model)
+    return {
+        "default": cut["default"],
+        "guess (product)": cut[f"guess cut to {max(int(k.split()[3]) for k in cut if k.startswith('guess'))} tokens"],
+        "guess with the lecture titles, w 0.5": with_titles(0.5),
+        "guess with the lecture titles, w 1.0": with_titles(1.0),
+    }
+
+
+def cut_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
+    """The product's guess (an English question guessed on as asked, `product` cache; a
+    Portuguese one translated and guessed on as asked, `direct` cache) cut to its first k
+    tokens: greedy decoding makes that exactly the guess a k-token limit would have written,
+    so a shorter (cheaper) guess is scored without asking the model again."""
+    from llama_cpp import Llama
+
+    from lecturetui.core.guess import GUESS_TOKENS
+
+    llm = Llama(str(ROOT / "models" / MODELS[model]), vocab_only=True, verbose=False)
+    u48 = Units(corpus, 48, 24)
+    sig = Signals(corpus, u48.vectors, u48.owner)
+    product: dict[str, str] = json.loads(cache_path(model, "product").read_text())
+    direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
+    trans = sig.trans
+
+    def cut(reply: str, k: int) -> str:
+        tokens = llm.tokenize(reply.encode("utf-8"), add_bos=False, special=False)
+        return llm.detokenize(tokens[:k]).decode("utf-8", errors="ignore")
+
+    def with_cut(k: int) -> Ranker:
+        def rank(q: Question, c: Corpus) -> list[int]:
+            reply = product.get(q.text, "") if q.lang == "en" else direct.get(q.text, "")
+            guess = clean_guess(cut(reply, k)) or ""
+            base = sig.qvec(q)
+            qv = base + c.query_vector(guess) if guess else base
+            s2b = sig.dense_of(qv / np.linalg.norm(qv))[2]
+            text = q.text if q.lang == "en" else trans.get(q.text, q.text)
+            both = Question(q.qid, "en", q.style, q.half, f"{text} {guess}", q.gold)
+            return default_order(s2b, sig.bm25w(both))
+
+        return rank
+
+    lengths = sorted(
+        len(llm.tokenize(r.encode("utf-8"), add_bos=False, special=False))
+        for r in list(product.values()) + list(direct.values())
+    )
+    print(f"guess tokens: median {lengths[len(lengths) // 2]}, max {lengths[-1]}")
+    out: dict[str, Ranker] = {"default": default_ranker(sig)}
+    for k in (16, 24, 32, 48, 64, GUESS_TOKENS):
+        out[f"guess cut to {k} tokens"] = with_cut(k)
+    return out
+
+
+def form_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
+    """The product's guess (as in `cut_rankers`, whole) in other forms: embedded with E5's
+    `passage: ` prefix (it is lecture-like text, as HyDE's first paper encodes it), or
+    sentence by sentence, each sentence beside the question, a segment taking its best."""
+    import re
+
+    u48 = Units(corpus, 48, 24)
+    sig = Signals(corpus, u48.vectors, u48.owner)
+    product: dict[str, str] = json.loads(cache_path(model, "product").read_text())
+    direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
+    trans = sig.trans
+    pcache_path = HOME / "hyde_passage_vectors.json"
+    pcache: dict[str, list[float]] = (
+        json.loads(pcache_path.read_text()) if pcache_path.exists() else {}
+    )
+
+    def as_passage(text: str) -> np.ndarray:
+        if text not in pcache:
+            pcache[text] = corpus.lib.embedder.embed_passages([text])[0].tolist()
+            pcache_path.write_text(json.dumps(pcache))
+        return np.asarray(pcache[text], dtype=np.float32)
+
+    def guess_of(q: Question) -> str:
+        reply = product.get(q.text, "") if q.lang == "en" else direct.get(q.text, "")
+        return clean_guess(reply) or ""
+
+    def lex(q: Question, guess: str) -> np.ndarray:
+        text = q.text if q.lang == "en" else trans.get(q.text, q.text)
+        return sig.bm25w(Question(q.qid, "en", q.style, q.half, f"{text} {guess}", q.gold))
+
+    def passage_form(w: float) -> Ranker:
+        def rank(q: Question, c: Corpus) -> list[int]:
+            guess = guess_of(q)
+            qv = sig.qvec(q) + (w * as_passage(guess) if guess else 0.0)
+            return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], lex(q, guess))
+
+        return rank
+
+    def sentences(agg: str) -> Ranker:
+        def rank(q: Question, c: Corpus) -> list[int]:
+            guess = guess_of(q)
+            parts = [x for x in re.split(r"(?<=[.!?])\s+", guess) if len(x.split()) >= 4]
+            if not parts:
+                return default_order(sig.dense(q)[2], sig.bm25w(q))
+            base = sig.qvec(q)
+            each = []
+            for part in parts:
+                qv = base + c.query_vector(part)
+                each.append(sig.dense_of(qv / np.linalg.norm(qv))[2])
+            stack = np.vstack(each)
+            dense = stack.max(axis=0) if agg == "max" else stack.mean(axis=0)
+            return default_order(dense, lex(q, guess))
+
+        return rank
+
+    out: dict[str, Ranker] = {"default": default_ranker(sig)}
+    for w in (0.5, 1.0, 1.5):
+        out[f"guess as a passage, w {w}"] = passage_form(w)
+    out["guess sentence by sentence, best"] = sentences("max")
+    out["guess sentence by sentence, mean"] = sentences("mean")
+    return out
+
+
 def main() -> None:
     parser = arguments("1.5b")
-    parser.add_argument("--prompt", choices=["bench", "product", "direct"], default="bench")
+    parser.add_argument("--prompt", choices=["bench", "product", "direct", "cut", "forms", "titles",
+                                             "samples"],
+                        default="bench")
     args = parser.parse_args()
+    if args.step == "generate" and args.prompt == "samples":
+        generate_samples(args.model, args.threads)
+        return
     if args.step == "generate":
         generate(args.model, args.threads, args.prompt)
         return
@@ -161,11 +395,18 @@ def main() -> None:
         if q.half == args.half and (q.lang == "en" or args.prompt != "bench")
         and (q.lang != "en" or args.prompt != "direct")
     ]  # fmt: skip
-    found = (
-        direct_rankers(corpus, args.model)
-        if args.prompt == "direct"
-        else rankers(corpus, args.model, args.prompt)
-    )
+    if args.prompt == "cut":
+        found = cut_rankers(corpus, args.model)
+    elif args.prompt == "samples":
+        found = samples_rankers(corpus, args.model)
+    elif args.prompt == "titles":
+        found = titles_rankers(corpus, args.model)
+    elif args.prompt == "forms":
+        found = {**cut_rankers(corpus, args.model), **form_rankers(corpus, args.model)}
+    elif args.prompt == "direct":
+        found = direct_rankers(corpus, args.model)
+    else:
+        found = rankers(corpus, args.model, args.prompt)
     report(corpus, questions, found, compare="default")
     corpus.save()
 
