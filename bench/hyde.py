@@ -407,7 +407,7 @@ def main() -> None:
         found = direct_rankers(corpus, args.model)
     else:
         found = rankers(corpus, args.model, args.prompt)
-    report(corpus, questions, found, compare="default")
+    report(corpus, questions, found, compare=os.environ.get("HYDE_COMPARE", "default"))
     corpus.save()
 
 
