@@ -230,7 +230,10 @@ def samples_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
 
         return rank
 
-    out: dict[str, Ranker] = {"default": default_ranker(sig), "greedy guess (product)": mean_of(0, False)}
+    out: dict[str, Ranker] = {
+        "default": default_ranker(sig),
+        "greedy guess (product)": mean_of(0, False),
+    }
     for n in (1, 2, 3):
         out[f"greedy + {n} sampled, E5 mean"] = mean_of(n, False)
         out[f"greedy + {n} sampled, E5 mean, BM25 all"] = mean_of(n, True)
@@ -246,6 +249,8 @@ def lecture_titles() -> list[str]:
 
 def titles_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     """The guess written with the course's lecture titles in the prompt, against without."""
+    from lecturetui.core.guess import GUESS_TOKENS
+
     u48 = Units(corpus, 48, 24)
     sig = Signals(corpus, u48.vectors, u48.owner)
     titled: dict[str, str] = json.loads(cache_path(model, "titles").read_text())
@@ -264,7 +269,7 @@ def titles_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     cut = cut_rankers(corpus, model)
     return {
         "default": cut["default"],
-        "guess (product)": cut[f"guess cut to {max(int(k.split()[3]) for k in cut if k.startswith('guess'))} tokens"],
+        "guess (product)": cut[f"guess cut to {GUESS_TOKENS} tokens"],
         "guess with the lecture titles, w 0.5": with_titles(0.5),
         "guess with the lecture titles, w 1.0": with_titles(1.0),
     }
@@ -379,9 +384,11 @@ def form_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
 
 def main() -> None:
     parser = arguments("1.5b")
-    parser.add_argument("--prompt", choices=["bench", "product", "direct", "cut", "forms", "titles",
-                                             "samples"],
-                        default="bench")
+    parser.add_argument(
+        "--prompt",
+        choices=["bench", "product", "direct", "cut", "forms", "titles", "samples"],
+        default="bench",
+    )
     args = parser.parse_args()
     if args.step == "generate" and args.prompt == "samples":
         generate_samples(args.model, args.threads)
