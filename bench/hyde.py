@@ -241,6 +241,38 @@ def samples_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     return out
 
 
+def fusion_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
+    """The product's guess under other fusions: the dense weight (0.6 today, chosen without a
+    guess, when BM25 had only the question's words) and the unit share of the dense score."""
+    from ranking_ideas import convex, norm_lex, norm_top, order
+
+    u48 = Units(corpus, 48, 24)
+    sig = Signals(corpus, u48.vectors, u48.owner)
+    product: dict[str, str] = json.loads(cache_path(model, "product").read_text())
+    direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
+    trans = sig.trans
+
+    def fused(alpha: float, unit_share: float = 0.7) -> Ranker:
+        def rank(q: Question, c: Corpus) -> list[int]:
+            reply = product.get(q.text, "") if q.lang == "en" else direct.get(q.text, "")
+            guess = clean_guess(reply) or ""
+            qv = sig.qvec(q) + (c.query_vector(guess) if guess else 0.0)
+            win, unit, _ = sig.dense_of(qv / np.linalg.norm(qv))
+            dense = unit_share * unit + (1 - unit_share) * win
+            text = q.text if q.lang == "en" else trans.get(q.text, q.text)
+            lex = sig.bm25w(Question(q.qid, "en", q.style, q.half, f"{text} {guess}", q.gold))
+            return order(convex([(alpha, norm_top(dense)), (1 - alpha, norm_lex(lex))]), dense)
+
+        return rank
+
+    out: dict[str, Ranker] = {"default": default_ranker(sig), "guess (product)": fused(0.6)}
+    for alpha in (0.4, 0.5, 0.7, 0.8):
+        out[f"guess, dense weight {alpha}"] = fused(alpha)
+    for share in (0.5, 0.9):
+        out[f"guess, unit share {share}"] = fused(0.6, share)
+    return out
+
+
 def lecture_titles() -> list[str]:
     """The library's lecture titles, in the order of their ids, as a prompt lists them."""
     lib = library()
@@ -386,7 +418,7 @@ def main() -> None:
     parser = arguments("1.5b")
     parser.add_argument(
         "--prompt",
-        choices=["bench", "product", "direct", "cut", "forms", "titles", "samples"],
+        choices=["bench", "product", "direct", "cut", "forms", "titles", "samples", "fusion"],
         default="bench",
     )
     args = parser.parse_args()
@@ -404,6 +436,8 @@ def main() -> None:
     ]  # fmt: skip
     if args.prompt == "cut":
         found = cut_rankers(corpus, args.model)
+    elif args.prompt == "fusion":
+        found = fusion_rankers(corpus, args.model)
     elif args.prompt == "samples":
         found = samples_rankers(corpus, args.model)
     elif args.prompt == "titles":
