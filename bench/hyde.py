@@ -160,6 +160,63 @@ def direct_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     }
 
 
+TERMS_SYSTEM = 'You are the lecturer of the course "Python for Everybody".'
+TERMS_ASK = (
+    "A student asks: {question}\n\n"
+    "List the technical terms (names of functions, keywords, data types, concepts) you used in "
+    "your lecture when you explained this, in English, separated by commas. Reply with the "
+    "terms only."
+)
+
+
+def generate_terms(model: str, threads: int) -> None:
+    """The lecture's likely technical terms for each tune question (query-to-keywords): a
+    shorter reply than the guess, aimed at the words a paraphrase leaves out."""
+    prompts = {
+        f"{q.lang}|{q.text}": (TERMS_SYSTEM, TERMS_ASK.format(question=q.text))
+        for q in load_questions(QUESTIONS)
+        if q.half == "tune" or os.environ.get("HYDE_HELDOUT")
+    }
+    write_replies(cache_path(model, "terms"), prompts, model, threads, "question")
+
+
+def terms_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
+    """The terms instead of the guess, and beside it."""
+    u48 = Units(corpus, 48, 24)
+    sig = Signals(corpus, u48.vectors, u48.owner)
+    product: dict[str, str] = json.loads(cache_path(model, "product").read_text())
+    direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
+    terms: dict[str, str] = json.loads(cache_path(model, "terms").read_text())
+    trans = sig.trans
+
+    def ranked(use_guess: bool, use_terms: bool, terms_in_e5: bool = True) -> Ranker:
+        def rank(q: Question, c: Corpus) -> list[int]:
+            reply = product.get(q.text, "") if q.lang == "en" else direct.get(q.text, "")
+            guess = (clean_guess(reply) or "") if use_guess else ""
+            found = " ".join(terms.get(f"{q.lang}|{q.text}", "").split())[:300] if use_terms else ""
+            qv = sig.qvec(q)
+            if guess:
+                qv = qv + c.query_vector(guess)
+            if found and terms_in_e5:
+                qv = qv + c.query_vector(found)
+            text = q.text if q.lang == "en" else trans.get(q.text, q.text)
+            lex = sig.bm25w(
+                Question(q.qid, "en", q.style, q.half, f"{text} {guess} {found}", q.gold)
+            )
+            return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], lex)
+
+        return rank
+
+    return {
+        "default": default_ranker(sig),
+        "guess (product)": ranked(True, False),
+        "terms instead of the guess": ranked(False, True),
+        "terms instead of the guess, BM25 only": ranked(False, True, False),
+        "guess + terms": ranked(True, True),
+        "guess + terms in BM25 only": ranked(True, True, False),
+    }
+
+
 SAMPLE_SEEDS = (1, 2, 3)
 
 
@@ -418,10 +475,23 @@ def main() -> None:
     parser = arguments("1.5b")
     parser.add_argument(
         "--prompt",
-        choices=["bench", "product", "direct", "cut", "forms", "titles", "samples", "fusion"],
+        choices=[
+            "bench",
+            "product",
+            "direct",
+            "cut",
+            "forms",
+            "titles",
+            "samples",
+            "fusion",
+            "terms",
+        ],
         default="bench",
     )
     args = parser.parse_args()
+    if args.step == "generate" and args.prompt == "terms":
+        generate_terms(args.model, args.threads)
+        return
     if args.step == "generate" and args.prompt == "samples":
         generate_samples(args.model, args.threads)
         return
@@ -436,6 +506,8 @@ def main() -> None:
     ]  # fmt: skip
     if args.prompt == "cut":
         found = cut_rankers(corpus, args.model)
+    elif args.prompt == "terms":
+        found = terms_rankers(corpus, args.model)
     elif args.prompt == "fusion":
         found = fusion_rankers(corpus, args.model)
     elif args.prompt == "samples":
