@@ -29,10 +29,10 @@ import numpy as np
 from _common import ROOT
 from doc2query import cache_path as d2q_path
 from doc2query import key, questions_of
-from hyde import cache_path as hyde_path
+from hyde import bm25_with, product_replies, signals
 from ranking_ideas import Signals, default_order, default_ranker
 from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
-from variants import Units, word_units
+from variants import word_units
 
 from lecturetui.core.guess import clean_guess
 
@@ -163,16 +163,12 @@ def adapted_units(corpus: AdaptedCorpus) -> tuple[np.ndarray, np.ndarray]:
 
 def guess_ranker(sig: Signals) -> Ranker:
     """The product's guess (as bench/hyde.py's `cut_rankers` at 100 tokens)."""
-    product: dict[str, str] = json.loads(hyde_path("1.5b", "product").read_text())
-    direct: dict[str, str] = json.loads(hyde_path("1.5b", "direct").read_text())
+    reply_of = product_replies("1.5b")
 
     def rank(q: Question, c: Corpus) -> list[int]:
-        reply = product.get(q.text, "") if q.lang == "en" else direct.get(q.text, "")
-        guess = clean_guess(reply) or ""
+        guess = clean_guess(reply_of(q)) or ""
         qv = sig.qvec(q) + (sig.c.query_vector(guess) if guess else 0.0)
-        text = q.text if q.lang == "en" else sig.trans.get(q.text, q.text)
-        lex = sig.bm25w(Question(q.qid, "en", q.style, q.half, f"{text} {guess}", q.gold))
-        return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], lex)
+        return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], bm25_with(sig, q, guess))
 
     return rank
 
@@ -180,8 +176,7 @@ def guess_ranker(sig: Signals) -> Ranker:
 def score(half: str, epochs: int) -> None:
     lib = library()
     shipped = Corpus(lib)
-    u48 = Units(shipped, 48, 24)
-    sig0 = Signals(shipped, u48.vectors, u48.owner)
+    sig0 = signals(shipped)
     adapted = AdaptedCorpus(lib, model_dir(epochs))
     uv, owner = adapted_units(adapted)
     sig1 = Signals(adapted, uv, owner)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +61,31 @@ def translations() -> dict[str, str]:
 def guessed_text(q: Question, trans: dict[str, str]) -> str:
     """What `--prompt product` guesses on: a question in another language's translation."""
     return trans.get(q.text, q.text) if q.lang != "en" else q.text
+
+
+def signals(corpus: Corpus) -> Signals:
+    """The default ranking's signals (E5 small-to-big over 48/24-word units, BM25, the cached
+    translations)."""
+    u48 = Units(corpus, 48, 24)
+    return Signals(corpus, u48.vectors, u48.owner)
+
+
+def product_replies(model: str) -> Callable[[Question], str]:
+    """The product's guess as the model replied it: an English question guessed on as asked
+    (`product` cache), a Portuguese one as asked, in English (`direct` cache)."""
+    product: dict[str, str] = json.loads(cache_path(model, "product").read_text())
+    direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
+
+    def reply_of(q: Question) -> str:
+        return product.get(q.text, "") if q.lang == "en" else direct.get(q.text, "")
+
+    return reply_of
+
+
+def bm25_with(sig: Signals, q: Question, extra: str) -> np.ndarray:
+    """BM25 on the text the product searches (a Portuguese question's translation) + `extra`."""
+    text = q.text if q.lang == "en" else sig.trans.get(q.text, q.text)
+    return sig.bm25w(Question(q.qid, "en", q.style, q.half, f"{text} {extra}", q.gold))
 
 
 def generate(model: str, threads: int, prompt: str) -> None:
@@ -95,8 +121,7 @@ def generate(model: str, threads: int, prompt: str) -> None:
 
 
 def rankers(corpus: Corpus, model: str, prompt: str) -> dict[str, Ranker]:
-    u48 = Units(corpus, 48, 24)
-    sig = Signals(corpus, u48.vectors, u48.owner)
+    sig = signals(corpus)
     guesses: dict[str, str] = json.loads(cache_path(model, prompt).read_text())
     trans = sig.trans if prompt != "bench" else {}
 
@@ -134,8 +159,7 @@ def rankers(corpus: Corpus, model: str, prompt: str) -> dict[str, Ranker]:
 def direct_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     """Portuguese questions: translated then guessed on (the product) against guessed on as
     asked, in English, with or without the translation (no translation saves a model call)."""
-    u48 = Units(corpus, 48, 24)
-    sig = Signals(corpus, u48.vectors, u48.owner)
+    sig = signals(corpus)
     product = rankers(corpus, model, "product")["hyde w 1.0"]
     direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
     trans = sig.trans
@@ -182,16 +206,13 @@ def generate_terms(model: str, threads: int) -> None:
 
 def terms_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     """The terms instead of the guess, and beside it."""
-    u48 = Units(corpus, 48, 24)
-    sig = Signals(corpus, u48.vectors, u48.owner)
-    product: dict[str, str] = json.loads(cache_path(model, "product").read_text())
-    direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
+    sig = signals(corpus)
+    reply_of = product_replies(model)
     terms: dict[str, str] = json.loads(cache_path(model, "terms").read_text())
-    trans = sig.trans
 
     def ranked(use_guess: bool, use_terms: bool, terms_in_e5: bool = True) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
-            reply = product.get(q.text, "") if q.lang == "en" else direct.get(q.text, "")
+            reply = reply_of(q)
             guess = (clean_guess(reply) or "") if use_guess else ""
             found = " ".join(terms.get(f"{q.lang}|{q.text}", "").split())[:300] if use_terms else ""
             qv = sig.qvec(q)
@@ -199,10 +220,7 @@ def terms_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
                 qv = qv + c.query_vector(guess)
             if found and terms_in_e5:
                 qv = qv + c.query_vector(found)
-            text = q.text if q.lang == "en" else trans.get(q.text, q.text)
-            lex = sig.bm25w(
-                Question(q.qid, "en", q.style, q.half, f"{text} {guess} {found}", q.gold)
-            )
+            lex = bm25_with(sig, q, f"{guess} {found}")
             return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], lex)
 
         return rank
@@ -261,15 +279,12 @@ def generate_samples(model: str, threads: int) -> None:
 
 def samples_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     """The greedy guess (the product's) and the mean of it with 1-3 sampled guesses."""
-    u48 = Units(corpus, 48, 24)
-    sig = Signals(corpus, u48.vectors, u48.owner)
-    product: dict[str, str] = json.loads(cache_path(model, "product").read_text())
-    direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
+    sig = signals(corpus)
+    reply_of = product_replies(model)
     sampled: dict[str, str] = json.loads(cache_path(model, "samples").read_text())
-    trans = sig.trans
 
     def guesses(q: Question, n: int) -> list[str]:
-        greedy = product.get(q.text, "") if q.lang == "en" else direct.get(q.text, "")
+        greedy = reply_of(q)
         out = [greedy] + [sampled.get(f"{s}|{q.lang}|{q.text}", "") for s in SAMPLE_SEEDS[:n]]
         return [g for g in (clean_guess(x) for x in out) if g]
 
@@ -280,10 +295,8 @@ def samples_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
                 return default_order(sig.dense(q)[2], sig.bm25w(q))
             gv = sum(c.query_vector(g) for g in found) / len(found)
             qv = sig.qvec(q) + w * gv
-            text = q.text if q.lang == "en" else trans.get(q.text, q.text)
             words = " ".join(found) if all_words else found[0]
-            both = Question(q.qid, "en", q.style, q.half, f"{text} {words}", q.gold)
-            return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], sig.bm25w(both))
+            return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], bm25_with(sig, q, words))
 
         return rank
 
@@ -303,21 +316,17 @@ def fusion_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     guess, when BM25 had only the question's words) and the unit share of the dense score."""
     from ranking_ideas import convex, norm_lex, norm_top, order
 
-    u48 = Units(corpus, 48, 24)
-    sig = Signals(corpus, u48.vectors, u48.owner)
-    product: dict[str, str] = json.loads(cache_path(model, "product").read_text())
-    direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
-    trans = sig.trans
+    sig = signals(corpus)
+    reply_of = product_replies(model)
 
     def fused(alpha: float, unit_share: float = 0.7) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
-            reply = product.get(q.text, "") if q.lang == "en" else direct.get(q.text, "")
+            reply = reply_of(q)
             guess = clean_guess(reply) or ""
             qv = sig.qvec(q) + (c.query_vector(guess) if guess else 0.0)
             win, unit, _ = sig.dense_of(qv / np.linalg.norm(qv))
             dense = unit_share * unit + (1 - unit_share) * win
-            text = q.text if q.lang == "en" else trans.get(q.text, q.text)
-            lex = sig.bm25w(Question(q.qid, "en", q.style, q.half, f"{text} {guess}", q.gold))
+            lex = bm25_with(sig, q, guess)
             return order(convex([(alpha, norm_top(dense)), (1 - alpha, norm_lex(lex))]), dense)
 
         return rank
@@ -340,18 +349,14 @@ def titles_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     """The guess written with the course's lecture titles in the prompt, against without."""
     from lecturetui.core.guess import GUESS_TOKENS
 
-    u48 = Units(corpus, 48, 24)
-    sig = Signals(corpus, u48.vectors, u48.owner)
+    sig = signals(corpus)
     titled: dict[str, str] = json.loads(cache_path(model, "titles").read_text())
-    trans = sig.trans
 
     def with_titles(w: float) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
             guess = clean_guess(titled.get(f"{q.lang}|{q.text}", "")) or ""
             qv = sig.qvec(q) + (w * c.query_vector(guess) if guess else 0.0)
-            text = q.text if q.lang == "en" else trans.get(q.text, q.text)
-            both = Question(q.qid, "en", q.style, q.half, f"{text} {guess}", q.gold)
-            return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], sig.bm25w(both))
+            return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], bm25_with(sig, q, guess))
 
         return rank
 
@@ -374,11 +379,8 @@ def cut_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     from lecturetui.core.guess import GUESS_TOKENS
 
     llm = Llama(str(ROOT / "models" / MODELS[model]), vocab_only=True, verbose=False)
-    u48 = Units(corpus, 48, 24)
-    sig = Signals(corpus, u48.vectors, u48.owner)
-    product: dict[str, str] = json.loads(cache_path(model, "product").read_text())
-    direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
-    trans = sig.trans
+    sig = signals(corpus)
+    reply_of = product_replies(model)
 
     def cut(reply: str, k: int) -> str:
         tokens = llm.tokenize(reply.encode("utf-8"), add_bos=False, special=False)
@@ -386,20 +388,18 @@ def cut_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
 
     def with_cut(k: int) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
-            reply = product.get(q.text, "") if q.lang == "en" else direct.get(q.text, "")
+            reply = reply_of(q)
             guess = clean_guess(cut(reply, k)) or ""
             base = sig.qvec(q)
             qv = base + c.query_vector(guess) if guess else base
             s2b = sig.dense_of(qv / np.linalg.norm(qv))[2]
-            text = q.text if q.lang == "en" else trans.get(q.text, q.text)
-            both = Question(q.qid, "en", q.style, q.half, f"{text} {guess}", q.gold)
-            return default_order(s2b, sig.bm25w(both))
+            return default_order(s2b, bm25_with(sig, q, guess))
 
         return rank
 
     lengths = sorted(
         len(llm.tokenize(r.encode("utf-8"), add_bos=False, special=False))
-        for r in list(product.values()) + list(direct.values())
+        for r in map(reply_of, load_questions(QUESTIONS))
     )
     print(f"guess tokens: median {lengths[len(lengths) // 2]}, max {lengths[-1]}")
     out: dict[str, Ranker] = {"default": default_ranker(sig)}
@@ -414,11 +414,8 @@ def form_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     sentence by sentence, each sentence beside the question, a segment taking its best."""
     import re
 
-    u48 = Units(corpus, 48, 24)
-    sig = Signals(corpus, u48.vectors, u48.owner)
-    product: dict[str, str] = json.loads(cache_path(model, "product").read_text())
-    direct: dict[str, str] = json.loads(cache_path(model, "direct").read_text())
-    trans = sig.trans
+    sig = signals(corpus)
+    reply_of = product_replies(model)
     pcache_path = HOME / "hyde_passage_vectors.json"
     pcache: dict[str, list[float]] = (
         json.loads(pcache_path.read_text()) if pcache_path.exists() else {}
@@ -431,18 +428,14 @@ def form_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
         return np.asarray(pcache[text], dtype=np.float32)
 
     def guess_of(q: Question) -> str:
-        reply = product.get(q.text, "") if q.lang == "en" else direct.get(q.text, "")
+        reply = reply_of(q)
         return clean_guess(reply) or ""
-
-    def lex(q: Question, guess: str) -> np.ndarray:
-        text = q.text if q.lang == "en" else trans.get(q.text, q.text)
-        return sig.bm25w(Question(q.qid, "en", q.style, q.half, f"{text} {guess}", q.gold))
 
     def passage_form(w: float) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
             guess = guess_of(q)
             qv = sig.qvec(q) + (w * as_passage(guess) if guess else 0.0)
-            return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], lex(q, guess))
+            return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], bm25_with(sig, q, guess))
 
         return rank
 
@@ -459,7 +452,7 @@ def form_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
                 each.append(sig.dense_of(qv / np.linalg.norm(qv))[2])
             stack = np.vstack(each)
             dense = stack.max(axis=0) if agg == "max" else stack.mean(axis=0)
-            return default_order(dense, lex(q, guess))
+            return default_order(dense, bm25_with(sig, q, guess))
 
         return rank
 
