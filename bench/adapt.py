@@ -29,12 +29,9 @@ import numpy as np
 from _common import ROOT
 from doc2query import cache_path as d2q_path
 from doc2query import key, questions_of
-from hyde import bm25_with, product_replies, signals
-from ranking_ideas import Signals, default_order, default_ranker
-from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
-from variants import word_units
-
-from lecturetui.core.guess import clean_guess
+from hyde import guess_ranker, product_replies, signals
+from ranking_ideas import default_ranker
+from realistic import HOME, QUESTIONS, Corpus, library, load_questions, report
 
 BASE = ROOT / "models" / "multilingual-e5-small"
 
@@ -117,23 +114,19 @@ def train(epochs: int, batch_size: int, lr: float, max_len: int) -> None:
 
 
 class AdaptedCorpus(Corpus):
-    """The same library, with windows and questions embedded by the adapted model (cached)."""
+    """The same library, with windows, units and questions embedded by the adapted model
+    (cached in the model's folder)."""
 
     def __init__(self, lib: Any, path: Path) -> None:
-        super().__init__(lib)
         from sentence_transformers import SentenceTransformer
 
+        super().__init__(lib, cache_dir=path)
         self.model = SentenceTransformer(str(path), device="cpu")
-        self.path = path
         wpath = path / "windows.npy"
         if not wpath.exists():
             print(f"embedding {len(self.segs)} windows…", flush=True)
             np.save(wpath, self.passages([s.text for s in self.segs]))
         self.vectors = np.load(wpath)
-        self._qcache_path = path / "query_vectors.json"
-        self._qcache = (
-            json.loads(self._qcache_path.read_text()) if self._qcache_path.exists() else {}
-        )
 
     def passages(self, texts: list[str]) -> np.ndarray:
         vecs = self.model.encode(
@@ -148,47 +141,22 @@ class AdaptedCorpus(Corpus):
         return np.asarray(self._qcache[text], dtype=np.float32)
 
 
-def adapted_units(corpus: AdaptedCorpus) -> tuple[np.ndarray, np.ndarray]:
-    texts, owner = [], []
-    for k, seg in enumerate(corpus.segs):
-        for u in word_units(seg.text, 48, 24):
-            texts.append(u)
-            owner.append(k)
-    upath = corpus.path / "units_w48_24.npy"
-    if not upath.exists():
-        print(f"embedding {len(texts)} units…", flush=True)
-        np.save(upath, corpus.passages(texts))
-    return np.load(upath), np.asarray(owner)
-
-
-def guess_ranker(sig: Signals) -> Ranker:
-    """The product's guess (as bench/hyde.py's `cut_rankers` at 100 tokens)."""
-    reply_of = product_replies("1.5b")
-
-    def rank(q: Question, c: Corpus) -> list[int]:
-        guess = clean_guess(reply_of(q)) or ""
-        qv = sig.qvec(q) + (sig.c.query_vector(guess) if guess else 0.0)
-        return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], bm25_with(sig, q, guess))
-
-    return rank
-
-
 def score(half: str, epochs: int) -> None:
     lib = library()
     shipped = Corpus(lib)
     sig0 = signals(shipped)
+    reply_of = product_replies("1.5b")
     adapted = AdaptedCorpus(lib, model_dir(epochs))
-    uv, owner = adapted_units(adapted)
-    sig1 = Signals(adapted, uv, owner)
+    sig1 = signals(adapted)
     rankers = {
         "default (E5 as shipped)": default_ranker(sig0),
         f"E5 adapted ({epochs} epoch)": default_ranker(sig1),
-        "guess (E5 as shipped)": guess_ranker(sig0),
-        f"guess, E5 adapted ({epochs} epoch)": guess_ranker(sig1),
+        "guess (E5 as shipped)": guess_ranker(sig0, reply_of),
+        f"guess, E5 adapted ({epochs} epoch)": guess_ranker(sig1, reply_of),
     }
     questions = [q for q in load_questions(QUESTIONS) if q.half == half]
     report(shipped, questions, rankers, compare="default (E5 as shipped)")
-    adapted._qcache_path.write_text(json.dumps(adapted._qcache))
+    adapted.save()
 
 
 def main() -> None:

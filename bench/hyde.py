@@ -16,7 +16,9 @@ free and the prompt is the one recorded here. Prompts (`--prompt`):
   named as the product names it, and the language of the text guessed on
   (`hyde_<model>_product.json`);
 With `product`, a Portuguese question is guessed on its English translation
-(translations.json), as `ask` first did; `direct` is what it does now.
+(translations.json), as `ask` first did; `direct` is what it does now. The other prompts
+(`GENERATORS`, `SCORERS`: cut, forms, titles, samples, fusion, terms) score variants of the
+product's guess against it, each described by its function (bench/RESULTS.md, fifth round).
 
 `score`: the default ranking (`r2 default` of bench/ranking_ideas.py) against the same with the
 guess: E5 on the question's vector (with its translation's) + w x the guess's vector,
@@ -88,6 +90,25 @@ def bm25_with(sig: Signals, q: Question, extra: str) -> np.ndarray:
     return sig.bm25w(Question(q.qid, "en", q.style, q.half, f"{text} {extra}", q.gold))
 
 
+def rank_with_guess(sig: Signals, q: Question, guess: str, w: float = 1.0) -> list[int]:
+    """The default fusion searched as core/search.py searches with a guess: E5 on the question's
+    vector (with its translation's) + w x the guess's, BM25 on the searched text and the guess."""
+    qv = sig.qvec(q) + (w * sig.c.query_vector(guess) if guess else 0.0)
+    return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], bm25_with(sig, q, guess))
+
+
+def guess_ranker(sig: Signals, reply_of: Callable[[Question], str], w: float = 1.0) -> Ranker:
+    """Each question searched with its guess (`reply_of`: the model's reply, cleaned as the
+    product cleans it); the product's own with `product_replies` and w 1.0."""
+    return lambda q, c: rank_with_guess(sig, q, clean_guess(reply_of(q)) or "", w)
+
+
+def in_this_run(q: Question) -> bool:
+    """The new prompts are generated for the tune half; the held-out half only once the tune
+    half has chosen (HYDE_HELDOUT=1)."""
+    return q.half == "tune" or bool(os.environ.get("HYDE_HELDOUT"))
+
+
 def generate(model: str, threads: int, prompt: str) -> None:
     questions = load_questions(QUESTIONS)
     if prompt == "bench":
@@ -97,9 +118,7 @@ def generate(model: str, threads: int, prompt: str) -> None:
     elif prompt == "titles":  # the product's prompt with the course's lecture titles
         titles = lecture_titles()
         prompts = {}
-        for q in questions:
-            if q.half != "tune" and not os.environ.get("HYDE_HELDOUT"):
-                continue  # the held-out half only once the tune half has chosen
+        for q in filter(in_this_run, questions):
             system, user = guess_messages(q.text, "English", ["Python for Everybody"])
             system_text = f"{system['content']} Its lectures are: {'; '.join(titles)}."
             prompts[f"{q.lang}|{q.text}"] = (system_text, user["content"])
@@ -198,8 +217,7 @@ def generate_terms(model: str, threads: int) -> None:
     shorter reply than the guess, aimed at the words a paraphrase leaves out."""
     prompts = {
         f"{q.lang}|{q.text}": (TERMS_SYSTEM, TERMS_ASK.format(question=q.text))
-        for q in load_questions(QUESTIONS)
-        if q.half == "tune" or os.environ.get("HYDE_HELDOUT")
+        for q in filter(in_this_run, load_questions(QUESTIONS))
     }
     write_replies(cache_path(model, "terms"), prompts, model, threads, "question")
 
@@ -210,11 +228,10 @@ def terms_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     reply_of = product_replies(model)
     terms: dict[str, str] = json.loads(cache_path(model, "terms").read_text())
 
-    def ranked(use_guess: bool, use_terms: bool, terms_in_e5: bool = True) -> Ranker:
+    def ranked(use_guess: bool, terms_in_e5: bool = True) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
-            reply = reply_of(q)
-            guess = (clean_guess(reply) or "") if use_guess else ""
-            found = " ".join(terms.get(f"{q.lang}|{q.text}", "").split())[:300] if use_terms else ""
+            guess = (clean_guess(reply_of(q)) or "") if use_guess else ""
+            found = " ".join(terms.get(f"{q.lang}|{q.text}", "").split())[:300]
             qv = sig.qvec(q)
             if guess:
                 qv = qv + c.query_vector(guess)
@@ -227,11 +244,11 @@ def terms_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
 
     return {
         "default": default_ranker(sig),
-        "guess (product)": ranked(True, False),
-        "terms instead of the guess": ranked(False, True),
-        "terms instead of the guess, BM25 only": ranked(False, True, False),
-        "guess + terms": ranked(True, True),
-        "guess + terms in BM25 only": ranked(True, True, False),
+        "guess (product)": guess_ranker(sig, reply_of),
+        "terms instead of the guess": ranked(False),
+        "terms instead of the guess, BM25 only": ranked(False, terms_in_e5=False),
+        "guess + terms": ranked(True),
+        "guess + terms in BM25 only": ranked(True, terms_in_e5=False),
     }
 
 
@@ -247,9 +264,7 @@ def generate_samples(model: str, threads: int) -> None:
     path = cache_path(model, "samples")
     done: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
     todo = []
-    for q in load_questions(QUESTIONS):
-        if q.half != "tune" and not os.environ.get("HYDE_HELDOUT"):
-            continue
+    for q in filter(in_this_run, load_questions(QUESTIONS)):
         # the product's prompt: `product` (English) and `direct` (Portuguese) both ask in English
         system, user = guess_messages(q.text, "English", ["Python for Everybody"])
         for seed in SAMPLE_SEEDS:
@@ -302,7 +317,7 @@ def samples_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
 
     out: dict[str, Ranker] = {
         "default": default_ranker(sig),
-        "greedy guess (product)": mean_of(0, False),
+        "greedy guess (product)": guess_ranker(sig, reply_of),
     }
     for n in (1, 2, 3):
         out[f"greedy + {n} sampled, E5 mean"] = mean_of(n, False)
@@ -321,8 +336,7 @@ def fusion_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
 
     def fused(alpha: float, unit_share: float = 0.7) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
-            reply = reply_of(q)
-            guess = clean_guess(reply) or ""
+            guess = clean_guess(reply_of(q)) or ""
             qv = sig.qvec(q) + (c.query_vector(guess) if guess else 0.0)
             win, unit, _ = sig.dense_of(qv / np.linalg.norm(qv))
             dense = unit_share * unit + (1 - unit_share) * win
@@ -331,7 +345,10 @@ def fusion_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
 
         return rank
 
-    out: dict[str, Ranker] = {"default": default_ranker(sig), "guess (product)": fused(0.6)}
+    out: dict[str, Ranker] = {
+        "default": default_ranker(sig),
+        "guess (product)": guess_ranker(sig, reply_of),
+    }
     for alpha in (0.4, 0.5, 0.7, 0.8):
         out[f"guess, dense weight {alpha}"] = fused(alpha)
     for share in (0.5, 0.9):
@@ -347,25 +364,17 @@ def lecture_titles() -> list[str]:
 
 def titles_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     """The guess written with the course's lecture titles in the prompt, against without."""
-    from lecturetui.core.guess import GUESS_TOKENS
-
     sig = signals(corpus)
     titled: dict[str, str] = json.loads(cache_path(model, "titles").read_text())
 
-    def with_titles(w: float) -> Ranker:
-        def rank(q: Question, c: Corpus) -> list[int]:
-            guess = clean_guess(titled.get(f"{q.lang}|{q.text}", "")) or ""
-            qv = sig.qvec(q) + (w * c.query_vector(guess) if guess else 0.0)
-            return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], bm25_with(sig, q, guess))
+    def titled_reply(q: Question) -> str:
+        return titled.get(f"{q.lang}|{q.text}", "")
 
-        return rank
-
-    cut = cut_rankers(corpus, model)
     return {
-        "default": cut["default"],
-        "guess (product)": cut[f"guess cut to {GUESS_TOKENS} tokens"],
-        "guess with the lecture titles, w 0.5": with_titles(0.5),
-        "guess with the lecture titles, w 1.0": with_titles(1.0),
+        "default": default_ranker(sig),
+        "guess (product)": guess_ranker(sig, product_replies(model)),
+        "guess with the lecture titles, w 0.5": guess_ranker(sig, titled_reply, 0.5),
+        "guess with the lecture titles, w 1.0": guess_ranker(sig, titled_reply),
     }
 
 
@@ -387,15 +396,7 @@ def cut_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
         return llm.detokenize(tokens[:k]).decode("utf-8", errors="ignore")
 
     def with_cut(k: int) -> Ranker:
-        def rank(q: Question, c: Corpus) -> list[int]:
-            reply = reply_of(q)
-            guess = clean_guess(cut(reply, k)) or ""
-            base = sig.qvec(q)
-            qv = base + c.query_vector(guess) if guess else base
-            s2b = sig.dense_of(qv / np.linalg.norm(qv))[2]
-            return default_order(s2b, bm25_with(sig, q, guess))
-
-        return rank
+        return guess_ranker(sig, lambda q: cut(reply_of(q), k))
 
     lengths = sorted(
         len(llm.tokenize(r.encode("utf-8"), add_bos=False, special=False))
@@ -428,8 +429,7 @@ def form_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
         return np.asarray(pcache[text], dtype=np.float32)
 
     def guess_of(q: Question) -> str:
-        reply = reply_of(q)
-        return clean_guess(reply) or ""
+        return clean_guess(reply_of(q)) or ""
 
     def passage_form(w: float) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
@@ -464,32 +464,37 @@ def form_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     return out
 
 
+#: what `generate --prompt P` writes (the cache `score --prompt P` or a later prompt reads)
+GENERATORS: dict[str, Callable[[str, int], None]] = {
+    "bench": lambda model, threads: generate(model, threads, "bench"),
+    "product": lambda model, threads: generate(model, threads, "product"),
+    "direct": lambda model, threads: generate(model, threads, "direct"),
+    "titles": lambda model, threads: generate(model, threads, "titles"),
+    "terms": generate_terms,
+    "samples": generate_samples,
+}
+#: what `score --prompt P` compares
+SCORERS: dict[str, Callable[[Corpus, str], dict[str, Ranker]]] = {
+    "bench": lambda corpus, model: rankers(corpus, model, "bench"),
+    "product": lambda corpus, model: rankers(corpus, model, "product"),
+    "direct": direct_rankers,
+    "cut": cut_rankers,
+    "forms": lambda corpus, model: {**cut_rankers(corpus, model), **form_rankers(corpus, model)},
+    "titles": titles_rankers,
+    "samples": samples_rankers,
+    "fusion": fusion_rankers,
+    "terms": terms_rankers,
+}
+
+
 def main() -> None:
     parser = arguments("1.5b")
-    parser.add_argument(
-        "--prompt",
-        choices=[
-            "bench",
-            "product",
-            "direct",
-            "cut",
-            "forms",
-            "titles",
-            "samples",
-            "fusion",
-            "terms",
-        ],
-        default="bench",
-    )
+    parser.add_argument("--prompt", choices=list(SCORERS), default="bench")
     args = parser.parse_args()
-    if args.step == "generate" and args.prompt == "terms":
-        generate_terms(args.model, args.threads)
-        return
-    if args.step == "generate" and args.prompt == "samples":
-        generate_samples(args.model, args.threads)
-        return
     if args.step == "generate":
-        generate(args.model, args.threads, args.prompt)
+        if args.prompt not in GENERATORS:
+            parser.error(f"--prompt {args.prompt} scores cached replies; it generates nothing")
+        GENERATORS[args.prompt](args.model, args.threads)
         return
     corpus = Corpus(library())
     questions = [
@@ -497,22 +502,7 @@ def main() -> None:
         if q.half == args.half and (q.lang == "en" or args.prompt != "bench")
         and (q.lang != "en" or args.prompt != "direct")
     ]  # fmt: skip
-    if args.prompt == "cut":
-        found = cut_rankers(corpus, args.model)
-    elif args.prompt == "terms":
-        found = terms_rankers(corpus, args.model)
-    elif args.prompt == "fusion":
-        found = fusion_rankers(corpus, args.model)
-    elif args.prompt == "samples":
-        found = samples_rankers(corpus, args.model)
-    elif args.prompt == "titles":
-        found = titles_rankers(corpus, args.model)
-    elif args.prompt == "forms":
-        found = {**cut_rankers(corpus, args.model), **form_rankers(corpus, args.model)}
-    elif args.prompt == "direct":
-        found = direct_rankers(corpus, args.model)
-    else:
-        found = rankers(corpus, args.model, args.prompt)
+    found = SCORERS[args.prompt](corpus, args.model)
     report(corpus, questions, found, compare=os.environ.get("HYDE_COMPARE", "default"))
     corpus.save()
 

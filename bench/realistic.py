@@ -93,10 +93,12 @@ def library() -> Any:
 
 
 class Corpus:
-    """Every segment of the library with its vectors, and cached question vectors."""
+    """Every segment of the library with its vectors, and cached question vectors (in
+    `cache_dir`: the bench home, or a variant's own folder)."""
 
-    def __init__(self, lib: Any) -> None:
+    def __init__(self, lib: Any, cache_dir: Path = HOME) -> None:
         self.lib = lib
+        self.cache_dir = cache_dir
         store = lib.store
         self.ids = sorted(store.all_segment_ids())
         segs = store.segments_by_id(self.ids)
@@ -105,7 +107,7 @@ class Corpus:
         index = lib.index()
         self.vectors = np.asarray(index.vectors(self.ids), dtype=np.float32)
         self.pos = {sid: k for k, sid in enumerate(self.ids)}
-        self._qcache_path = HOME / "query_vectors.json"
+        self._qcache_path = cache_dir / "query_vectors.json"
         self._qcache: dict[str, list[float]] = (
             json.loads(self._qcache_path.read_text()) if self._qcache_path.exists() else {}
         )
@@ -114,6 +116,10 @@ class Corpus:
         if text not in self._qcache:
             self._qcache[text] = self.lib.embedder.embed_query(text).tolist()
         return np.asarray(self._qcache[text], dtype=np.float32)
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        """Passage vectors of `texts` by the library's embedder."""
+        return np.asarray(self.lib.embedder.embed_passages(texts), dtype=np.float32)
 
     def save(self) -> None:
         self._qcache_path.write_text(json.dumps(self._qcache))

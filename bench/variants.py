@@ -42,12 +42,12 @@ class Units:
             for u in pieces:
                 texts.append(u)
                 owner.append(k)
-        path = HOME / f"units_{'s' if sentences else 'w'}{width}_{stride}.npy"
+        path = corpus.cache_dir / f"units_{'s' if sentences else 'w'}{width}_{stride}.npy"
         if path.exists():
             vecs = np.load(path)
         else:
             print(f"embedding {len(texts)} units of {width} words (stride {stride})…")
-            vecs = np.asarray(corpus.lib.embedder.embed_passages(texts), dtype=np.float32)
+            vecs = corpus.passages(texts)
             np.save(path, vecs)
         self.vectors = vecs
         self.owner = np.asarray(owner)
@@ -187,8 +187,6 @@ def translation_rankers(corpus: Corpus, base: Any, s2b_vec: Any) -> dict[str, Ra
     """A question in another language than the library's, translated first (by the answer
     model, cached in the bench home's translations.json): searched in the library's language."""
     import dataclasses
-
-    from realistic import HOME
 
     path = HOME / "translations.json"
     if not path.exists():
