@@ -40,9 +40,8 @@ class AskingScreen(Screen[None]):
         self.mode = DEFAULT_MODE
         self.scope = Scope()  # where questions are searched (s picks a course or a lecture)
         self.ttft = 0.0  # set from the services on mount
-        self.guess = (
-            DEFAULT_GUESS  # the lecturer's guess (core/guess.py): auto, on, off; `g` toggles it
-        )
+        # the lecturer's guess (core/guess.py): auto, on, off; `g` toggles it
+        self.guess = DEFAULT_GUESS
         self.previous: Exchange | None = None  # the exchange a follow-up would continue
         self.entry_id: int | None = None  # the history entry of the answer on screen
 
