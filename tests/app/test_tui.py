@@ -500,6 +500,20 @@ async def test_a_follow_up_is_searched_with_the_previous_question(home: Path) ->
         assert rows[1].endswith(QUESTION) and "↳ e por quê?" in rows[2]
 
 
+async def test_both_models_devices_survive_a_100_column_status_line(home: Path) -> None:
+    gen = FakeGenerator("O TensorFlow prioriza a GPU [1].")
+    library = Library(DataHome.resolve(), embedder=FakeEmbedder())
+    library.ingest([SEED_CORPUS])
+    app = LectureApp(AppServices(library, lambda: gen, llm_label="qwen2.5-coder-1.5b"))
+    async with app.run_test(size=(100, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        line = str(app.query_one("#status", Static).render())
+        end = line.index("qwen2.5-coder-1.5b") + len("qwen2.5-coder-1.5b")
+        assert line.index("E5 CPU") < end <= 100  # not cut off: the settings come after
+        assert line.index("≤8 s") > end
+
+
 async def test_t_cycles_the_time_budget_shown_in_the_status_line(home: Path) -> None:
     app = make_app(home)
     async with app.run_test(size=(160, 32)) as pilot:

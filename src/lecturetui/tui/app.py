@@ -64,20 +64,22 @@ class LectureApp(App[None]):
             if added > 0:
                 self.notify(f"+{added} {self.labels['lectures']}")
 
-    def models_line(self, extra: Sequence[str] = ()) -> str:
+    def models_line(self, scope: Sequence[str] = (), settings: Sequence[str] = ()) -> str:
+        """The library, then where both models run, then the screen's settings: on a narrow
+        terminal the end is what gets cut, so the devices come before the adjustable parts."""
         lib = self.services.library
         n_lectures, n_segments = lib.counts()
         courses = sorted({x.course for x in lib.lectures() if x.course})
         course = courses[0] if courses else "lecturetui"
         parts = [
-            course if len(course) <= 40 else course[:39] + "…",
+            course if len(course) <= 32 else course[:31] + "…",
             f"{n_lectures} {self.labels['lectures']} · {n_segments} {self.labels['segments_n']}",
-            lib.model_id.split("/")[-1] if self.models.ready.is_set() else "…",
+            *scope,
             f"E5 {self.models.device.upper()}",
-            *extra,
+            *([self.services.llm_label] if self.services.llm_label else []),
+            *settings,
+            lib.model_id.split("/")[-1] if self.models.ready.is_set() else "…",
         ]
-        if self.services.llm_label:
-            parts.append(self.services.llm_label)
         return "  ·  ".join(parts)
 
     # -- models load while the student types -----------------------------------------------------

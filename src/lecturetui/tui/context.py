@@ -76,7 +76,7 @@ class AppContext(Protocol):
     labels: dict[str, str]
     models: ModelState
 
-    def models_line(self, extra: Sequence[str] = ()) -> str: ...
+    def models_line(self, scope: Sequence[str] = (), settings: Sequence[str] = ()) -> str: ...
 
 
 def context(node: DOMNode) -> AppContext:

@@ -66,15 +66,17 @@ class MainScreen(AskingScreen):
         self.closing.set()
         self.stop_event.set()
 
-    # -- the status line: state first (on a narrow terminal the end is what gets cut) ----------
-    def status_parts(self) -> list[str]:
+    # -- the status line: state, library, scope and devices first (a narrow terminal cuts the end)
+    def status_parts(self) -> tuple[list[str], list[str]]:
+        """The scope, then the settings this screen changes (mode, time budget, guess)."""
         labels = self.ctx.labels
-        return [
+        scope = [self.scope.label()] if self.scope else []
+        settings = [
             f"{labels['mode']}: {self.mode}",
-            *([self.scope.label()] if self.scope else []),
             f"{labels['ttft']} {ttft_label(self.ttft)}",
             *([labels["guess"]] if self.guessing() else []),
         ]
+        return scope, settings
 
     def guessing(self) -> bool:
         """Are questions searched with the lecturer's guess (core/guess.py)?"""
@@ -91,7 +93,7 @@ class MainScreen(AskingScreen):
             else:
                 state = labels["ready"] if models.generator else labels["loading"]
         line = Text(f" {state} ", style="bold reverse")
-        line.append(f"  {ctx.models_line(self.status_parts())}")
+        line.append(f"  {ctx.models_line(*self.status_parts())}")
         self.query_one("#status", Static).update(line)
 
     # -- asking ---------------------------------------------------------------------------------
