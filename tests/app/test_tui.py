@@ -34,12 +34,14 @@ class SlowGenerator(FakeGenerator):
             yield f" palavra{i}"
 
 
-def make_app(home: Path, generator: FakeGenerator | None = None, ingest: bool = True) -> LectureApp:
+def make_app(
+    home: Path, generator: FakeGenerator | None = None, ingest: bool = True, llm_label: str = "fake"
+) -> LectureApp:
     library = Library(DataHome.resolve(), embedder=FakeEmbedder())
     if ingest:
         library.ingest([SEED_CORPUS])
     gen = generator or FakeGenerator("O TensorFlow prioriza a GPU [1]. Veja também [2].")
-    return LectureApp(AppServices(library, lambda: gen, llm_label="fake"))
+    return LectureApp(AppServices(library, lambda: gen, llm_label=llm_label))
 
 
 def answer_text(app: LectureApp) -> str:
@@ -501,10 +503,7 @@ async def test_a_follow_up_is_searched_with_the_previous_question(home: Path) ->
 
 
 async def test_both_models_devices_survive_a_100_column_status_line(home: Path) -> None:
-    gen = FakeGenerator("O TensorFlow prioriza a GPU [1].")
-    library = Library(DataHome.resolve(), embedder=FakeEmbedder())
-    library.ingest([SEED_CORPUS])
-    app = LectureApp(AppServices(library, lambda: gen, llm_label="qwen2.5-coder-1.5b"))
+    app = make_app(home, llm_label="qwen2.5-coder-1.5b")
     async with app.run_test(size=(100, 32)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
