@@ -110,9 +110,11 @@ def evaluate_retrieval(
         for mode in rows:
             if mode == WITH_MODEL:
                 translator = translator_for(library, generator, q.question)
-                hits = search_as_asked(
-                    library, q.question, max(k, 10), "hybrid", scope, translator, guesser
-                ).result.hits
+                searched = search_as_asked(
+                    library, q.question, max(k, 10), scope=scope, translator=translator,
+                    guesser=guesser,
+                )  # fmt: skip
+                hits = searched.result.hits
             else:
                 hits = library.search(q.question, max(k, 10), mode=mode, scope=scope).hits
             out[mode].add(score_hits(library, q, hits, mode))
