@@ -38,6 +38,8 @@ def _temp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     home = tmp_path / "home"
     monkeypatch.setenv("LECTURETUI_HOME", str(home))
     monkeypatch.setenv("LECTURETUI_MODELS", str(MODELS_DIR))  # shared, read-only model cache
+    # the 1.2 GB re-ranking model only where a test asks for it (`rerank_on`, or a fake)
+    monkeypatch.setenv("LECTURETUI_RERANK", "off")
     yield home
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -215,3 +216,34 @@ def progress_bars() -> Iterator[Progress]:
         transient=True,
     ) as bar:
         yield bar
+
+
+def write_rerank_vectors(library: Library) -> None:
+    """The re-ranking model's vectors of what the library lacks, with a progress bar; the
+    library stays searchable (with E5) throughout, and Ctrl+C keeps what was written."""
+    if library.rerank_status():
+        console(stderr=True).print(f"[dim]{library.rerank_status()}[/]", soft_wrap=True)
+        return
+    pending = library.rerank_pending()
+    if not pending:
+        return
+    t0 = time.perf_counter()
+    with progress_bars() as bar:
+        task = bar.add_task("re-ranking vectors (EmbeddingGemma)", total=pending, rate="")
+
+        def on_vectors(done: int, total: int) -> None:
+            rate = done / max(time.perf_counter() - t0, 1e-6)
+            bar.update(task, completed=done, total=total, rate=f"{rate:.2f} seg/s")
+
+        try:
+            library.sync_rerank(on_vectors)
+        except KeyboardInterrupt:
+            bar.stop()
+            fail(
+                "Interrupted: the lectures are searchable; the re-ranking vectors written so far"
+                " are kept and the rest follow on the next ingest or in the app.",
+                code=130,
+            )
+    console(stderr=True).print(
+        f"[dim]Re-ranking vectors of {pending} segments in {time.perf_counter() - t0:.1f} s.[/]"
+    )

@@ -36,6 +36,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
             generator = LlamaGenerator(path, n_ctx=512, device=obj.device)
         except LectureTuiError as exc:
             failures.append(f"{exc.message} {exc.hint or ''}".strip())
+    rerank = rerank_line(obj, load=not no_load)
     report = diagnose(embedder, generator, obj.device)
     if generator is not None:
         generator.close()
@@ -44,6 +45,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
     if as_json:
         data = dataclasses.asdict(report)
         data["guess_auto"] = guessing
+        data["rerank"] = rerank
         data["problems"] = report.problems + failures
         if data["llama"]:
             data["llama"].pop("system_info", None)
@@ -77,6 +79,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
             + ("" if report.llama.gpu_offload else " (no GPU offload in this build)")
         )
     out.print(f"embeddings   {report.embedder_device}")
+    out.print(f"re-ranking   {rerank}")
     out.print(f"answers      {report.llm_device}")
     out.print(
         "guess        "
@@ -88,3 +91,31 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
         out.print(f"[yellow]![/] {line}", soft_wrap=True)
     if not report.problems and not failures:
         out.print("[green]Nothing to fix.[/]")
+
+
+def rerank_line(obj: Context, load: bool) -> str:
+    """EmbeddingGemma: where it is, its size, device and dtype, its licence; or why it is off."""
+    from lecturetui.core import gemmastore
+    from lecturetui.core.errors import LectureTuiError
+
+    library = obj.library()
+    problem = library.rerank_status()
+    if problem:
+        return f"off: {problem} (hint: lecturetui models setup)"
+    found = gemmastore.status(obj.home.models_dir)
+    where = "not loaded"
+    if load:
+        stage = library.rerank_stage()
+        try:
+            emb = stage.embedder if stage else None
+        except LectureTuiError as exc:
+            return f"off: {exc.message}"
+        where = (
+            f"{getattr(emb, 'planned', emb.device)}, {getattr(emb, 'dtype', 'float32')}"
+            if emb
+            else where
+        )
+    return (
+        f"EmbeddingGemma-300M ({found.size / 1e9:.1f} GB, {where}); "
+        f"{gemmastore.LICENCE}: {gemmastore.LICENCE_URL}"
+    )

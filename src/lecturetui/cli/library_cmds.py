@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from lecturetui.cli.base import Context, console, fail, json_text, pass_ctx, progress_bars
+from lecturetui.cli.base import (
+    Context,
+    console,
+    fail,
+    json_text,
+    pass_ctx,
+    progress_bars,
+    write_rerank_vectors,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -126,6 +134,7 @@ def ingest_cmd(
             )
     for result in report.results:
         _print_result(out, result)
+    write_rerank_vectors(library)
     n_lectures, n_segments = library.counts()
     elapsed = time.perf_counter() - t0
     parts = [

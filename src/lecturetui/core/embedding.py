@@ -103,6 +103,7 @@ class E5Embedder:
         model_id: str | None = None,
         device: str | None = None,
         batch_size: int = 32,
+        accelerator_dtype: str = "float16",
     ) -> None:
         quiet_hf()
         requested = pick_device(device)
@@ -114,6 +115,9 @@ class E5Embedder:
             self.policy = WorkloadPolicy.for_accelerator(found) if found else None
             requested = "cpu"
         self.device = requested
+        # float16 halves the memory and time on a GPU; models whose activations overflow in it
+        # (Gemma 3) run in bfloat16 there instead
+        self.accelerator_dtype = accelerator_dtype
         from sentence_transformers import SentenceTransformer
 
         self.path = path
@@ -127,7 +131,7 @@ class E5Embedder:
                 hint="run `lecturetui models setup`, or give --embed-model a sentence-transformers folder",
             ) from None
         if self.device == "cuda":
-            self._model.half()
+            self._to_accelerator_dtype()
         self.dim = int(
             self._model.get_embedding_dimension()
             if hasattr(self._model, "get_embedding_dimension")
@@ -135,15 +139,25 @@ class E5Embedder:
         )
         prompts: dict[str, str] = getattr(self._model, "prompts", {}) or {}
         self.query_prefix = prompts.get("query", marker.get("query_prefix", QUERY_PREFIX))
-        self.passage_prefix = prompts.get("passage", marker.get("passage_prefix", PASSAGE_PREFIX))
+        self.passage_prefix = prompts.get(
+            "passage", prompts.get("document", marker.get("passage_prefix", PASSAGE_PREFIX))
+        )
         self.max_tokens = int(getattr(self._model, "max_seq_length", None) or 512)
         self.batch_size = batch_size
         self._fingerprint: str | None = None
         self.start_s = 0.0  # what moving to the accelerator took, once it did
 
+    def _to_accelerator_dtype(self) -> None:
+        if self.accelerator_dtype == "bfloat16":
+            import torch
+
+            self._model.to(torch.bfloat16)
+        else:
+            self._model.half()
+
     @property
     def dtype(self) -> str:
-        return "float16" if self.device == "cuda" else "float32"
+        return self.accelerator_dtype if self.device == "cuda" else "float32"
 
     @property
     def planned(self) -> str:
@@ -160,7 +174,7 @@ class E5Embedder:
         target = self.policy.accelerator
         self._model.to(target)
         if target == "cuda":
-            self._model.half()
+            self._to_accelerator_dtype()
         self.device = target
         self._encode(["passage: warm up", "passage: the kernels and the allocator"])
         self.start_s = time.perf_counter() - t0

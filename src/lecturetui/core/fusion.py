@@ -12,7 +12,7 @@ than RRF. RRF is kept for comparison (`FusionConfig(method="rrf")`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 #: how deep each retriever's ranking goes into the fusion
@@ -40,9 +40,11 @@ class Fused:
     ranks: Mapping[str, int]  # retriever -> 1-based rank in its own list
 
 
-def retriever_tag(retrievers: Sequence[str]) -> str:
-    """`EB`, `E-` or `-B`: found by E5 (dense) and/or BM25 (lexical)."""
-    return ("E" if "dense" in retrievers else "-") + ("B" if "lexical" in retrievers else "-")
+def retriever_tag(retrievers: Collection[str]) -> str:
+    """`EB`, `E-` or `-B`: found by E5 (dense) and/or BM25 (lexical); `G` after them when
+    EmbeddingGemma re-scored it (`EBG`)."""
+    tag = ("E" if "dense" in retrievers else "-") + ("B" if "lexical" in retrievers else "-")
+    return tag + ("G" if "rerank" in retrievers else "")
 
 
 def _ranks(rankings: Mapping[str, Sequence[int]]) -> dict[int, dict[str, int]]:

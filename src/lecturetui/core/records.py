@@ -35,7 +35,7 @@ class MatchRecord:
 
 @dataclass(frozen=True, slots=True)
 class HitRecord:
-    """A retrieved segment with its lecture, times, score (cosine) and link."""
+    """A retrieved segment with its lecture, times, score (the one that ranked it) and link."""
 
     rank: int
     segment_id: int = 0
@@ -50,7 +50,9 @@ class HitRecord:
     score: float = 0.0
     text: str = ""
     url: str | None = None
-    retrievers: tuple[str, ...] = ("dense",)
+    #: each retriever's own score ("dense", "lexical", "rerank"); a list of names in records
+    #: saved by earlier versions
+    retrievers: dict[str, float] | tuple[str, ...] = ()
     match: MatchRecord | None = None
 
     @property

@@ -4,8 +4,9 @@ Dense side (small-to-big): the question is compared with every segment's window 
 the vectors of its small units (a few sentences, core/units.py); a segment's dense score is
 `UNIT_WEIGHT * best unit cosine + (1 - UNIT_WEIGHT) * window cosine`. Matching on short units
 finds the one sentence that answers a question phrased in other words; the window keeps the
-context. Lexical side: BM25 over the windows. Hybrid fuses the two (core/fusion.py). The score
-shown with a hit stays the window's cosine; the `match` is its best unit, with offsets in its text.
+context. Lexical side: BM25 over the windows. Hybrid fuses the two (core/fusion.py). That is the
+first stage; EmbeddingGemma then re-scores its candidates (core/rerank.py). The score shown with
+a hit is the one that ranked it; the `match` is its best unit, with offsets in its text.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ from lecturetui.core.index import unit_vector
 from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.modes import DEFAULT_MODE
 from lecturetui.core.records import HitRecord, MatchRecord, to_json
+from lecturetui.core.rerank import DEFAULT_RERANK, RerankConfig, rescore
 from lecturetui.core.timefmt import format_timestamp
 from lecturetui.core.unitindex import best_units, segment_of
 
 if TYPE_CHECKING:
     from lecturetui.core.embedding import Embedder
     from lecturetui.core.index import VectorIndex
+    from lecturetui.core.rerank import RerankStage
     from lecturetui.core.scope import ResolvedScope
     from lecturetui.core.store import Store
 
@@ -73,11 +76,13 @@ class Match:
 @dataclass(frozen=True, slots=True)
 class Hit:
     rank: int
-    score: float  # cosine similarity of the segment (window) to the question
+    score: float  # the score that ranked it (see `run_search`), non-increasing with rank
     segment: StoredSegment
     lecture: Lecture
     url: str | None
-    retrievers: tuple[str, ...] = ("dense",)  # which retrievers ranked it
+    #: each retriever that ranked it, with its own score: "dense" (E5 small-to-big cosine),
+    #: "lexical" (BM25), "rerank" (EmbeddingGemma cosine)
+    retrievers: dict[str, float] = field(default_factory=dict)
     match: Match | None = None
 
     def record(self) -> HitRecord:
@@ -95,7 +100,7 @@ class Hit:
             score=self.score,
             text=self.segment.text,
             url=self.url,
-            retrievers=self.retrievers,
+            retrievers=dict(self.retrievers),
             match=self.match.record() if self.match else None,
         )
 
@@ -165,10 +170,18 @@ def run_search(
     scope: ResolvedScope | None = None,
     translation: str | None = None,
     guess: str | None = None,
+    rerank: RerankStage | None = None,
+    rerank_config: RerankConfig | None = None,
 ) -> SearchResult:
-    """See `Library.search` (which checks the question and the library first)."""
+    """See `Library.search` (which checks the question and the library first).
+
+    The first stage ranks by `mode` (E5 small-to-big, BM25, or their fusion); with a `rerank`
+    stage, every mode but lexical then has its first `depth` candidates re-scored by it. Each
+    hit's `score` is the score that ranked it; `retrievers` holds each retriever's own."""
     from lecturetui.core.index import EXACT_SEARCH_LIMIT
 
+    config = rerank_config or DEFAULT_RERANK
+    reranking = rerank is not None and mode != "lexical"
     t0 = time.perf_counter()
     index = library.index()
     assert index is not None
@@ -182,14 +195,13 @@ def run_search(
         vector = unit_vector(vector + GUESS_WEIGHT * emb.embed_query(guess))
     t2 = time.perf_counter()
     use_exact = exact if exact is not None else index.count <= EXACT_SEARCH_LIMIT
-    depth = max(k, CANDIDATES)
+    depth = max(k, CANDIDATES, config.depth if reranking else 0)
     dense: list[tuple[int, float]] = []
-    cosine: dict[int, float] = {}
     if mode != "lexical":
         unit_exact = (
             exact if exact is not None else (units.count if units else 0) <= EXACT_SEARCH_LIMIT
         )
-        dense, cosine = dense_scores(index, units, vector, depth, use_exact and unit_exact, scope)
+        dense, _ = dense_scores(index, units, vector, depth, use_exact and unit_exact, scope)
     t3 = time.perf_counter()
     lexical = (
         library.store.lexical_search(
@@ -201,29 +213,36 @@ def run_search(
         else []
     )
     t4 = time.perf_counter()
-    ranked: list[tuple[int, tuple[str, ...]]]
+    ranked: list[tuple[int, float]]
     if mode == "dense":
-        ranked = [(seg, ("dense",)) for seg, _ in dense[:k]]
+        ranked = dense
     elif mode == "lexical":
-        ranked = [(seg, ("lexical",)) for seg, _ in lexical[:k]]
+        ranked = lexical
     else:
         same = bool(translation) or library.same_language(query)
-        fused = fuse(dense, lexical, fusion or FusionConfig(), same)
-        ranked = [(f.segment_id, tuple(f.ranks)) for f in fused[:k]]
-    missing = [seg for seg, _ in ranked if seg not in cosine and seg in index]
-    if missing:
-        cosine.update(
-            zip(missing, (index.vectors(missing) @ unit_vector(vector)).tolist(), strict=True)
-        )
-    hits = _hits(library, units, vector, [(s, cosine.get(s, 0.0), f) for s, f in ranked])
+        ranked = [
+            (f.segment_id, f.score) for f in fuse(dense, lexical, fusion or FusionConfig(), same)
+        ]
+    own: dict[str, dict[int, float]] = {"dense": dict(dense), "lexical": dict(lexical)}
+    if reranking and rerank is not None:
+        model = rerank.scores(query, [seg for seg, _ in ranked[: config.depth]], config.dims)
+        own["rerank"] = model
+        ranked = rescore(ranked[: config.depth], model, config.weight)
     t5 = time.perf_counter()
+    found = [
+        (seg, score, {name: by[seg] for name, by in own.items() if seg in by})
+        for seg, score in ranked[:k]
+    ]
+    hits = _hits(library, units, vector, found)
+    t6 = time.perf_counter()
     timings = {
         "load_ms": (t1 - t0) * 1000,
         "embed_ms": (t2 - t1) * 1000,
         "ann_ms": (t3 - t2) * 1000,
         "lexical_ms": (t4 - t3) * 1000,
-        "store_ms": (t5 - t4) * 1000,
-        "total_ms": (t5 - t1) * 1000,
+        "rerank_ms": (t5 - t4) * 1000,
+        "store_ms": (t6 - t5) * 1000,
+        "total_ms": (t6 - t1) * 1000,
     }
     return SearchResult(query, hits, timings, use_exact, mode)
 
@@ -232,7 +251,7 @@ def _hits(
     library: SearchSource,
     units: VectorIndex | None,
     vector: Vector,
-    ranked: list[tuple[int, float, tuple[str, ...]]],
+    ranked: list[tuple[int, float, dict[str, float]]],
 ) -> list[Hit]:
     from lecturetui.core.links import deep_link
 

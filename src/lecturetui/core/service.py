@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from lecturetui.core import unitindex
+from lecturetui.core import rerank, unitindex
 from lecturetui.core.bookmarks import Bookmarks
 from lecturetui.core.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.errors import LectureTuiError
@@ -22,6 +23,7 @@ from lecturetui.core.modelstore import Notify, resolve_embed_model
 from lecturetui.core.modes import DEFAULT_MODE, MODES
 from lecturetui.core.paths import DataHome
 from lecturetui.core.prompting import language_code
+from lecturetui.core.rerank import RerankConfig, RerankStage
 from lecturetui.core.savedanswer import SavedAnswer, saved_answer
 from lecturetui.core.scope import Scope, resolve
 from lecturetui.core.search import Hit, SearchResult, run_search
@@ -30,6 +32,8 @@ from lecturetui.core.store import Store
 from lecturetui.core.transcribe import AudioProgress, CancelCheck, Transcriber, WhisperTranscriber
 
 Progress = Callable[[int, int], None]
+#: `off` turns the re-ranking stage off (search with E5 and BM25 alone)
+ENV_RERANK = "LECTURETUI_RERANK"
 
 __all__ = ["Hit", "Library", "Progress", "SearchResult"]
 
@@ -66,7 +70,12 @@ class Library:
         device: str | None = None,
         embedder: Embedder | None = None,
         notify: Notify | None = None,
+        reranker: Embedder | None = None,
+        rerank: bool | None = None,
     ) -> None:
+        """`reranker`: the second stage's model already loaded (tests, benchmarks); else
+        EmbeddingGemma from the models folder when it is installed. `rerank=False`: E5 alone
+        (None: on with a `reranker`, else as $LECTURETUI_RERANK says, on unless `off`)."""
         self.home = home
         self._embed_model = embed_model
         self._device = device
@@ -78,6 +87,13 @@ class Library:
         self._model_path: Path | None = None
         self._model_id: str | None = embedder.model_id if embedder else None
         self._transcribers: dict[str | None, Transcriber] = {}
+        self._reranker = reranker
+        if rerank is None:
+            rerank = reranker is not None or os.environ.get(ENV_RERANK, "on").strip().lower() not in (
+                "off", "0", "no",
+            )  # fmt: skip
+        self._rerank_wanted = rerank
+        self._rerank: RerankStage | None = None
 
     # -- parts -------------------------------------------------------------------------------
     @property
@@ -166,6 +182,51 @@ class Library:
             self._units = loaded
         return self._units
 
+    # -- the second stage (core/rerank.py) -------------------------------------------------------
+    def rerank_status(self) -> str:
+        """ "" when EmbeddingGemma re-ranks; else one sentence saying why not."""
+        if not self._rerank_wanted:
+            return "Re-ranking is off: search uses E5 alone."
+        if self._reranker is not None:
+            return ""
+        from lecturetui.core.gemmastore import status
+
+        found = status(self.home.models_dir)
+        return "" if found.ready else f"{found.problem} Search uses E5 alone."
+
+    def rerank_stage(self) -> RerankStage | None:
+        """The re-ranking stage, or None when its model is off or not installed."""
+        if self._rerank is None and not self.rerank_status():
+            self._rerank = RerankStage(self.home.index_dir / rerank.FOLDER, self._load_reranker)
+        return self._rerank
+
+    def _load_reranker(self) -> Embedder:
+        if self._reranker is None:
+            from lecturetui.core.gemmastore import GEMMA_DIR, GEMMA_ID
+
+            if self._notify:
+                self._notify("Loading EmbeddingGemma…")
+            self._reranker = E5Embedder(
+                self.home.models_dir / GEMMA_DIR,
+                model_id=GEMMA_ID,
+                device=self._device,
+                batch_size=8,
+                accelerator_dtype="bfloat16",
+            )
+        return self._reranker
+
+    def rerank_pending(self) -> int:
+        """How many stored segments still wait for their re-ranking vector (0 without a stage)."""
+        stage = self.rerank_stage()
+        return len(stage.pending(set(self.store.all_segment_ids()))) if stage else 0
+
+    def sync_rerank(
+        self, progress: Progress | None = None, cancel: CancelCheck | None = None
+    ) -> int:
+        """Write the re-ranking vectors the library lacks (see RerankStage.sync)."""
+        stage = self.rerank_stage()
+        return stage.sync(self.store, progress, cancel) if stage else 0
+
     def transcriber(self, model: str | None = None) -> Transcriber:
         """The speech recogniser for --asr-model `model` (None: the default), loaded on first use."""
         if model not in self._transcribers:
@@ -208,9 +269,12 @@ class Library:
         return saved_answer(self.history, entry_id)
 
     def warm(self) -> None:
-        """Load the embedding model and the index now (the app does this while the user types)."""
+        """Load the embedding models and the index now (the app does this while the user types)."""
         _ = self.embedder
         self.index()
+        stage = self.rerank_stage()
+        if stage is not None:
+            stage.index()
         language_code("warm")  # hybrid search tells the question's language (py3langid, ~0.5 s)
 
     def close(self) -> None:
@@ -341,6 +405,9 @@ class Library:
         )
         units.save()
         self._units = units
+        stage = self.rerank_stage()
+        if stage is not None:
+            stage.rebuild(self.store, progress)
         return len(ids)
 
     # -- search ------------------------------------------------------------------------------
@@ -354,8 +421,10 @@ class Library:
         scope: Scope | None = None,
         translation: str | None = None,
         guess: str | None = None,
+        rerank_config: RerankConfig | None = None,
     ) -> SearchResult:
-        """The top k segments for a question, ranked by `mode`; every hit scored by cosine.
+        """The top k segments for a question: the first stage ranks by `mode`, EmbeddingGemma
+        re-scores its candidates (all modes but lexical; core/rerank.py) when it is installed.
         With a scope (courses, lectures), the top k from inside it. `translation` (the question
         in the library's language, core/translate.py) joins the question's vector and replaces
         it for BM25; `guess` (the lecturer's likely words, core/guess.py) joins both."""
@@ -387,7 +456,7 @@ class Library:
             )
         return run_search(
             self, query, k, exact, mode, fusion, resolve(self.store, scope or Scope()),
-            translation, guess,
+            translation, guess, self.rerank_stage(), rerank_config,
         )  # fmt: skip
 
     def same_language(self, query: str) -> bool:

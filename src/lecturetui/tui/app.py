@@ -11,11 +11,17 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.tui.bookmarkscreen import BookmarksScreen
-from lecturetui.tui.context import AppServices, ModelState, WorkFailed, worker_failed
+from lecturetui.tui.context import (
+    AppServices,
+    ModelState,
+    RerankProgress,
+    WorkFailed,
+    worker_failed,
+)
 from lecturetui.tui.evalscreens import EvalRunsScreen
 from lecturetui.tui.i18n import labels_for
 from lecturetui.tui.mainscreen import MainScreen
@@ -63,6 +69,8 @@ class LectureApp(App[None]):
             self.main.refresh_status()
             if added > 0:
                 self.notify(f"+{added} {self.labels['lectures']}")
+            if self.models.ready.is_set():
+                self.write_rerank_vectors()
 
     def models_line(self, scope: Sequence[str] = (), settings: Sequence[str] = ()) -> str:
         """The library, then where both models run, then the screen's settings: on a narrow
@@ -76,6 +84,7 @@ class LectureApp(App[None]):
             f"{n_lectures} {self.labels['lectures']} · {n_segments} {self.labels['segments_n']}",
             *scope,
             f"E5 {self.models.device.upper()}",
+            *([self.models.rerank] if self.models.rerank else []),
             *([self.services.llm_label] if self.services.llm_label else []),
             *settings,
             lib.model_id.split("/")[-1] if self.models.ready.is_set() else "…",
@@ -98,6 +107,7 @@ class LectureApp(App[None]):
             models.ready.set()
         self.call_from_thread(self.main.refresh_status)
         self.call_from_thread(self.main.warm_sentences)
+        self.call_from_thread(self.write_rerank_vectors)
 
     def _load_models(self) -> None:
         from lecturetui.core.llmspeed import SPEED_FILE, prepare
@@ -111,6 +121,7 @@ class LectureApp(App[None]):
         if callable(move):
             move()
         self.models.device = embedder.device
+        self.models.rerank = self._rerank_label(0)
         self.models.ready.set()
         self.call_from_thread(self.main.refresh_status)
         generator = self.services.load_generator()
@@ -120,6 +131,42 @@ class LectureApp(App[None]):
         placement = getattr(generator, "placement", "")
         if placement:
             self.services.llm_label = f"{self.services.llm_label} {placement}".strip()
+
+    # -- the re-ranking vectors follow ingest in the background -------------------------------------
+    def _rerank_label(self, pending: int) -> str:
+        library = self.services.library
+        if library.rerank_status():
+            return "Gemma off"
+        if pending:
+            return f"Gemma: {pending} {self.labels['pending']}"
+        stage = library.rerank_stage()
+        device = stage.embedder.device if stage is not None and stage.loaded else "…"
+        return f"Gemma {device.upper()}"
+
+    @work(thread=True, exclusive=True, group="rerank", exit_on_error=False)
+    def write_rerank_vectors(self) -> None:
+        """Re-ranking vectors for what the library lacks (a lecture ingested here or elsewhere):
+        search works with E5 meanwhile; leaving the app stops it between two saved batches."""
+        library = self.services.library
+        if library.rerank_status():
+            return
+        worker = get_current_worker()
+        pending = library.rerank_pending()
+        if not pending:
+            return
+        self.post_message(RerankProgress(pending))
+
+        def on_vectors(done: int, total: int) -> None:
+            self.post_message(RerankProgress(total - done))
+
+        library.sync_rerank(on_vectors, cancel=lambda: worker.is_cancelled)
+        self.post_message(RerankProgress(library.rerank_pending()))
+
+    def on_rerank_progress(self, event: RerankProgress) -> None:
+        self.models.rerank = self._rerank_label(event.pending)
+        self.main.refresh_status()
+        if isinstance(self.screen, LibraryScreen):
+            self.screen.refresh_table()
 
     # -- failures: one handler for every worker ----------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

@@ -63,6 +63,9 @@ class ModelState:
     device: str = "…"
     generator: Generator | None = None
     error: LectureTuiError | None = None  # why the models could not load
+    #: the re-ranking model (EmbeddingGemma) in the status line: "Gemma CPU", "Gemma: 12
+    #: pending", "Gemma off"
+    rerank: str = ""
 
     @property
     def settled(self) -> bool:
@@ -78,6 +81,8 @@ class AppContext(Protocol):
 
     def models_line(self, scope: Sequence[str] = (), settings: Sequence[str] = ()) -> str: ...
 
+    def write_rerank_vectors(self) -> object: ...
+
 
 def context(node: DOMNode) -> AppContext:
     app = node.app
@@ -87,6 +92,14 @@ def context(node: DOMNode) -> AppContext:
 
 def ttft_label(seconds: float) -> str:
     return f"≤{seconds:g} s" if seconds > 0 else "∞"
+
+
+class RerankProgress(Message):
+    """The re-ranking vectors being written: how many segments still wait for theirs."""
+
+    def __init__(self, pending: int) -> None:
+        super().__init__()
+        self.pending = pending
 
 
 class WorkFailed(Message):

@@ -293,6 +293,7 @@ class LibraryScreen(Screen[None]):
         log = Text("\n".join(lines))  # plain: a file name or message is never read as markup
         self.app.call_from_thread(self.query_one("#ingest-log", Static).update, log)
         self.app.call_from_thread(self.refresh_table)
+        self.app.call_from_thread(context(self).write_rerank_vectors)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker_failed(self, event)

@@ -1,0 +1,141 @@
+"""The two-stage search on the realistic benchmark: E5 + BM25 candidates, EmbeddingGemma re-scores.
+
+    .venv/bin/python bench/rerank.py [--half tune|heldout|both] [--only NAME ...] [--compare NAME]
+
+Runs the product's own search (`Library.search`, the hnswlib index, BM25, `core/rerank.py`) for
+every question, so what is measured is what a student gets. The first run ingests the 56
+lectures (bench/realistic.py) and writes EmbeddingGemma's vectors of the windows with the
+product's `Library.sync_rerank` into the bench home; question vectors of both models are cached
+there, so a sweep of settings is seconds. Also reports the first stage's recall at the re-scored
+depth (it bounds everything after it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+import numpy as np
+from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
+
+from lecturetui.core.rerank import RerankConfig
+
+
+class CachedQueries:
+    """An embedder whose query vectors are cached on disk (the passages go to the real one)."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        self.inner = inner
+        self.path = HOME / f"query_vectors_{name}.json"
+        self.cache: dict[str, list[float]] = (
+            json.loads(self.path.read_text()) if self.path.exists() else {}
+        )
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.inner, attr)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if text not in self.cache:
+            self.cache[text] = self.inner.embed_query(text).tolist()
+        return np.asarray(self.cache[text], dtype=np.float32)
+
+    def save(self) -> None:
+        self.path.write_text(json.dumps(self.cache))
+
+
+def prepare() -> tuple[Any, Any, Corpus, list[CachedQueries]]:
+    """The bench library with EmbeddingGemma's vectors written, and one without re-ranking."""
+    from lecturetui.core.paths import DataHome
+    from lecturetui.core.service import Library
+
+    lib = library()
+    pending = lib.rerank_pending()
+    if lib.rerank_status():
+        raise SystemExit(lib.rerank_status() + " Run `lecturetui models setup` first.")
+    if pending:
+        t0 = time.perf_counter()
+        print(f"EmbeddingGemma: embedding {pending} windows…", flush=True)
+        lib.sync_rerank(
+            lambda d, t: print(f"  {d}/{t} {time.perf_counter() - t0:.0f} s", flush=True)
+        )
+        print(f"  {pending / (time.perf_counter() - t0):.2f} windows/s")
+    stage = lib.rerank_stage()
+    gemma = CachedQueries(stage.embedder, "gemma")
+    stage._embedder = gemma
+    e5 = CachedQueries(lib.embedder, "e5")
+    lib._embedder = e5
+    plain = Library(DataHome.resolve(HOME), embedder=e5, rerank=False)
+    return lib, plain, Corpus(lib), [gemma, e5]
+
+
+def searcher(lib: Any, mode: str, config: RerankConfig | None = None, k: int = 10) -> Ranker:
+    def rank(q: Question, corpus: Corpus) -> list[int]:
+        hits = lib.search(q.text, k, mode=mode, rerank_config=config).hits
+        return [corpus.pos[h.segment.id] for h in hits]
+
+    return rank
+
+
+def first_stage_recall(
+    corpus: Corpus, questions: list[Question], rank: Ranker, depths: list[int]
+) -> None:
+    """Share of questions with a gold segment among the first stage's top `depth`."""
+    found = dict.fromkeys(depths, 0)
+    for q in questions:
+        relevant = corpus.relevant(q, rank(q, corpus))
+        for d in depths:
+            found[d] += any(relevant[:d])
+    print(
+        "first stage (hybrid, no re-ranking), questions with a gold segment in the top N: "
+        + ", ".join(f"N={d}: {found[d] / len(questions):.3f}" for d in depths)
+    )
+
+
+def variants(lib: Any, plain: Any) -> dict[str, Ranker]:
+    out: dict[str, Ranker] = {"product before (hybrid, E5 + BM25)": searcher(plain, "hybrid")}
+    out["E5 dense (small-to-big), no re-ranking"] = searcher(plain, "dense")
+    for depth in (30, 50, 100, 200):
+        out[f"hybrid -> Gemma, depth {depth}"] = searcher(lib, "hybrid", RerankConfig(depth, 1.0))
+    out["dense -> Gemma, depth 100"] = searcher(lib, "dense", RerankConfig(100, 1.0))
+    for weight in (0.9, 0.8, 0.7, 0.6):
+        out[f"hybrid -> Gemma {weight} + first stage, depth 100"] = searcher(
+            lib, "hybrid", RerankConfig(100, weight)
+        )
+    for dims in (256, 512):
+        out[f"hybrid -> Gemma {dims}-d, depth 100"] = searcher(
+            lib, "hybrid", RerankConfig(100, 1.0, dims)
+        )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--questions", default=str(QUESTIONS))
+    parser.add_argument("--half", choices=["tune", "heldout", "both"], default="tune")
+    parser.add_argument("--only", nargs="*")
+    parser.add_argument("--compare", default="product before")
+    parser.add_argument("--depths", default="10,30,50,100,200")
+    args = parser.parse_args()
+    from pathlib import Path
+
+    questions = [
+        q
+        for q in load_questions(Path(args.questions))
+        if args.half == "both" or q.half == args.half
+    ]
+    lib, plain, corpus, caches = prepare()
+    print(f"{len(questions)} questions ({args.half}), {len(corpus.segs)} segments")
+    depths = [int(d) for d in args.depths.split(",")]
+    first_stage_recall(corpus, questions, searcher(plain, "hybrid", k=max(depths)), depths)
+    rankers = variants(lib, plain)
+    if args.only:
+        rankers = {k: v for k, v in rankers.items() if any(o in k for o in args.only)}
+    report(corpus, questions, rankers, args.compare)
+    for cache in caches:
+        cache.save()
+
+
+if __name__ == "__main__":
+    main()
