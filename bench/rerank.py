@@ -45,6 +45,23 @@ class CachedQueries:
         self.path.write_text(json.dumps(self.cache))
 
 
+class PromptedQueries(CachedQueries):
+    """EmbeddingGemma with another query prompt (the stored document vectors are unchanged)."""
+
+    def __init__(self, inner: Any, prompt: str, name: str) -> None:
+        super().__init__(inner, name)
+        self.query_prefix = prompt
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if text not in self.cache:
+            self.cache[text] = self.inner._encode([self.query_prefix + text])[0].tolist()
+        return np.asarray(self.cache[text], dtype=np.float32)
+
+
+#: EmbeddingGemma's other query prompts (its config_sentence_transformers.json)
+QUERY_PROMPTS = {"question answering": "task: question answering | query: "}
+
+
 def prepare() -> tuple[Any, Any, Corpus, list[CachedQueries]]:
     """The bench library with EmbeddingGemma's vectors written, and one without re-ranking."""
     from lecturetui.core.paths import DataHome
@@ -67,7 +84,15 @@ def prepare() -> tuple[Any, Any, Corpus, list[CachedQueries]]:
     e5 = CachedQueries(lib.embedder, "e5")
     lib._embedder = e5
     plain = Library(DataHome.resolve(HOME), embedder=e5, rerank=False)
-    return lib, plain, Corpus(lib), [gemma, e5]
+    caches = [gemma, e5]
+    for name, prompt in QUERY_PROMPTS.items():
+        prompted = PromptedQueries(gemma.inner, prompt, "gemma_" + name.replace(" ", "_"))
+        PROMPTED[name] = Library(DataHome.resolve(HOME), embedder=e5, reranker=prompted)
+        caches.append(prompted)
+    return lib, plain, Corpus(lib), caches
+
+
+PROMPTED: dict[str, Any] = {}
 
 
 def searcher(lib: Any, mode: str, config: RerankConfig | None = None, k: int = 10) -> Ranker:
@@ -102,6 +127,10 @@ def variants(lib: Any, plain: Any) -> dict[str, Ranker]:
     for weight in (0.9, 0.8, 0.7, 0.6):
         out[f"hybrid -> Gemma {weight} + first stage, depth 100"] = searcher(
             lib, "hybrid", RerankConfig(100, weight)
+        )
+    for name, prompted in PROMPTED.items():
+        out[f"hybrid -> Gemma, query prompt '{name}', depth 100"] = searcher(
+            prompted, "hybrid", RerankConfig(100, 1.0)
         )
     for dims in (256, 512):
         out[f"hybrid -> Gemma {dims}-d, depth 100"] = searcher(

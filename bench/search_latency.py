@@ -1,12 +1,14 @@
-"""End-to-end `Library.search` latency at 10,000 segments (p50/p95), window and unit indexes.
+"""End-to-end `Library.search` latency at 10,000 segments (p50/p95), window and unit indexes,
+with and without the re-ranking stage.
 
     .venv/bin/python bench/search_latency.py [--segments 10000] [--queries 100]
 
-A real library (SQLite store, FTS5, window index and unit index) of lecture-like segments (the
-demo lectures' texts, repeated), searched through the product's own `Library.search` in each
-mode. Questions are embedded by the real E5 model; passages get clustered synthetic vectors
-shaped like E5's (embedding 10,000 windows and their units for real would take hours on this
-CPU and does not change the search's cost). Also prints the index sizes on disk.
+A real library (SQLite store, FTS5, window index, unit index and EmbeddingGemma's vectors) of
+lecture-like segments (the demo lectures' texts, repeated), searched through the product's own
+`Library.search` in each mode. Questions are embedded by the real models (E5 and EmbeddingGemma,
+on the CPU); passages get clustered synthetic vectors shaped like theirs (embedding 10,000
+windows for real would take hours on this CPU and does not change the search's cost). Also
+prints the index sizes on disk.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,12 +31,12 @@ from query_latency import clustered
 
 
 class SyntheticPassages:
-    """The real E5 for questions; clustered vectors for passages."""
+    """A real model (E5 by default) for questions; clustered vectors for passages."""
 
-    def __init__(self) -> None:
+    def __init__(self, real: Any = None) -> None:
         from lecturetui.core.embedding import E5Embedder
 
-        self.real = E5Embedder(model_dir(), device="cpu")
+        self.real = real or E5Embedder(model_dir(), device="cpu")
         self.model_id = self.real.model_id
         self.dim = self.real.dim
         self.device = "cpu"
@@ -79,10 +82,13 @@ def main() -> None:
                        "start": k * 95.0, "end": k * 95.0 + 130.0,
                        "text": texts[(lec + k) % len(texts)]}  # fmt: skip
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")
-        library = Library(DataHome.resolve(Path(tmp) / "home"), embedder=SyntheticPassages())
+        home = DataHome.resolve(Path(tmp) / "home")
+        library = Library(home, embedder=SyntheticPassages(), rerank=False)
         t0 = time.perf_counter()
         library.ingest([corpus])
         build = time.perf_counter() - t0
+        gemma = Library(home, embedder=library.embedder, reranker=SyntheticPassages(real_gemma()))
+        gemma.sync_rerank()
         index, units = library.index(), library.unit_index()
         assert index is not None and units is not None
         folder = library.home.index_dir
@@ -100,15 +106,30 @@ def main() -> None:
         ][: args.queries]
         print("| mode | p50 ms | p95 ms |")
         print("|---|---:|---:|")
-        for mode in ("hybrid", "dense", "lexical"):
-            library.search(questions[0], 10, mode=mode)
-            times = []
-            for q in questions:
-                t0 = time.perf_counter()
-                library.search(q, 10, mode=mode)
-                times.append(time.perf_counter() - t0)
-            print(f"| {mode} | {pct(times, 50) * 1000:.1f} | {pct(times, 95) * 1000:.1f} |")
+        for name, lib in (("", library), (" -> EmbeddingGemma", gemma)):
+            for mode in ("hybrid", "dense", "lexical"):
+                lib.search(questions[0], 10, mode=mode)
+                times = []
+                for q in questions:
+                    t0 = time.perf_counter()
+                    lib.search(q, 10, mode=mode)
+                    times.append(time.perf_counter() - t0)
+                print(
+                    f"| {mode}{name} | {pct(times, 50) * 1000:.1f} | {pct(times, 95) * 1000:.1f} |"
+                )
         library.close()
+
+
+def real_gemma() -> Any:
+    import os
+
+    from lecturetui.core.embedding import E5Embedder
+    from lecturetui.core.gemmastore import GEMMA_DIR, GEMMA_ID
+
+    models = Path(
+        os.environ.get("LECTURETUI_MODELS", Path(__file__).resolve().parents[1] / "models")
+    )
+    return E5Embedder(models / GEMMA_DIR, model_id=GEMMA_ID, device="cpu")
 
 
 if __name__ == "__main__":

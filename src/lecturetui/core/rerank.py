@@ -137,12 +137,10 @@ class RerankStage:
             return current
         emb = self.embedder
         loaded = VectorIndex.load(self.folder, emb.model_id, emb.fingerprint(), emb.dim)
-        if loaded is not None and (
-            loaded.manifest.passage_prefix != emb.passage_prefix
-            or loaded.manifest.query_prefix != emb.query_prefix
-        ):
+        # the document prompt is in every stored vector; the query prompt only in the question's
+        if loaded is not None and loaded.manifest.passage_prefix != emb.passage_prefix:
             raise SearchIndexError(
-                "The re-ranking vectors were made with other prompts than the model's.",
+                "The re-ranking vectors were made with another document prompt than the model's.",
                 hint="run `lecturetui reindex`",
             )
         self._index = loaded or VectorIndex.create(self.folder, self._manifest(), 1024)

@@ -183,6 +183,11 @@ class Library:
         return self._units
 
     # -- the second stage (core/rerank.py) -------------------------------------------------------
+    @property
+    def rerank_wanted(self) -> bool:
+        """Re-ranking asked for (not turned off), whether or not its model is installed."""
+        return self._rerank_wanted
+
     def rerank_status(self) -> str:
         """ "" when EmbeddingGemma re-ranks; else one sentence saying why not."""
         if not self._rerank_wanted:

@@ -135,6 +135,8 @@ class LectureApp(App[None]):
     # -- the re-ranking vectors follow ingest in the background -------------------------------------
     def _rerank_label(self, pending: int) -> str:
         library = self.services.library
+        if not library.rerank_wanted:  # turned off on purpose ($LECTURETUI_RERANK=off)
+            return ""
         if library.rerank_status():
             return "Gemma off"
         if pending:
