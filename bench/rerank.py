@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 import numpy as np
+from _common import ROOT
 from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 
 from lecturetui.core.rerank import RerankConfig
@@ -139,6 +140,37 @@ def variants(lib: Any, plain: Any) -> dict[str, Ranker]:
     return out
 
 
+def translations(questions: list[Question]) -> dict[str, str]:
+    """The product's translation (core/translate.py, the 1.5B answer model, greedy) of each
+    Portuguese question into English; cached in the bench home."""
+    path = HOME / "translations_rerank.json"
+    cache: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+    todo = [q.text for q in questions if q.lang == "pt" and q.text not in cache]
+    if todo:
+        from lecturetui.core.generation import LlamaGenerator
+        from lecturetui.core.llmstore import resolve_llm
+        from lecturetui.core.translate import translate
+
+        generator = LlamaGenerator(resolve_llm(ROOT / "models", None))
+        t0 = time.perf_counter()
+        for n, text in enumerate(todo, 1):
+            cache[text] = translate(generator, text, "en") or ""
+            print(f"  translated {n}/{len(todo)} ({time.perf_counter() - t0:.0f} s)", flush=True)
+        generator.close()
+        path.write_text(json.dumps(cache, ensure_ascii=False))
+    return cache
+
+
+def translated(lib: Any, mode: str, config: RerankConfig | None, cache: dict[str, str]) -> Ranker:
+    def rank(q: Question, corpus: Corpus) -> list[int]:
+        hits = lib.search(
+            q.text, 10, mode=mode, rerank_config=config, translation=cache.get(q.text) or None
+        ).hits
+        return [corpus.pos[h.segment.id] for h in hits]
+
+    return rank
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--questions", default=str(QUESTIONS))
@@ -146,6 +178,9 @@ def main() -> None:
     parser.add_argument("--only", nargs="*")
     parser.add_argument("--compare", default="product before")
     parser.add_argument("--depths", default="10,30,50,100,200")
+    parser.add_argument(
+        "--translate", action="store_true", help="also rank Portuguese questions translated first"
+    )
     args = parser.parse_args()
     from pathlib import Path
 
@@ -159,6 +194,12 @@ def main() -> None:
     depths = [int(d) for d in args.depths.split(",")]
     first_stage_recall(corpus, questions, searcher(plain, "hybrid", k=max(depths)), depths)
     rankers = variants(lib, plain)
+    if args.translate:
+        cache = translations(questions)
+        rankers["product before, translated"] = translated(plain, "hybrid", None, cache)
+        rankers["hybrid -> Gemma, depth 100, translated"] = translated(
+            lib, "hybrid", RerankConfig(100, 1.0), cache
+        )
     if args.only:
         rankers = {k: v for k, v in rankers.items() if any(o in k for o in args.only)}
     report(corpus, questions, rankers, args.compare)

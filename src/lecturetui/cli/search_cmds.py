@@ -39,8 +39,9 @@ def search_cmd(
 ) -> None:  # fmt: skip
     """Find the lecture segments that answer QUESTION, best first.
 
-    Each hit shows the cosine similarity of the segment to the question (E5) and which
-    retrievers found it: E (E5) and/or B (BM25 over the words).
+    Each hit shows the score that ranked it (EmbeddingGemma's cosine when it re-ranks) and
+    which retrievers found it: E (E5) and/or B (BM25 over the words), G when EmbeddingGemma
+    re-scored it.
     """
     from rich.markup import escape
 
@@ -60,8 +61,17 @@ def search_cmd(
         return
     out = console()
     emb = library.embedder
+    stage = library.rerank_stage()
+    pending = library.rerank_pending() if stage is not None and mode != "lexical" else 0
+    rerank = (
+        f"re-ranked by EmbeddingGemma on {stage.embedder.device}"
+        + (f" ({pending} segments still without its vector)" if pending else "")
+        + " · "
+        if stage is not None and stage.loaded
+        else ""
+    )
     out.print(
-        f"[dim]{len(result.hits)} hits · {mode} · {emb.model_id} on {emb.device} · "
+        f"[dim]{len(result.hits)} hits · {mode} · {emb.model_id} on {emb.device} · {rerank}"
         + (f"{escape(scope.label())} · " if scope else "")
         + f"{'exact' if result.exact else 'hnswlib'} · {result.timings_ms['total_ms']:.0f} ms[/]"
     )
