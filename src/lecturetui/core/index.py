@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,9 @@ import numpy.typing as npt
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import file_sha256
 from lecturetui.core.timefmt import utc_now
+
+if TYPE_CHECKING:
+    from lecturetui.core.embedding import Embedder
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
@@ -63,6 +66,18 @@ class Manifest:
     def from_json(cls, data: dict[str, Any]) -> Manifest:
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         return cls(**known)
+
+
+def manifest_for(embedder: Embedder, segmenting: dict[str, Any]) -> Manifest:
+    """A new index's manifest: what `embedder` is (model, weights, dimension, prompts)."""
+    return Manifest(
+        model_id=embedder.model_id,
+        model_hash=embedder.fingerprint(),
+        dim=embedder.dim,
+        query_prefix=embedder.query_prefix,
+        passage_prefix=embedder.passage_prefix,
+        segmenting=segmenting,
+    )
 
 
 def _fsync_dir(path: Path) -> None:

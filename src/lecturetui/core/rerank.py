@@ -26,7 +26,13 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.index import Manifest, SearchIndexError, VectorIndex, unit_vector
+from lecturetui.core.index import (
+    Manifest,
+    SearchIndexError,
+    VectorIndex,
+    manifest_for,
+    unit_vector,
+)
 
 if TYPE_CHECKING:
     from lecturetui.core.embedding import Embedder
@@ -117,15 +123,7 @@ class RerankStage:
         return self._embedder is not None
 
     def _manifest(self) -> Manifest:
-        emb = self.embedder
-        return Manifest(
-            model_id=emb.model_id,
-            model_hash=emb.fingerprint(),
-            dim=emb.dim,
-            query_prefix=emb.query_prefix,
-            passage_prefix=emb.passage_prefix,
-            segmenting={"vectors": "windows"},
-        )
+        return manifest_for(self.embedder, {"vectors": "windows"})
 
     def index(self) -> VectorIndex:
         """The saved vectors (re-read when another process saved newer ones), or a new store."""

@@ -15,7 +15,7 @@ from lecturetui.core.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.fusion import FusionConfig
 from lecturetui.core.history import History
-from lecturetui.core.index import Manifest, SearchIndexError, VectorIndex
+from lecturetui.core.index import Manifest, SearchIndexError, VectorIndex, manifest_for
 from lecturetui.core.ingest import FileResult, IngestOptions, IngestReport, ingest_paths
 from lecturetui.core.mediaingest import MediaContext
 from lecturetui.core.models import Lecture, StoredSegment
@@ -153,14 +153,8 @@ class Library:
 
     def _manifest(self) -> Manifest:
         emb = self.embedder
-        return Manifest(
-            model_id=emb.model_id,
-            model_hash=emb.fingerprint(),
-            dim=emb.dim,
-            query_prefix=emb.query_prefix,
-            passage_prefix=emb.passage_prefix,
-            segmenting={**SegmentConfig().as_dict(), "counter": f"tokenizer:{emb.model_id}"},
-        )
+        counter = f"tokenizer:{emb.model_id}"
+        return manifest_for(emb, {**SegmentConfig().as_dict(), "counter": counter})
 
     def unit_index(self, create: bool = True) -> VectorIndex | None:
         """The index of the segments' small units (core/unitindex.py), beside the windows'."""
