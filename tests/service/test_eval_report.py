@@ -143,3 +143,46 @@ def test_the_parser_reads_the_seed_records() -> None:
     assert seed["references"] == ["[Vídeo de referência oculto]()"] * 2
     assert seed["manual"] == "C" and seed["ar"] == "1.00" and seed["auto"] == "C"
     assert seed["cot"].startswith("Criteria: ") and seed["cot"].endswith("Score: 3")
+
+
+def test_key_points_are_scored_without_a_judge(library: Library, tmp_path: Path) -> None:
+    """A question file with key points: each answer's coverage and citation precision are in
+    the record, the summary and the report; with no judge, nothing is judged."""
+    path = tmp_path / "points.jsonl"
+    rows = [
+        {"number": 1, "question": "tensor cores multiplicação de matriz",
+         "corpus_ids": [6702, 6703], "reference": "Multiplicam matrizes num passo.",
+         "key_points": [{"point": "Matrix products in one step.", "en": ["multiply matrices"],
+                         "pt": ["multiplicam matrizes"]},
+                        {"point": "They sum vectors.", "pt": ["soma de vetores"]}]},
+        {"number": 2, "question": "o TensorFlow prioriza qual dispositivo GPU ou CPU",
+         "key_points": [{"point": "The GPU.", "pt": ["prioriza a GPU"]}]},
+    ]  # fmt: skip
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    qset = load_questions(path)
+    assert qset.questions[0].reference_answer == "Multiplicam matrizes num passo."
+    outcome = run_evaluation(
+        library,
+        qset,
+        EvalSettings(llm="fake.gguf", judge="none"),
+        FakeGenerator("Tensor cores multiplicam matrizes num passo [1]. Isso acelera [2]."),
+        None,
+    )
+    first, second = (r.payload for r in outcome.records)
+    assert first.key_points is not None and second.key_points is not None
+    assert [p.stated for p in first.key_points.points] == [True, False]
+    assert first.key_points.coverage == 0.5 and second.key_points.coverage == 0.0
+    assert first.key_points.citations >= 1
+    assert first.key_points.citation_precision is not None
+    assert first.judge.answer_relevance.value is None  # not judged
+    s = summarize(outcome.records)
+    assert s.with_key_points == 2 and s.key_point_coverage == 0.25
+    runs = Runs(library.store)
+    info = runs.info(outcome.run_id)
+    assert info is not None
+    text = render_report(info, outcome.records, "en")
+    assert "Key points (2 questions with key points): coverage 0.25" in text
+    assert "What the judge's scores are worth" not in text  # no judge ran
+    parsed = parse_report(text, "en")
+    assert parsed[0]["keypoints"].startswith("1/2 stated")
+    assert "✓ Matrix products in one step. · ✗ They sum vectors." in parsed[0]["keypoints"]

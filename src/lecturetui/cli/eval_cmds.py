@@ -45,7 +45,8 @@ if TYPE_CHECKING:
               help="Language of the report's labels.")  # fmt: skip
 @llm_options
 @click.option("--judge", metavar="MODEL",
-              help="Judge model (a .gguf or a bundled name). Default: the answer model.")  # fmt: skip
+              help="Judge model (a .gguf or a bundled name), or `none`: answers scored by the"
+                   " question file's key points only. Default: the answer model.")  # fmt: skip
 @click.option("--max-tokens", "answer_tokens", type=click.IntRange(16, 4096), default=512,
               show_default=True, help="Longest answer, tokens.")  # fmt: skip
 @ttft_option
@@ -163,7 +164,7 @@ def _full(
     report: Path | None, js: Path | None, scope: Scope, guess: str,
 ) -> None:  # fmt: skip
     from lecturetui.core.evaluation.report import render_report
-    from lecturetui.core.evaluation.runner import EvalSettings
+    from lecturetui.core.evaluation.runner import NO_JUDGE, EvalSettings
     from lecturetui.core.evaluation.runs import Runs, run_key
     from lecturetui.core.guess import guess_planned
     from lecturetui.core.llmstore import resolve_llm
@@ -171,9 +172,13 @@ def _full(
 
     library = obj.library()
     llm_path = resolve_llm(obj.home.models_dir, llm, note)
-    judge_path = resolve_llm(obj.home.models_dir, judge_name, note) if judge_name else llm_path
+    judge_path: Path | None = llm_path
+    if judge_name == NO_JUDGE:
+        judge_path = None
+    elif judge_name:
+        judge_path = resolve_llm(obj.home.models_dir, judge_name, note)
     settings = EvalSettings(
-        mode, k, llm_path.name, judge_path.name, answer_tokens, n_ctx, seed=seed, ttft_s=ttft,
+        mode, k, llm_path.name, judge_path.name if judge_path else NO_JUDGE, answer_tokens, n_ctx, seed=seed, ttft_s=ttft,
         courses=scope.courses, lectures=scope.lectures, guess=guess_planned(guess, obj.device),
     )  # fmt: skip
     runs = Runs(library.store)
@@ -209,8 +214,8 @@ def _full(
 
 
 def _evaluate(
-    library: Library, qset: QuestionSet, settings: EvalSettings, llm_path: Path, judge_path: Path,
-    force: bool, home: Path,
+    library: Library, qset: QuestionSet, settings: EvalSettings, llm_path: Path,
+    judge_path: Path | None, force: bool, home: Path,
 ) -> tuple[int, float | None, bool]:  # fmt: skip
     """Load the models and evaluate what the run lacks: (questions done, s a question, stopped)."""
     from lecturetui.core.evaluation.judge import Judge
@@ -226,7 +231,9 @@ def _evaluate(
     if generator.notice:
         note(generator.notice)
     judge_model = (
-        generator
+        None
+        if judge_path is None
+        else generator
         if judge_path == llm_path
         else LlamaGenerator(judge_path, n_ctx=settings.n_ctx, device=library.device)
     )
@@ -238,12 +245,18 @@ def _evaluate(
                 bar.update(task, completed=done, total=total, description=what)
 
             outcome = run_evaluation(
-                library, qset, settings, generator, Judge(judge_model), force, progress
+                library,
+                qset,
+                settings,
+                generator,
+                Judge(judge_model) if judge_model is not None else None,
+                force,
+                progress,
             )
     except KeyboardInterrupt:
         return 0, None, True
     finally:
         generator.close()
-        if judge_model is not generator:
+        if judge_model is not None and judge_model is not generator:
             judge_model.close()
     return outcome.evaluated, outcome.seconds_per_question, False

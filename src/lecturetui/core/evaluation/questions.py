@@ -2,8 +2,9 @@
 
 Fields: `question` (required); `number`; gold evidence as `corpus_ids` (a list, or "6702;6703" in
 CSV) and/or `lecture` + `start` + `end` (seconds or hh:mm:ss), or `spans` (a list of such
-objects, JSONL only); `reference_answer`; `reference_ranking` (a list of corpus ids or of
-{"corpus_id": ...} objects: another system's top-k, to compare with).
+objects, JSONL only); `reference_answer` (or `reference`); `reference_ranking` (a list of corpus
+ids or of {"corpus_id": ...} objects: another system's top-k, to compare with); `key_points`
+(JSONL only: what a correct answer must state, core/evaluation/keypoints.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.evaluation.keypoints import KeyPoint
 from lecturetui.core.evaluation.metrics import Gold, Span
 from lecturetui.core.timefmt import parse_timestamp
 
@@ -31,6 +33,7 @@ class EvalQuestion:
     gold: Gold = field(default_factory=Gold)
     reference_answer: str | None = None
     reference_ranking: tuple[int, ...] = ()
+    key_points: tuple[KeyPoint, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,15 +108,20 @@ def _question(row: dict[str, Any], default_number: int, path: Path, line: int) -
             int(r["corpus_id"] if isinstance(r, dict) else r)
             for r in row.get("reference_ranking") or []
         )
+        points = row.get("key_points") or []
+        key_points = tuple(
+            KeyPoint.from_json(p) for p in (points if isinstance(points, list) else [])
+        )
     except (TypeError, ValueError, KeyError) as exc:
         raise LectureTuiError(f"{where}: has a malformed field ({exc}).", hint=_HINT) from None
-    reference = row.get("reference_answer")
+    reference = row.get("reference_answer") or row.get("reference")
     return EvalQuestion(
         number=number,
         question=question,
         gold=Gold(corpus_ids, tuple(spans)),
         reference_answer=str(reference) if reference else None,
         reference_ranking=ranking,
+        key_points=key_points,
     )
 
 

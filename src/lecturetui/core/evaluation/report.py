@@ -33,7 +33,9 @@ LABELS: dict[str, dict[str, str]] = {
         "kappa": "kappa de Cohen", "records": "registros", "retrieval": "Recuperação",
         "with_gold": "perguntas com evidência", "overlap": "Top-10 em comum com o ranking de referência",
         "time": "Tempo por pergunta", "no_answer": "(sem resposta)", "none": "nenhuma",
-        "seed": "semente",
+        "seed": "semente", "keypoints": "Pontos-chave", "coverage": "cobertura",
+        "precision": "precisão das citações", "with_points": "perguntas com pontos-chave",
+        "stated": "ditos", "judge_note": "O que as notas do juiz valem",
     },
     "en": {
         "question": "Question", "segments": "Segments retrieved by", "corpus_id": "Corpus ID",
@@ -49,11 +51,22 @@ LABELS: dict[str, dict[str, str]] = {
         "kappa": "Cohen's kappa", "records": "records", "retrieval": "Retrieval",
         "with_gold": "questions with evidence", "overlap": "Top-10 shared with the reference ranking",
         "time": "Time per question", "no_answer": "(no answer)", "none": "none",
-        "seed": "seed",
+        "seed": "seed", "keypoints": "Key points", "coverage": "coverage",
+        "precision": "citation precision", "with_points": "questions with key points",
+        "stated": "stated", "judge_note": "What the judge's scores are worth",
     },
 }  # fmt: skip
 
 RETRIEVERS = {"dense": "E5", "lexical": "BM25", "hybrid": "E5 + BM25"}
+
+#: what the shipped judge (the 1.5B answer model) is worth, measured against key points and
+#: hand labels on the answer benchmark (bench/RESULTS.md, "Answers by their key points")
+JUDGE_NOTE = {
+    "pt": "o juiz padrão (o modelo de resposta de 1,5B) não distingue uma resposta certa de uma"
+    " errada nas respostas de referência (bench/RESULTS.md); prefira a cobertura de pontos-chave.",
+    "en": "the default judge (the 1.5B answer model) does not tell a right answer from a wrong"
+    " one on the benchmark's answers (bench/RESULTS.md); read the key-point coverage instead.",
+}
 
 
 def _f(value: float | None, digits: int = 2) -> str:
@@ -80,6 +93,9 @@ class Summary:
     with_gold: int = 0
     overlaps: list[int] = field(default_factory=list)
     seconds_per_question: float | None = None
+    with_key_points: int = 0
+    key_point_coverage: float | None = None
+    citation_precision: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__slots__}
@@ -111,6 +127,10 @@ def summarize(records: Sequence[EvalRecord]) -> Summary:
             s.overlaps.append(retrieval.reference_overlap)
     s.retrieval, s.with_gold = scores.means(), scores.n
     s.seconds_per_question = _mean([r.payload.timings.get("total_s") for r in records])
+    points = [r.payload.key_points for r in records if r.payload.key_points is not None]
+    s.with_key_points = len(points)
+    s.key_point_coverage = _mean([p.coverage for p in points])
+    s.citation_precision = _mean([p.citation_precision for p in points])
     return s
 
 
@@ -133,6 +153,14 @@ def render_summary(run: RunInfo, summary: Summary, lang: str = "pt") -> str:
         f" {_counts(summary.manual_counts)} ({sum(summary.manual_counts.values())}/{summary.n}"
         f" {t['annotated']})",
     ]
+    if summary.with_key_points:
+        lines.append(
+            f"- {t['keypoints']} ({summary.with_key_points} {t['with_points']}):"
+            f" {t['coverage']} {_f(summary.key_point_coverage)} · {t['precision']}"
+            f" {_f(summary.citation_precision)}"
+        )
+    if st.get("judge") != "none":
+        lines.append(f"- {t['judge_note']}: {JUDGE_NOTE[lang]}")
     if summary.agreement is not None:
         lines.append(
             f"- {t['agreement']}: {summary.agreement:.0%} · {t['kappa']}: {_f(summary.kappa)}"
@@ -198,9 +226,17 @@ def render_record(record: EvalRecord, lang: str = "pt") -> str:
         "",
         f"**{t['context']}**: {_f(context.value)} ({ctx_scores})",
         "",
-        "",
-        "---",
     ]
+    kp = p.key_points
+    if kp is not None:
+        marks = " · ".join(("✓ " if f.stated else "✗ ") + f.point for f in kp.points)
+        out += [
+            f"**{t['keypoints']}**: {kp.stated}/{len(kp.points)} {t['stated']}"
+            f" ({t['coverage']} {kp.coverage:.2f}; {t['precision']} {_f(kp.citation_precision)}):"
+            f" {marks}",
+            "",
+        ]
+    out += ["", "---"]
     return "\n".join(out) + "\n"
 
 
@@ -219,7 +255,8 @@ _SEG_FIELDS = ("corpus_id", "score", "url", "start", "end", "text")
 def parse_report(text: str, lang: str = "pt") -> list[dict[str, Any]]:
     """The records of a report (or of a seed file) as dicts of their fields."""
     t = LABELS[lang]
-    fields = ("answer", "references", "manual", "ar", "auto", "cot", "grounded", "context")
+    fields = ("answer", "references", "manual", "ar", "auto", "cot", "grounded", "context",
+              "keypoints")  # fmt: skip
     head = re.compile(rf"^\*\*{re.escape(t['question'])} (\d+)\*\*: (.*)$", re.M)
     starts = list(head.finditer(text))
     records = []

@@ -10,16 +10,20 @@ from typing import Any
 
 from lecturetui.core.answering import ask
 from lecturetui.core.evaluation.judge import PROMPT_VERSION, Judge, auto_label
+from lecturetui.core.evaluation.keypoints import CitedExcerpt, KeyPointScore, score_answer
 from lecturetui.core.evaluation.questions import EvalQuestion, QuestionSet
 from lecturetui.core.evaluation.retrieval import score_hits
 from lecturetui.core.evaluation.runs import EvalPayload, EvalRecord, JudgeRecord, Runs, run_key
 from lecturetui.core.fusion import FusionConfig
 from lecturetui.core.generation import Generator
+from lecturetui.core.prompting import Passage
 from lecturetui.core.records import AnswerRecord
 from lecturetui.core.scope import Scope
 from lecturetui.core.service import Library
 from lecturetui.core.timebudget import DEFAULT_TTFT_S
 
+#: the judge setting of a run without the LLM judge
+NO_JUDGE = "none"
 #: (questions done, questions in all, what is happening now)
 EvalProgress = Callable[[int, int, str], None]
 
@@ -29,7 +33,7 @@ class EvalSettings:
     mode: str = "hybrid"
     k: int = 10
     llm: str = ""
-    judge: str = ""
+    judge: str = ""  # NO_JUDGE: answers scored by their key points only
     answer_tokens: int = 512
     n_ctx: int = 4096
     fusion: str = field(default_factory=lambda: FusionConfig().describe())
@@ -68,7 +72,7 @@ class EvalOutcome:
 def evaluate_question(
     library: Library,
     generator: Generator,
-    judge: Judge,
+    judge: Judge | None,
     question: EvalQuestion,
     settings: EvalSettings,
     stop: threading.Event | None = None,
@@ -84,12 +88,15 @@ def evaluate_question(
         guess="on" if settings.guess else "off",
     )  # fmt: skip
     t1 = time.perf_counter()
-    step("judging answer relevance")
-    relevance = judge.answer_relevance(question.question, answer.text)
-    step("judging groundedness")
-    grounded = judge.groundedness(answer.text, [p.text for p in answer.passages])
-    step("judging context relevance")
-    context = judge.context_relevance(question.question, [h.segment.text for h in answer.hits])
+    verdict = JudgeRecord()
+    if judge is not None:
+        step("judging answer relevance")
+        relevance = judge.answer_relevance(question.question, answer.text)
+        step("judging groundedness")
+        grounded = judge.groundedness(answer.text, [p.text for p in answer.passages])
+        step("judging context relevance")
+        context = judge.context_relevance(question.question, [h.segment.text for h in answer.hits])
+        verdict = JudgeRecord(relevance, grounded, context, auto_label(relevance, grounded))
     t2 = time.perf_counter()
     retrieval = score_hits(library, question, answer.hits, settings.mode)
     record = answer.record()
@@ -106,8 +113,24 @@ def evaluate_question(
         mode=settings.mode,
         reference_answer=question.reference_answer,
         retrieval=retrieval,
-        judge=JudgeRecord(relevance, grounded, context, auto_label(relevance, grounded)),
+        judge=verdict,
+        key_points=key_point_score(question, answer.text, answer.passages),
     )
+
+
+def key_point_score(
+    question: EvalQuestion, answer: str, passages: Sequence[Passage]
+) -> KeyPointScore | None:
+    """The answer against the question's key points (None when the file gives none)."""
+    if not question.key_points:
+        return None
+    excerpts = [
+        CitedExcerpt(
+            p.number, (p.lecture_id, p.lecture_title), p.start, p.end, p.text, tuple(p.corpus_ids)
+        )
+        for p in passages
+    ]
+    return score_answer(answer, question.key_points, excerpts, question.gold)
 
 
 def run_evaluation(
@@ -115,7 +138,7 @@ def run_evaluation(
     questions: QuestionSet,
     settings: EvalSettings,
     generator: Generator,
-    judge: Judge,
+    judge: Judge | None,
     force: bool = False,
     progress: EvalProgress | None = None,
     stop: threading.Event | None = None,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lecturetui.core.evaluation.judge import ContextRelevance, Groundedness, Relevance
+from lecturetui.core.evaluation.keypoints import KeyPointScore
 from lecturetui.core.evaluation.retrieval import QuestionRetrieval
 from lecturetui.core.records import AnswerRecord, from_json, to_json
 from lecturetui.core.store import Store
@@ -51,6 +52,7 @@ class EvalPayload(AnswerRecord):
     reference_answer: str | None = None
     retrieval: QuestionRetrieval | None = None
     judge: JudgeRecord = field(default_factory=JudgeRecord)
+    key_points: KeyPointScore | None = None  # when the question file gives key points
 
 
 @dataclass(slots=True)
