@@ -3,13 +3,17 @@
 The model reads a prompt at a measured speed (llmspeed.py); the fixed start of the prompt is
 already in its cache. So the first token comes within `seconds` when the rest of the prompt is at
 most speed × seconds tokens. When whole passages fit (a GPU, a fast model) they are given whole;
-else each passage is cut down to its best sentences, each with its neighbours for context, the
-best sentences of all passages first, until the budget is spent.
+else the best-ranked passage is given whole and the others are cut down to their best
+sentences, each with its neighbours for context, until the budget is spent.
+
+The time budget is a goal, never a reason to answer from the wrong passage: however slow the
+machine, the prompt holds at least the floor (`FLOOR_TOP_TOKENS` of the best-ranked passage and
+`FLOOR_NEXT_TOKENS` of the next ones' best sentences); the first token then comes later.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from lecturetui.core.conversation import Exchange
@@ -30,6 +34,12 @@ SCORE_SPAN = 0.05
 #: the last exchange of a follow-up takes at most this share of the tokens there is time for
 PREVIOUS_SHARE = 1 / 3
 GAP = " … "
+#: the floor of every prompt: the best-ranked passage whole, up to this many tokens (one window
+#: of about two minutes of speech; a passage of several merged windows is cut to its best
+#: sentences within it) ...
+FLOOR_TOP_TOKENS = 640
+#: ... and this many tokens of the next passages' best sentences
+FLOOR_NEXT_TOKENS = 160
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +96,6 @@ def plan_prompt(
 ) -> PromptPlan:
     """The prompt for `question` within `budget`: whole passages when enough fit, else the best
     sentences of the scored ones. A question too long for the context is refused in one sentence."""
-    limit = budget.limit
     words = _previous_words(question, language, previous, budget, count_prompt_tokens)
 
     def build(ps: Sequence[Passage]) -> tuple[Messages, list[Passage], int]:
@@ -102,6 +111,11 @@ def plan_prompt(
             f" {budget.n_ctx}-token window, {budget.answer_tokens} of them kept for the answer).",
             hint="ask a shorter question, or raise --ctx",
         )
+    limit = budget.limit
+    if passages:  # the floor holds however slow the machine is
+        top = min(count_tokens(passages[0].text) + HEADER_TOKENS, FLOOR_TOP_TOKENS)
+        next_room = FLOOR_NEXT_TOKENS if len(passages) > 1 else 0
+        limit = min(window, max(limit, base + top + next_room))
     kept = list(passages)
     while kept:
         messages, numbered, used = build(kept)
@@ -140,13 +154,17 @@ def _previous_words(
 
 
 Unit = tuple[int, frozenset[int]]  # (scored passage index, sentence indices)
+#: what an excerpt's header costs, about ("Excerpt [1] (Lecture title, 00:00:00–00:00:00):")
+HEADER_TOKENS = 24
 
 
 def _choose_sentences(
     scored: Sequence[ScoredPassage], room: int, count_tokens: Callable[[str], int]
 ) -> list[Unit]:
-    """Greedy: the best sentences first, each with both neighbours, else the better one, else
-    alone, while they fit in `room` tokens. Always at least the best sentence."""
+    """The best-ranked passage whole (or, when it is longer than the floor allows, its best
+    sentences within that), then greedy over the other passages: the best sentences first,
+    each with both neighbours, else the better one, else alone, while they fit in `room`
+    tokens."""
     sizes: dict[tuple[int, int], int] = {}
 
     def size(k: int, i: int) -> int:
@@ -154,17 +172,44 @@ def _choose_sentences(
             sizes[(k, i)] = count_tokens(scored[k].sentences[i].text) + 1
         return sizes[(k, i)]
 
-    header = count_tokens("Excerpt [1] (Lecture title, 00:00:00–00:00:00):\n") + 4
-    gap = count_tokens(GAP)
+    if not scored or not scored[0].sentences:
+        return []
+    chosen: dict[int, set[int]] = {}
+    units: list[Unit] = []
+    top = scored[0]
+    whole = sum(size(0, i) for i in range(len(top.sentences))) + HEADER_TOKENS
+    if whole <= min(room, FLOOR_TOP_TOKENS):
+        chosen[0] = set(range(len(top.sentences)))
+        units.append((0, frozenset(chosen[0])))
+        room -= whole
+    else:  # several merged windows: the best of them within the floor
+        top_room = min(room, FLOOR_TOP_TOKENS)
+        left = _greedy(scored, [0], top_room, chosen, units, size, count_tokens(GAP))
+        room -= top_room - left
+    _greedy(scored, range(1, len(scored)), room, chosen, units, size, count_tokens(GAP))
+    return units
+
+
+def _greedy(
+    scored: Sequence[ScoredPassage],
+    passages: Iterable[int],
+    room: int,
+    chosen: dict[int, set[int]],
+    units: list[Unit],
+    size: Callable[[int, int], int],
+    gap: int,
+) -> int:
+    """Add the best sentences of these passages to `units`, each with both neighbours, else
+    the better one, else alone, while they fit in `room` (at least one sentence when `units`
+    is empty); sentences more than SCORE_SPAN below the best are not worth their reading time.
+    Returns the room left."""
     ranked = sorted(
-        ((sp.scores[i], k, i) for k, sp in enumerate(scored) for i in range(len(sp.sentences))),
+        ((scored[k].scores[i], k, i) for k in passages for i in range(len(scored[k].sentences))),
         key=lambda t: -t[0],
     )
     if not ranked:
-        return []
+        return room
     best = ranked[0][0]
-    chosen: dict[int, set[int]] = {}
-    units: list[Unit] = []
     for score, k, i in ranked:
         if score < best - SCORE_SPAN:
             break
@@ -179,13 +224,13 @@ def _choose_sentences(
         options.append({i})
         for option in options:
             new = option - have
-            cost = sum(size(k, j) for j in new) + gap + (0 if have else header)
+            cost = sum(size(k, j) for j in new) + gap + (0 if have else HEADER_TOKENS)
             if cost <= room or not units:
                 room -= cost
                 chosen.setdefault(k, set()).update(new)
                 units.append((k, frozenset(new)))
                 break
-    return units
+    return room
 
 
 def _trimmed(scored: Sequence[ScoredPassage], units: Sequence[Unit]) -> list[Passage]:
@@ -193,7 +238,7 @@ def _trimmed(scored: Sequence[ScoredPassage], units: Sequence[Unit]) -> list[Pas
     picked: dict[int, set[int]] = {}
     for k, indices in units:
         picked.setdefault(k, set()).update(indices)
-    order = sorted(picked, key=lambda k: -max(scored[k].scores[i] for i in picked[k]))
+    order = sorted(picked)  # in retrieval order: the best-ranked passage is [1]
     out: list[Passage] = []
     for k in order:
         sp = scored[k]

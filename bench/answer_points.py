@@ -1,0 +1,163 @@
+"""Answers by their key points: coverage, citation precision, who cited, first token, repetition.
+
+    .venv/bin/python bench/answer_points.py [--half heldout|tune|both] [--ttft 8] [--seed-only]
+        [--answers out.jsonl] [--label NAME]
+
+The questions of bench/data/answer_keypoints.jsonl are asked the way `lecturetui eval` asks them
+(`core/evaluation/runner.evaluate_question`, no judge) with the default settings: the realistic
+library's questions over the bench home of bench/realistic.py (the lectures must be ingested and
+their EmbeddingGemma vectors written: `bench/rerank.py` does both), the three seed questions over
+the demo library. Each answer is scored by `core/evaluation/keypoints.py`. The answer model's
+prompt speed is measured in the bench home, as a student's first run does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import ROOT, demo_library
+
+POINTS = ROOT / "bench" / "data" / "answer_keypoints.jsonl"
+
+
+def repeated(text: str) -> bool:
+    """A sentence of five words or more said twice (a model stuck in a loop)."""
+    seen: set[str] = set()
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        key = " ".join(re.sub(r"\[\d+\]", "", sentence).casefold().split())
+        if len(key.split()) >= 5:
+            if key in seen:
+                return True
+            seen.add(key)
+    return False
+
+
+def subset(rows: list[dict[str, Any]], folder: Path, name: str) -> Path:
+    path = folder / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    return path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--half", choices=["tune", "heldout", "both"], default="heldout")
+    ap.add_argument("--ttft", type=float, default=None, help="default: the product's")
+    ap.add_argument("--max-tokens", type=int, default=512)
+    ap.add_argument("--seed-only", action="store_true", help="only the three seed questions")
+    ap.add_argument("--no-seed", action="store_true", help="leave the seed questions out")
+    ap.add_argument("--answers", type=Path, help="write every answer and its score here")
+    ap.add_argument("--label", default="")
+    args = ap.parse_args()
+    os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
+
+    from realistic import library as realistic_library
+
+    from lecturetui.core.evaluation.questions import load_questions
+    from lecturetui.core.evaluation.runner import NO_JUDGE, EvalSettings, evaluate_question
+    from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.llmspeed import SPEED_FILE, prepare
+    from lecturetui.core.llmstore import resolve_llm
+    from lecturetui.core.timebudget import DEFAULT_TTFT_S
+
+    rows = [json.loads(x) for x in POINTS.read_text(encoding="utf-8").splitlines() if x.strip()]
+    seed = [r for r in rows if r["half"] == "seed"]
+    mine = [r for r in rows if r["half"] != "seed" and args.half in ("both", r["half"])]
+    if args.seed_only:
+        mine = []
+    if args.no_seed:
+        seed = []
+    tmp = tempfile.TemporaryDirectory()
+    folder = Path(tmp.name)
+    bench = realistic_library()
+    generator = LlamaGenerator(resolve_llm(ROOT / "models", None), n_ctx=4096, seed=0)
+    speed = prepare(generator, bench.home.root / SPEED_FILE)
+    print(f"prompt speed: {speed}", flush=True)
+    ttft = DEFAULT_TTFT_S if args.ttft is None else args.ttft
+    settings = EvalSettings(llm="default", judge=NO_JUDGE, ttft_s=ttft,
+                            answer_tokens=args.max_tokens)  # fmt: skip
+    jobs: list[tuple[Any, Path, list[dict[str, Any]]]] = []
+    if mine:
+        jobs.append((bench, subset(mine, folder, "realistic"), mine))
+    demo = None
+    if seed:
+        demo, _keep = demo_library(None)
+        jobs.append((demo, subset(seed, folder, "seed"), seed))
+    out: list[dict[str, Any]] = []
+    print("| qid | lang | style | points | cit. prec. | cited by | 1st token s | words | loop |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for lib, path, raw in jobs:
+        lib.warm()
+        for q, row in zip(load_questions(path).questions, raw, strict=True):
+            t0 = time.perf_counter()
+            p = evaluate_question(lib, generator, None, q, settings)
+            kp = p.key_points
+            assert kp is not None
+            loop = repeated(p.answer) or (generator.count_tokens(p.answer) >= args.max_tokens - 2)
+            item = {
+                "qid": row["qid"], "lang": row["lang"], "style": row["style"],
+                "half": row["half"], "question": q.question, "answer": p.answer,
+                "coverage": kp.coverage, "points": [[f.point, f.stated] for f in kp.points],
+                "citation_precision": kp.citation_precision, "citations": kp.citations,
+                "cited_by": p.citation_source, "words": kp.words, "loop": loop,
+                "ttft_s": p.timings["time_to_first_token_ms"] / 1000,
+                "prompt_new_tokens": p.timings.get("prompt_new_tokens"),
+                "prompt_passages": len(p.passages), "trimmed": p.trimmed,
+                "seconds": time.perf_counter() - t0,
+            }  # fmt: skip
+            out.append(item)
+            prec = "—" if kp.citation_precision is None else f"{kp.citation_precision:.2f}"
+            print(f"| {row['qid']} | {row['lang']} | {row['style']} | {kp.stated}/{len(kp.points)}"
+                  f" | {prec} | {p.citation_source} | {item['ttft_s']:.1f} | {kp.words} |"
+                  f" {'yes' if loop else ''} |", flush=True)  # fmt: skip
+    generator.close()
+    summarize(out, args.label or f"ttft {ttft:g} s")
+    if args.answers:
+        args.answers.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), "utf-8"
+        )
+    del tmp, demo
+
+
+def summarize(out: list[dict[str, Any]], label: str) -> None:
+    def block(rows: list[dict[str, Any]], name: str) -> str:
+        if not rows:
+            return ""
+        precision = [r["citation_precision"] for r in rows if r["citation_precision"] is not None]
+        cov = statistics.mean(r["coverage"] for r in rows)
+        prec = f"{statistics.mean(precision):.2f}" if precision else "—"
+        own = sum(r["cited_by"] == "model" for r in rows) / len(rows)
+        ttft = statistics.median(r["ttft_s"] for r in rows)
+        loops = sum(r["loop"] for r in rows)
+        words = statistics.median(r["words"] for r in rows)
+        return (f"| {label} | {name} ({len(rows)}) | {cov:.2f} | {prec} | {own:.0%} |"
+                f" {ttft:.1f} s | {words:.0f} | {loops} |")  # fmt: skip
+
+    print("\n| run | questions | key-point coverage | citation precision | cite by themselves |"
+          " median first token | median words | loops |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    realistic = [r for r in out if r["half"] != "seed"]
+    for name, rows in (
+        ("all", realistic),
+        ("en", [r for r in realistic if r["lang"] == "en"]),
+        ("pt", [r for r in realistic if r["lang"] == "pt"]),
+        ("own words", [r for r in realistic if r["style"] == "paraphrase"]),
+        ("seed", [r for r in out if r["half"] == "seed"]),
+    ):
+        line = block(rows, name)
+        if line:
+            print(line)
+
+
+if __name__ == "__main__":
+    main()
