@@ -11,7 +11,15 @@ from lecturetui.core.answering import Retrieved, ask, sentence_vectors
 from lecturetui.core.budget import SAFETY, PromptBudget, plan_prompt
 from lecturetui.core.evidence import score_passages
 from lecturetui.core.ingest import IngestOptions
-from lecturetui.core.llmspeed import PromptSpeed, prepare, store_speed, stored_speed
+from lecturetui.core.llmspeed import (
+    KEPT,
+    READS,
+    PromptSpeed,
+    observe,
+    prepare,
+    store_speed,
+    stored_speed,
+)
 from lecturetui.core.paths import DataHome
 from lecturetui.core.prompting import fixed_messages, join_overlapping, merge_hits
 from lecturetui.core.sentences import MAX_WORDS, SentenceVectors, split_sentences
@@ -185,7 +193,7 @@ def test_prompt_speed_is_measured_once_and_kept_in_the_data_home(tmp_path: Path)
     gen = PrefillingFake()
     speed = prepare(gen, path)
     assert speed is not None and speed.measured_now and speed.tokens_per_s == pytest.approx(100.0)
-    assert gen.prompt_tokens_per_s == speed.tokens_per_s and len(gen.prefilled) == 2
+    assert gen.prompt_tokens_per_s == speed.tokens_per_s and len(gen.prefilled) == READS
     later = PrefillingFake()  # the next start: the fixed start is read (cached), not measured
     again = prepare(later, path)
     assert again is not None and not again.measured_now and len(later.prefilled) == 1
@@ -193,3 +201,36 @@ def test_prompt_speed_is_measured_once_and_kept_in_the_data_home(tmp_path: Path)
     store_speed(path, PromptSpeed("other|gpu", 5000.0, 10, "now"))
     assert stored_speed(path, "fake.gguf|cpu") is not None  # other figures are kept
     assert prepare(FakeGenerator(), path) is None  # a model that cannot read ahead
+
+
+class LoadedFake(PrefillingFake):
+    """A machine busy with another job during one of the reads."""
+
+    def prefill(self, messages: list[dict[str, str]]) -> tuple[int, float]:
+        n, _ = super().prefill(messages)
+        return n, n / (10.0 if len(self.prefilled) == 2 else 100.0)
+
+
+def test_one_slow_read_does_not_shrink_every_later_prompt(tmp_path: Path) -> None:
+    path = tmp_path / "llm_speed.json"
+    gen = LoadedFake()
+    speed = prepare(gen, path)
+    assert speed is not None and speed.tokens_per_s == pytest.approx(100.0)  # the median
+    assert sorted(speed.samples) == pytest.approx([10.0, 100.0, 100.0])
+    # an answer read at about the stored speed changes nothing
+    assert not observe(gen, path, 300, 300 / 90.0)
+    # answers read far slower (another job started) move the figure within a few answers
+    moved = [observe(gen, path, 300, 300 / 20.0) for _ in range(KEPT)]
+    assert moved[0] and gen.prompt_tokens_per_s == pytest.approx(20.0)
+    stored = stored_speed(path, "fake.gguf|cpu")
+    assert stored is not None and len(stored.samples) == KEPT
+    assert stored.tokens_per_s == gen.prompt_tokens_per_s
+    assert not observe(gen, path, 10, 1.0)  # too short a prompt to time
+    assert not observe(FakeGenerator(), path, 300, 1.0)  # a model that cannot read ahead
+
+
+def test_a_figure_stored_before_samples_existed_still_reads(tmp_path: Path) -> None:
+    path = tmp_path / "llm_speed.json"
+    path.write_text(json.dumps({"k": {"tokens_per_s": 42.0, "tokens": 200, "measured_at": "x"}}))
+    old = stored_speed(path, "k")
+    assert old is not None and old.tokens_per_s == 42.0 and old.samples == (42.0,)

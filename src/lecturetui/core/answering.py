@@ -16,6 +16,7 @@ from lecturetui.core.conversation import Turn
 from lecturetui.core.evidence import EvidenceSentence, ScoredPassage, best_evidence, score_passages
 from lecturetui.core.generation import Generator
 from lecturetui.core.guess import Guesser, guess_for, guesser_for
+from lecturetui.core.llmspeed import SPEED_FILE, observe
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
 from lecturetui.core.prompting import Passage, cited_numbers, merge_hits, question_language
 from lecturetui.core.records import AnswerRecord, PassageRecord, to_json
@@ -239,6 +240,9 @@ def answer(
         stopped = True
     stopped = stopped or stop.is_set()
     t3 = time.perf_counter()
+    if first is not None:  # the prompt's reading time keeps the measured speed honest
+        observe(generator, library.home.root / SPEED_FILE,
+                plan.prompt_tokens - generator.cached_tokens, first - t2)  # fmt: skip
     text = "".join(pieces).strip()
     gen_s = t3 - (first or t3)
     cited = cited_numbers(text, len(passages))
