@@ -234,3 +234,23 @@ def test_a_figure_stored_before_samples_existed_still_reads(tmp_path: Path) -> N
     path.write_text(json.dumps({"k": {"tokens_per_s": 42.0, "tokens": 200, "measured_at": "x"}}))
     old = stored_speed(path, "k")
     assert old is not None and old.tokens_per_s == 42.0 and old.samples == (42.0,)
+
+
+def test_an_answer_that_loops_is_stopped_at_the_repeat(library: Library) -> None:
+    looping = "A GPU é priorizada pelo TensorFlow [1]. Ela é rápida [2]. " * 20
+    gen = FakeGenerator(looping)
+    tokens: list[str] = []
+    answer = ask(library, gen, QUESTION, on_token=tokens.append)
+    assert answer.text == "A GPU é priorizada pelo TensorFlow [1]. Ela é rápida [2]."
+    assert not answer.stopped and answer.cited == [1, 2]
+    assert len(tokens) < len(looping.split(" ")) / 5  # the stream was left early
+
+
+def test_repeat_guard_ignores_citations_case_and_short_sentences() -> None:
+    from lecturetui.core.repetition import RepeatGuard
+
+    guard = RepeatGuard()
+    for piece in ["Sim [1]. ", "Sim [2]. ", "A GPU vem primeiro no TensorFlow [1]. "]:
+        assert not guard.feed(piece)  # a short sentence may repeat
+    assert guard.feed("a gpu vem PRIMEIRO no TensorFlow [3]. Mais")
+    assert guard.answer() == "Sim [1]. Sim [2]. A GPU vem primeiro no TensorFlow [1]."

@@ -20,6 +20,7 @@ from lecturetui.core.llmspeed import SPEED_FILE, observe
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
 from lecturetui.core.prompting import Passage, cited_numbers, merge_hits, question_language
 from lecturetui.core.records import AnswerRecord, PassageRecord, to_json
+from lecturetui.core.repetition import RepeatGuard
 from lecturetui.core.scope import Scope
 from lecturetui.core.sentences import SentenceVectors, split_sentences
 from lecturetui.core.service import Hit, Library, SearchResult
@@ -229,11 +230,14 @@ def answer(
     first: float | None = None
     stopped = False
     t2 = time.perf_counter()
+    guard = RepeatGuard()
     try:
         for piece in generator.stream(plan.messages, answer_tokens, stop):
             if first is None:
                 first = time.perf_counter()
             pieces.append(piece)
+            if guard.feed(piece):
+                break  # a sentence said twice: the model is looping (leaving the stream ends it)
             if on_token:
                 on_token(piece)
     except KeyboardInterrupt:
@@ -243,7 +247,7 @@ def answer(
     if first is not None:  # the prompt's reading time keeps the measured speed honest
         observe(generator, library.home.root / SPEED_FILE,
                 plan.prompt_tokens - generator.cached_tokens, first - t2)  # fmt: skip
-    text = "".join(pieces).strip()
+    text = guard.answer().strip()
     gen_s = t3 - (first or t3)
     cited = cited_numbers(text, len(passages))
     source = "model" if cited else "none"
