@@ -7,7 +7,6 @@ import pytest
 from lecturetui.core.evaluation.keypoints import (
     CitedExcerpt,
     KeyPoint,
-    cited_numbers,
     score_answer,
     stated,
 )
@@ -78,7 +77,6 @@ def test_coverage_and_citation_precision() -> None:
 def test_no_citation_gives_no_precision_and_unknown_numbers_are_ignored() -> None:
     assert score_answer("GPU first.", [GPU]).citation_precision is None
     assert score_answer("GPU first [7].", [GPU], []).citations == 0
-    assert cited_numbers("a [2], b [1, 3] and [2]") == [2, 1, 3]
 
 
 def test_a_bare_string_is_its_own_wording_and_a_point_needs_text() -> None:

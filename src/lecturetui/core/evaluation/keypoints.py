@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from lecturetui.core.evaluation.metrics import Gold
 from lecturetui.core.lexical import fold, stems
-from lecturetui.core.prompting import CITATION
+from lecturetui.core.prompting import cited_numbers
 
 #: a wording's words may be spread over its own length plus this many other words
 SLACK = 3
@@ -129,17 +129,6 @@ def stated(text: str, point: KeyPoint, languages: Iterable[str]) -> PointFound:
     return PointFound(point.point, False, None)
 
 
-def cited_numbers(answer: str) -> list[int]:
-    """The excerpt numbers an answer cites, in first-cited order."""
-    out: list[int] = []
-    for match in CITATION.finditer(answer):
-        for part in match.group(1).replace(";", ",").split(","):
-            n = int(part.strip())
-            if n not in out:
-                out.append(n)
-    return out
-
-
 def score_answer(
     answer: str,
     points: Sequence[KeyPoint],
@@ -151,7 +140,9 @@ def score_answer(
     found = tuple(stated(answer, p, languages) for p in points)
     coverage = sum(f.stated for f in found) / len(found) if found else 0.0
     by_number = {e.number: e for e in excerpts}
-    cited = [by_number[n] for n in cited_numbers(answer) if n in by_number]
+    cited = [
+        by_number[n] for n in cited_numbers(answer, max(by_number, default=0)) if n in by_number
+    ]
     precision = None
     if cited:
         right = sum(_supports(e, points, languages, gold) for e in cited)
