@@ -4,7 +4,9 @@
         [--answers out.jsonl] [--label NAME]
 
 The questions of bench/data/answer_keypoints.jsonl are asked the way `lecturetui eval` asks them
-(`core/evaluation/runner.evaluate_question`, no judge) with the default settings: the realistic
+(`core/evaluation/runner.evaluate_question`, no judge) with the default settings and the model
+loaded as `ask` loads it (no fixed seed: answers vary a little from run to run), the sentence
+vectors embedded first as the app does while idle: the realistic
 library's questions over the bench home of bench/realistic.py (the lectures must be ingested and
 their EmbeddingGemma vectors written: `bench/rerank.py` does both), the three seed questions over
 the demo library. Each answer is scored by `core/evaluation/keypoints.py`. The answer model's
@@ -20,6 +22,7 @@ import re
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -63,6 +66,7 @@ def main() -> None:
 
     from realistic import library as realistic_library
 
+    from lecturetui.core.answering import warm_sentences
     from lecturetui.core.evaluation.questions import load_questions
     from lecturetui.core.evaluation.runner import NO_JUDGE, EvalSettings, evaluate_question
     from lecturetui.core.generation import LlamaGenerator
@@ -80,7 +84,8 @@ def main() -> None:
     tmp = tempfile.TemporaryDirectory()
     folder = Path(tmp.name)
     bench = realistic_library()
-    generator = LlamaGenerator(resolve_llm(ROOT / "models", None), n_ctx=4096, seed=0)
+    # as `ask` loads it (no fixed seed: a seed makes every answer re-read the fixed start)
+    generator = LlamaGenerator(resolve_llm(ROOT / "models", None), n_ctx=4096)
     speed = prepare(generator, bench.home.root / SPEED_FILE)
     print(f"prompt speed: {speed}", flush=True)
     ttft = DEFAULT_TTFT_S if args.ttft is None else args.ttft
@@ -98,6 +103,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for lib, path, raw in jobs:
         lib.warm()
+        warm_sentences(lib, threading.Event())  # as the app does in the background when idle
         for q, row in zip(load_questions(path).questions, raw, strict=True):
             t0 = time.perf_counter()
             p = evaluate_question(lib, generator, None, q, settings)

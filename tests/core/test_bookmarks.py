@@ -175,16 +175,16 @@ def test_cli_mistakes_are_one_line(home: Path) -> None:
     with Store(DataHome.resolve().db_path) as store:
         lecture(store)
     code, out = run("bookmarks", "add", "999")
-    assert code == 2 and "no segment 999" in out and "Traceback" not in out
+    assert code == 1 and "no segment 999" in out and "Traceback" not in out
     code, out = run("bookmarks", "rm", "42")
-    assert code == 2 and "no bookmark 42" in out
+    assert code == 1 and "no bookmark 42" in out
     code, out = run("bookmarks", "add", "1", "--start", "soon")
     assert code == 2 and "soon" in out
     code, out = run("bookmarks", "add", "--lecture", "aula d", "--at", "9:00")
-    assert code == 2 and "Nothing is said in lecture aula-d at 00:09:00" in out
+    assert code == 1 and "Nothing is said in lecture aula-d at 00:09:00" in out
     code, out = run("bookmarks", "add", "--at", "9:00")
     assert code == 2 and "SEGMENT_ID, or --lecture with --at" in out
     code, out = run("bookmarks", "add", "--lecture", "nenhuma", "--at", "1:00")
-    assert code == 2 and "No lecture matches 'nenhuma'" in out
+    assert code == 1 and "No lecture matches 'nenhuma'" in out
     code, out = run("bookmarks")
     assert code == 0 and "No bookmarks" in out

@@ -98,6 +98,6 @@ def test_ask_continue_with_no_earlier_question_is_one_sentence(home: Path) -> No
     from lecturetui.cli import cli
 
     result = CliRunner().invoke(cli, ["ask", "--continue", "e por quê?"])
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert "There is no earlier question to continue." in result.output
     assert "Traceback" not in result.output

@@ -10,6 +10,7 @@ from lecturetui.cli.base import cli
 from lecturetui.cli.doctor_cmd import doctor_cmd
 from lecturetui.cli.eval_cmds import eval_cmd
 from lecturetui.cli.library_cmds import ingest_cmd, lectures_cmd, show_cmd
+from lecturetui.cli.manage_cmds import edit_cmd, remove_cmd
 from lecturetui.cli.models_cmds import models_group
 from lecturetui.cli.notes_cmds import bookmarks_group, export_cmd
 from lecturetui.cli.search_cmds import reindex_cmd, search_cmd
@@ -21,6 +22,8 @@ for command in (
     ingest_cmd,
     lectures_cmd,
     show_cmd,
+    edit_cmd,
+    remove_cmd,
     search_cmd,
     ask_cmd,
     eval_cmd,

@@ -84,7 +84,7 @@ def ask_cmd(
     from lecturetui.core.answering import answer, retrieve
     from lecturetui.core.conversation import make_turn
     from lecturetui.core.guess import guess_planned, guesser_for
-    from lecturetui.core.scope import Scope
+    from lecturetui.core.scope import Scope, resolve
     from lecturetui.core.translate import target_language, translating
 
     library = obj.library()
@@ -92,6 +92,8 @@ def ask_cmd(
     if cont and previous is None:
         fail("There is no earlier question to continue.", hint='ask one first: lecturetui ask "…"')
     turn = make_turn(question, previous, force=True)
+    scope = Scope(courses, lectures)
+    resolve(library.store, scope)  # an unknown course or lecture is said before any model loads
     out = console()
     # the answer model loads while the search runs; it reads the fixed part of its prompt
     # (and measures its speed the first time) once the evidence is out
@@ -99,7 +101,6 @@ def ask_cmd(
     with ThreadPoolExecutor(max_workers=1) as pool:
         loading = pool.submit(_load_generator, obj, llm, n_ctx, verbose, evidence_out)
         translator = guesser = None
-        scope = Scope(courses, lectures)
         target = target_language(library, turn.search_text)
         if target or guess_planned(guess, obj.device):
             # the model translates a question in another language than the lectures' first

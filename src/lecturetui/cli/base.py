@@ -16,8 +16,10 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
 
+    from lecturetui.core.models import Lecture
     from lecturetui.core.paths import DataHome
     from lecturetui.core.service import Library
+    from lecturetui.core.store import Store
 
 
 def console(stderr: bool = False) -> Console:
@@ -26,12 +28,34 @@ def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False)
 
 
-def fail(message: str, hint: str | None = None, code: int = 2) -> NoReturn:
+#: exit codes: a runtime error (bad file, missing model, no such lecture) and a usage error
+#: (options that do not go together; click's own code for bad options)
+RUNTIME_ERROR = 1
+USAGE_ERROR = 2
+
+
+def fail(message: str, hint: str | None = None, code: int = RUNTIME_ERROR) -> NoReturn:
     err = console(stderr=True)
     err.print(f"[bold red]error:[/] {message}", soft_wrap=True)
     if hint:
         err.print(f"[dim]hint:[/] {hint}", soft_wrap=True)
     sys.exit(code)
+
+
+def count(n: int, noun: str) -> str:
+    """`1 segment`, `2 segments`: a number and its noun, in the singular when it is one."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
+def one_lecture(store: Store, name: str) -> Lecture:
+    """The one lecture `name` (an id, a title or a unique prefix) names, or one sentence."""
+    matches = store.resolve_lecture(name)
+    if not matches:
+        fail(f"No lecture matches {name!r}.", hint="`lecturetui lectures` lists them")
+    if len(matches) > 1:
+        names = ", ".join(m.id for m in matches[:8])
+        fail(f"{name!r} matches {len(matches)} lectures: {names}.", hint="give the full id")
+    return matches[0]
 
 
 def json_text(payload: object) -> str:
@@ -156,7 +180,11 @@ def guess_option(fn: F) -> F:
     )(fn)  # fmt: skip
 
 
-@click.group(cls=LtGroup, invoke_without_command=True)
+@click.group(
+    cls=LtGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.option(
     "--home",
     type=click.Path(file_okay=False),
@@ -245,5 +273,5 @@ def write_rerank_vectors(library: Library) -> None:
                 code=130,
             )
     console(stderr=True).print(
-        f"[dim]Re-ranking vectors of {pending} segments in {time.perf_counter() - t0:.1f} s.[/]"
+        f"[dim]Re-ranking vectors of {count(pending, 'segment')} in {time.perf_counter() - t0:.1f} s.[/]"
     )

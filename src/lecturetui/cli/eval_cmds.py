@@ -10,6 +10,7 @@ import click
 from lecturetui.cli.base import (
     Context,
     console,
+    count,
     guess_option,
     json_text,
     llm_options,
@@ -208,9 +209,9 @@ def _full(
         console().print(f"Wrote {report}.")
     elif evaluated:
         timing = f" ({per_q:.0f} s a question)" if per_q else ""
-        console().print(f"Evaluated {evaluated} questions{timing}; wrote {report}.")
+        console().print(f"Evaluated {count(evaluated, 'question')}{timing}; wrote {report}.")
     else:
-        console().print(f"All {len(records)} questions were already evaluated; wrote {report}.")
+        console().print(f"{count(len(records), 'question')} already evaluated; wrote {report}.")
 
 
 def _evaluate(

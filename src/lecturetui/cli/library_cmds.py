@@ -10,10 +10,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from lecturetui.cli.base import (
+    USAGE_ERROR,
     Context,
     console,
+    count,
     fail,
     json_text,
+    one_lecture,
     pass_ctx,
     progress_bars,
     write_rerank_vectors,
@@ -90,7 +93,7 @@ def ingest_cmd(
     try:
         config = SegmentConfig(window_s=window, overlap_s=overlap, max_tokens=max_tokens)
     except ValueError as exc:
-        fail(f"{exc}.", hint="e.g. --window 120 --overlap 35")
+        fail(f"{exc}.", hint="e.g. --window 120 --overlap 35", code=USAGE_ERROR)
     options = IngestOptions(
         course, title, url, language, config, int(max_size * 1e6), strict, allow_long,
         asr_model, save_transcript,
@@ -142,7 +145,7 @@ def ingest_cmd(
     ]
     out.print(
         f"{', '.join(p for p in parts if not p.startswith('0 '))} in {elapsed:.1f} s;"
-        f" library: {n_lectures} lectures, {n_segments} segments"
+        f" library: {count(n_lectures, 'lecture')}, {count(n_segments, 'segment')}"
     )
     if watch:
         _watch(obj, paths, options, prune)
@@ -157,7 +160,7 @@ def _watch(obj: Context, paths: tuple[Path, ...], options: IngestOptions, prune:
     from lecturetui.core.watch import FolderWatcher, WatchEvent
 
     if len(paths) != 1 or not paths[0].is_dir():
-        fail("--watch takes one folder.", hint="lecturetui ingest aulas/ --watch")
+        fail("--watch takes one folder.", hint="lecturetui ingest aulas/ --watch", code=USAGE_ERROR)
     out = console()
 
     def on_event(event: WatchEvent) -> None:
@@ -191,7 +194,7 @@ def _print_result(out: Console, r: FileResult) -> None:
         r.status
     ]
     what = ", ".join(r.lectures)
-    detail = f" → {escape(what)} ({r.segments} segments)" if r.segments else ""
+    detail = f" → {escape(what)} ({count(r.segments, 'segment')})" if r.segments else ""
     msg = f" ({escape(r.message)})" if r.status == "duplicate" else ""
     out.print(f"[{style}]{r.status:9}[/] {name}{detail}{msg}", soft_wrap=True)
     for w in r.warnings:
@@ -223,7 +226,9 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
             "[dim]hint:[/] lecturetui ingest PATH... (WebVTT, SRT, Whisper JSON, JSONL, text, audio, video)"
         )
         return
-    table = Table(title=f"{len(items)} lectures · {sum(x.segment_count for x in items)} segments")
+    table = Table(
+        title=f"{count(len(items), 'lecture')} · {count(sum(x.segment_count for x in items), 'segment')}"
+    )
     for col in Lecture.TABLE_COLUMNS:
         table.add_column(col, justify="right" if col in ("duration", "segments") else "left")
     noted = any(x.notes for x in items)
@@ -260,13 +265,7 @@ def show_cmd(obj: Context, lecture: str, as_json: bool) -> None:
     from lecturetui.core.timefmt import format_span
 
     store = obj.library().store
-    matches = store.resolve_lecture(lecture)
-    if not matches:
-        fail(f"No lecture matches {lecture!r}.", hint="`lecturetui lectures` lists them")
-    if len(matches) > 1:
-        names = ", ".join(m.id for m in matches[:8])
-        fail(f"{lecture!r} matches {len(matches)} lectures: {names}.", hint="give the full id")
-    lec = matches[0]
+    lec = one_lecture(store, lecture)
     segments = store.segments(lec.id)
     if as_json:
         payload = {
@@ -286,7 +285,7 @@ def show_cmd(obj: Context, lecture: str, as_json: bool) -> None:
         return
     out = console()
     out.print(
-        f"[bold]{escape(lec.title)}[/]  [dim]{escape(lec.course or '')} · {len(segments)} segments[/]"
+        f"[bold]{escape(lec.title)}[/]  [dim]{escape(lec.course or '')} · {count(len(segments), 'segment')}[/]"
     )
     for s in segments:
         cid = f"  #{s.corpus_id}" if s.corpus_id is not None else ""

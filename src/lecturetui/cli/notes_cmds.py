@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from lecturetui.cli.base import (
+    USAGE_ERROR,
     Context,
     LtGroup,
     console,
@@ -127,11 +128,12 @@ def add_cmd(
     moment again replaces its note."""
     from lecturetui.core.scope import Scope, resolve
 
-    library = obj.library()
-    marks = library.bookmarks()
     if (segment_id is None) == (lecture is None or at is None):
         fail("Say what to bookmark: a SEGMENT_ID, or --lecture with --at.",
-             hint='lecturetui bookmarks add --lecture "aula 1" --at 12:30 --note "…"')  # fmt: skip
+             hint='lecturetui bookmarks add --lecture "aula 1" --at 12:30 --note "…"',
+             code=USAGE_ERROR)  # fmt: skip
+    library = obj.library()
+    marks = library.bookmarks()
     if segment_id is None:
         assert lecture is not None and at is not None
         scope = resolve(library.store, Scope(lectures=(lecture,)))
@@ -191,15 +193,15 @@ def export_cmd(
 
     if (answer_ref is None) == (not use_bookmarks):
         fail("Say what to export: --answer ID|last or --bookmarks.",
-             hint="lecturetui export --answer last --md resposta.md")  # fmt: skip
+             hint="lecturetui export --answer last --md resposta.md", code=USAGE_ERROR)  # fmt: skip
     if answer_ref is not None and (courses or lectures):
         fail("--course and --lecture choose bookmarks, not an answer.",
-             hint="lecturetui export --bookmarks --course NAME --md notas.md")  # fmt: skip
+             hint="lecturetui export --bookmarks --course NAME --md notas.md", code=USAGE_ERROR)  # fmt: skip
     stdout = md is not None and str(md) == "-"
     to = Targets(None if stdout else md, anki, csv_path)
     if not to and not stdout:
         fail("Say where to write: --md FILE, --anki FILE or --csv FILE.",
-             hint="lecturetui export --bookmarks --md notas.md --anki notas.apkg")  # fmt: skip
+             hint="lecturetui export --bookmarks --md notas.md --anki notas.apkg", code=USAGE_ERROR)  # fmt: skip
     library = obj.library()
     if answer_ref is not None:
         answer = library.saved_answer(_entry(answer_ref))
@@ -223,7 +225,7 @@ def _entry(ref: str) -> int | None:
     try:
         return int(ref)
     except ValueError:
-        fail(f"{ref!r} is not an answer id.", hint="give a number, or last")
+        fail(f"{ref!r} is not an answer id.", hint="give a number, or last", code=USAGE_ERROR)
 
 
 def _report(w: Written) -> None:

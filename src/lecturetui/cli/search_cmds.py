@@ -10,6 +10,7 @@ import click
 from lecturetui.cli.base import (
     Context,
     console,
+    count,
     json_text,
     mode_option,
     pass_ctx,
@@ -118,5 +119,5 @@ def reindex_cmd(obj: Context) -> None:
 
         n = library.reindex(on_embed)
     console().print(
-        f"Indexed {n} segments with {library.embedder.model_id} in {time.perf_counter() - t0:.1f} s."
+        f"Indexed {count(n, 'segment')} with {library.embedder.model_id} in {time.perf_counter() - t0:.1f} s."
     )

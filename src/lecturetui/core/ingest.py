@@ -26,6 +26,7 @@ from lecturetui.core.repairs import ParsePolicy
 from lecturetui.core.segmenting import SegmentConfig, TokenCounter, segment_cues
 from lecturetui.core.store import LectureRecord, SaveResult, Store
 from lecturetui.core.transcripts import EXTENSIONS, Transcript, read_transcript
+from lecturetui.core.ytdlp import read_info
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
@@ -224,10 +225,17 @@ def _ingest_file(
         return FileResult(path, "unchanged", lectures=lectures, message="unchanged",
                           transcript_file=vtt() if vtt else None)  # fmt: skip
 
+    if unchanged and not _content_options_change(existing, options):
+        _update_metadata(store, existing, options)  # a new title, course or link: no re-embedding
+        return FileResult(path, "updated", lectures=[r.id for r in existing],
+                          message="title, course or link updated",
+                          transcript_file=vtt() if vtt else None)  # fmt: skip
+
     transcript = read()
     parsed = transcript.lectures
     result = FileResult(path, "unchanged", warnings=transcript.warnings, notes=transcript.notes,
                         transcript_file=vtt() if vtt else None)  # fmt: skip
+    _apply_video_info(parsed, path, result)
     _apply_options(parsed, options, result)
 
     planned: list[tuple[LectureRecord, list[Segment]]] = []
@@ -245,12 +253,14 @@ def _ingest_file(
         segments = _segments_for(lecture, options.segment_config, counter, result)
         record = LectureRecord(
             id=previous.id if previous else store.unique_lecture_id(slug(lecture.key), taken),
-            title=lecture.title or humanize(lecture.key),
-            course=lecture.course,
+            title=lecture.title or (previous.title if previous else humanize(lecture.key)),
+            course=lecture.course
+            if lecture.course is not None
+            else (previous.course if previous else None),
             language=lecture.language or detect_language(lecture),
             source_path=source_path,
             source_key=lecture.key,
-            source_url=lecture.url,
+            source_url=lecture.url or (previous.source_url if previous else None),
             source_format=lecture.source_format,
             duration=lecture.duration,
             content_hash=content_hash,
@@ -337,6 +347,38 @@ def _options_change(existing: list[LectureRecord], options: IngestOptions) -> bo
         or (options.language is not None and r.language != options.language)
         for r in existing
     )
+
+
+def _content_options_change(existing: list[LectureRecord], options: IngestOptions) -> bool:
+    """Whether the options change what is indexed (the language's stemming), not only what is
+    shown (title, course, link)."""
+    return any(options.language is not None and r.language != options.language for r in existing)
+
+
+def _update_metadata(store: Store, existing: list[LectureRecord], options: IngestOptions) -> None:
+    single = len(existing) == 1
+    for r in existing:
+        store.update_lecture(
+            r.id,
+            title=options.title if single else None,
+            course=options.course,
+            source_url=options.url if single else None,
+        )
+
+
+def _apply_video_info(parsed: list[ParsedLecture], path: Path, result: FileResult) -> None:
+    """Title, link and course from yt-dlp's `NAME.info.json` beside the file (core/ytdlp.py),
+    where the file itself has none; the command line's options are applied after, and win."""
+    if len(parsed) != 1:
+        return
+    info = read_info(path)
+    if info is None:
+        return
+    lecture = parsed[0]
+    lecture.title = lecture.title or info.title
+    lecture.url = lecture.url or info.url
+    lecture.course = lecture.course or info.course
+    result.notes.append(f"title, link and course read from {info.path.name}")
 
 
 def _same(a: LectureRecord, b: LectureRecord) -> bool:

@@ -440,6 +440,7 @@ class Library:
             raise LectureTuiError(
                 "The library is empty.", hint="add transcripts with `lecturetui ingest PATH...`"
             )
+        scoped = resolve(self.store, scope or Scope())  # before any model loads: a cheap check
         index = self.index()
         assert index is not None
         if index.count != n_segments:
@@ -454,8 +455,8 @@ class Library:
                 hint="run `lecturetui reindex`",
             )
         return run_search(
-            self, query, k, exact, mode, fusion, resolve(self.store, scope or Scope()),
-            translation, guess, self.rerank_stage(), rerank_config,
+            self, query, k, exact, mode, fusion, scoped, translation, guess, self.rerank_stage(),
+            rerank_config,
         )  # fmt: skip
 
     def same_language(self, query: str) -> bool:

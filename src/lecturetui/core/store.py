@@ -194,6 +194,30 @@ class Store:
                 "UPDATE lectures SET source_hash = ? WHERE id = ?", (source_hash, lecture_id)
             )
 
+    def update_lecture(
+        self,
+        lecture_id: str,
+        title: str | None = None,
+        course: str | None = None,
+        source_url: str | None = None,
+    ) -> None:
+        """Change a lecture's title, course or link (None: unchanged; "" clears a course or a
+        link). Its segments and vectors are untouched: nothing is embedded again."""
+        changes: dict[str, str | None] = {}
+        if title is not None:
+            changes["title"] = title
+        if course is not None:
+            changes["course"] = course or None
+        if source_url is not None:
+            changes["source_url"] = source_url or None
+        if not changes:
+            return
+        sets = ", ".join(f"{column} = ?" for column in changes)
+        with self.transaction():
+            self._db.execute(
+                f"UPDATE lectures SET {sets} WHERE id = ?", (*changes.values(), lecture_id)
+            )
+
     def delete_lecture(self, lecture_id: str) -> list[int]:
         with self.transaction():
             removed = [

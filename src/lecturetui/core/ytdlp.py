@@ -1,0 +1,76 @@
+"""What yt-dlp knows about a downloaded lecture: the `NAME.info.json` it writes beside the video
+and its captions (`NAME.pt-BR.vtt`, `NAME.mp4`).
+
+`yt-dlp --write-info-json --write-subs ...` saves the video's metadata next to its files. Ingest
+reads it so that a downloaded lecture needs no `--title` or `--url` by hand: the title, the page
+URL (so every timestamp opens the video at that moment) and, as the default course, the playlist
+or else the channel. What the student gives on the command line always wins.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+#: a caption file's language tag before its extension: `.pt`, `.pt-BR`, `.en-US`, `.en-orig`
+_LANG_TAG = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
+#: an info file larger than this is not yt-dlp's (they hold a few hundred KB at most)
+MAX_INFO_BYTES = 20_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class VideoInfo:
+    title: str | None
+    url: str | None  # the video's page (webpage_url)
+    course: str | None  # the playlist's title, else the channel's
+    upload_date: str | None  # YYYY-MM-DD
+    path: Path  # the info file
+
+
+def info_path(path: Path) -> Path | None:
+    """The `NAME.info.json` beside a caption or media file, if there is one."""
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    candidates = [stem]
+    base, dot, tag = stem.rpartition(".")
+    if dot and base and _LANG_TAG.match(tag):
+        candidates.append(base)
+    for name in candidates:
+        info = path.with_name(name + ".info.json")
+        if info.is_file():
+            return info
+    return None
+
+
+def read_info(path: Path) -> VideoInfo | None:
+    """yt-dlp's metadata of the lecture in `path` (a caption or media file), or None when there
+    is no info file or it cannot be read (an unreadable one is skipped, never fatal)."""
+    info = info_path(path)
+    if info is None:
+        return None
+    try:
+        if info.stat().st_size > MAX_INFO_BYTES:
+            return None
+        data = json.loads(info.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+
+    def text(*keys: str) -> str | None:
+        for key in keys:
+            value = data.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+        return None
+
+    raw = text("upload_date") or ""
+    date = f"{raw[:4]}-{raw[4:6]}-{raw[6:]}" if re.fullmatch(r"\d{8}", raw) else None
+    return VideoInfo(
+        title=text("title", "fulltitle"),
+        url=text("webpage_url", "original_url"),
+        course=text("playlist_title", "playlist", "channel", "uploader"),
+        upload_date=date,
+        path=info,
+    )
