@@ -52,8 +52,27 @@ def subset(rows: list[dict[str, Any]], folder: Path, name: str) -> Path:
     return path
 
 
+def rescore(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The answers' key points and coverage again, by the matcher as it is now (citation
+    precision, which needs the prompt's excerpts, stays as measured)."""
+    from lecturetui.core.evaluation.keypoints import KeyPoint, score_answer
+
+    spec = {}
+    for line in POINTS.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            spec[(row["qid"], row["lang"])] = [KeyPoint.from_json(p) for p in row["key_points"]]
+    out = []
+    for r in rows:
+        score = score_answer(r["answer"], spec[(r["qid"], r["lang"])])
+        points = [[f.point, f.stated] for f in score.points]
+        out.append({**r, "coverage": score.coverage, "points": points})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--summarize", nargs="*", type=Path, help="only summarise answers files")
     ap.add_argument("--half", choices=["tune", "heldout", "both"], default="heldout")
     ap.add_argument("--ttft", type=float, default=None, help="default: the product's")
     ap.add_argument("--max-tokens", type=int, default=512)
@@ -63,6 +82,11 @@ def main() -> None:
     ap.add_argument("--label", default="")
     args = ap.parse_args()
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
+    if args.summarize:
+        for path in args.summarize:
+            rows = [json.loads(x) for x in path.read_text("utf-8").splitlines() if x.strip()]
+            summarize(rescore(rows), args.label or path.stem)
+        return
 
     from realistic import library as realistic_library
 
@@ -119,6 +143,8 @@ def main() -> None:
                 "ttft_s": p.timings["time_to_first_token_ms"] / 1000,
                 "prompt_new_tokens": p.timings.get("prompt_new_tokens"),
                 "prompt_passages": len(p.passages), "trimmed": p.trimmed,
+                "excerpts": [[x.number, x.lecture, x.start_s, x.end_s, x.text]
+                             for x in p.passages],
                 "seconds": time.perf_counter() - t0,
             }  # fmt: skip
             out.append(item)

@@ -69,7 +69,11 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("judged.jsonl"))
     args = ap.parse_args()
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
-    rows = [json.loads(x) for f in args.answers for x in f.read_text("utf-8").splitlines() if x]
+    from answer_points import rescore
+
+    rows = rescore(
+        [json.loads(x) for f in args.answers for x in f.read_text("utf-8").splitlines() if x]
+    )
     labels = {}
     if args.labels.exists():
         labels = {

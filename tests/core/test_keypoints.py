@@ -83,3 +83,9 @@ def test_a_bare_string_is_its_own_wording_and_a_point_needs_text() -> None:
     assert stated("use the main memory", KeyPoint.from_json("main memory"), {"en"}).stated
     with pytest.raises(ValueError):
         KeyPoint.from_json({"en": ["x"]})
+
+
+def test_a_numeral_is_not_dropped_as_an_article() -> None:
+    point = KeyPoint.from_json({"point": "p", "pt": ["dois muitos para um"]})
+    assert not stated("um relacionamento muitos para muitos", point, {"pt"}).stated
+    assert stated("vira dois relacionamentos muitos para um", point, {"pt"}).stated

@@ -24,10 +24,11 @@ from lecturetui.core.prompting import cited_numbers
 #: a wording's words may be spread over its own length plus this many other words
 SLACK = 3
 #: articles and prepositions a wording need not repeat word for word ("prioriza a GPU" is stated
-#: by "prioriza as GPUs"); folded, as stems() returns them
+#: by "prioriza as GPUs"); folded, as stems() returns them. `um`/`uma`/`un` are numerals too
+#: ("muitos para um") and are kept.
 _EN = "a an the of to in on at for by and or"
-_PT = "o os as um uma uns umas de da do das dos em no na nos nas ao aos para por e ou"
-_ES = "el la los las un una del al en y"
+_PT = "o os as de da do das dos em no na nos nas ao aos para por e ou"
+_ES = "el la los las del al en y"
 FUNCTION_WORDS = frozenset(f"{_EN} {_PT} {_ES}".split())
 
 
