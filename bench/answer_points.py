@@ -80,6 +80,7 @@ def main() -> None:
     ap.add_argument("--no-seed", action="store_true", help="leave the seed questions out")
     ap.add_argument("--answers", type=Path, help="write every answer and its score here")
     ap.add_argument("--label", default="")
+    ap.add_argument("--floor", help="TOP,NEXT: the prompt floor's tokens (default: the product's)")
     args = ap.parse_args()
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
     if args.summarize:
@@ -98,6 +99,10 @@ def main() -> None:
     from lecturetui.core.llmstore import resolve_llm
     from lecturetui.core.timebudget import DEFAULT_TTFT_S
 
+    if args.floor:
+        import lecturetui.core.budget as budget
+
+        budget.FLOOR_TOP_TOKENS, budget.FLOOR_NEXT_TOKENS = (int(x) for x in args.floor.split(","))
     rows = [json.loads(x) for x in POINTS.read_text(encoding="utf-8").splitlines() if x.strip()]
     seed = [r for r in rows if r["half"] == "seed"]
     mine = [r for r in rows if r["half"] != "seed" and args.half in ("both", r["half"])]

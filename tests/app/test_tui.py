@@ -164,6 +164,51 @@ async def test_ingest_from_the_library_screen(home: Path, fixtures: Path, tmp_pa
         assert "note: 1 backwards cue time repaired (line 19)" in log
 
 
+async def test_delete_and_edit_a_lecture_from_the_library_screen(home: Path) -> None:
+    from lecturetui.tui.lecturedialogs import ConfirmScreen, EditLectureScreen
+
+    app = make_app(home)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("tab")
+        await pilot.press("l")
+        screen = app.screen
+        assert isinstance(screen, LibraryScreen)
+        table = screen.query_one(DataTable)
+        first = screen.selected()
+        assert first is not None and table.row_count == 8
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")  # declined: nothing happens
+        assert app.screen is screen and table.row_count == 8
+        await pilot.press("d")
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert table.row_count == 7
+        library = app.services.library
+        assert library.store.lecture(first.id) is None
+        second = screen.selected()
+        assert second is not None and second.id != first.id
+        await pilot.press("e")
+        dialog = app.screen
+        assert isinstance(dialog, EditLectureScreen)
+        dialog.query_one("#edit-title", Input).value = "Aula nova"
+        dialog.query_one("#edit-course", Input).value = "Redes"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen
+        edited = library.store.lecture(second.id)
+        assert edited is not None and (edited.title, edited.course) == ("Aula nova", "Redes")
+        assert "Aula nova" in [str(c) for c in table.get_row(second.id)]
+        await pilot.press("e")
+        app.screen.query_one("#edit-title", Input).value = "  "
+        await pilot.press("enter")  # no title: refused, the dialog stays
+        assert isinstance(app.screen, EditLectureScreen)
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
 async def test_hostile_files_from_the_ingest_screen_leave_the_app_running(
     home: Path, tmp_path: Path
 ) -> None:

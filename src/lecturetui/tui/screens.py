@@ -183,7 +183,12 @@ class HistoryScreen(Screen[int | None]):
 class LibraryScreen(Screen[None]):
     """Lectures, models and device; ingest a file or folder with a progress bar."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("i", "focus_ingest", "Ingest")]
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("i", "focus_ingest", "Ingest"),
+        Binding("d", "delete_lecture", "Delete"),
+        Binding("e", "edit_lecture", "Edit"),
+    ]
 
     ingesting: Path | None = None
 
@@ -236,8 +241,52 @@ class LibraryScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.clear()
         for x in lectures:
-            table.add_row(*x.table_row())
+            table.add_row(*x.table_row(), key=x.id)
         self.query_one("#library-info", Static).update(ctx.models_line())
+
+    def selected(self) -> Lecture | None:
+        """The lecture under the table's cursor (None when the library is empty)."""
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return context(self).services.library.store.lecture(str(key)) if key else None
+
+    def action_delete_lecture(self) -> None:
+        from lecturetui.tui.lecturedialogs import ConfirmScreen
+
+        lec = self.selected()
+        if lec is None:
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.delete_lecture(lec)
+
+        question = f"Delete {lec.title} ({lec.id}, {lec.segment_count} segments)?"
+        self.app.push_screen(ConfirmScreen(question), answer)
+
+    @work(thread=True, exclusive=True, group="ingest", exit_on_error=False)
+    def delete_lecture(self, lec: Lecture) -> None:
+        removed = context(self).services.library.remove_lecture(lec.id)
+        self.app.call_from_thread(self.refresh_table)
+        self.app.call_from_thread(self.notify, f"Deleted {lec.title} ({removed} segments).")
+
+    def action_edit_lecture(self) -> None:
+        from lecturetui.tui.lecturedialogs import EditLectureScreen, LectureEdit
+
+        lec = self.selected()
+        if lec is None:
+            return
+
+        def save(edit: LectureEdit | None) -> None:
+            if edit is not None:
+                store = context(self).services.library.store
+                store.update_lecture(lec.id, edit.title, edit.course, edit.url)
+                self.refresh_table()
+                self.notify(f"Saved {edit.title}.")
+
+        self.app.push_screen(EditLectureScreen(lec), save)
 
     def action_focus_ingest(self) -> None:
         self.query_one("#ingest-path", Input).focus()

@@ -1,0 +1,82 @@
+"""Managing lectures in the app's library screen: delete one (after a confirmation), or edit its
+title, course and link (nothing is embedded again)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from lecturetui.core.models import Lecture
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question: y or Enter confirms, n or Esc declines."""
+
+    BINDINGS = [
+        Binding("y,enter", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > #confirm { width: 70%; height: auto; border: round $error; padding: 1 2; }
+    """
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"{self.question}\n\n[b]y[/] yes · [b]n[/] no", id="confirm", markup=True)
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+@dataclass(frozen=True, slots=True)
+class LectureEdit:
+    """What the edit dialog returns: the fields as typed (course and link may be empty)."""
+
+    title: str
+    course: str
+    url: str
+
+
+class EditLectureScreen(ModalScreen[LectureEdit | None]):
+    """Title, course and link of a lecture: Enter in any field saves, Esc cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    EditLectureScreen { align: center middle; }
+    EditLectureScreen > #edit-box { width: 80%; height: auto; border: round $accent; padding: 0 1; }
+    """
+
+    def __init__(self, lecture: Lecture) -> None:
+        super().__init__()
+        self.lecture = lecture
+
+    def compose(self) -> ComposeResult:
+        lec = self.lecture
+        with Vertical(id="edit-box") as box:
+            box.border_title = f"{lec.id} · Enter saves · Esc cancels"
+            yield Input(value=lec.title, placeholder="title", id="edit-title")
+            yield Input(value=lec.course or "", placeholder="course", id="edit-course")
+            yield Input(value=lec.source_url or "", placeholder="video URL or file", id="edit-url")
+
+    @on(Input.Submitted)
+    def save(self) -> None:
+        title = self.query_one("#edit-title", Input).value.strip()
+        if not title:
+            self.notify("A lecture needs a title.", severity="error")
+            return
+        course = self.query_one("#edit-course", Input).value.strip()
+        url = self.query_one("#edit-url", Input).value.strip()
+        self.dismiss(LectureEdit(title, course, url))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
