@@ -31,7 +31,7 @@ from _common import ROOT
 
 
 def key(row: dict[str, Any]) -> str:
-    return f"{row['qid']}|{row['lang']}|{' '.join(row['answer'].split())[:60]}"
+    return f"{row['qid']}|{row['lang']}|{' '.join(row['answer'].split())[:60].rstrip()}"
 
 
 def auc(pos: list[float], neg: list[float]) -> float | None:

@@ -89,3 +89,15 @@ def test_a_numeral_is_not_dropped_as_an_article() -> None:
     point = KeyPoint.from_json({"point": "p", "pt": ["dois muitos para um"]})
     assert not stated("um relacionamento muitos para muitos", point, {"pt"}).stated
     assert stated("vira dois relacionamentos muitos para um", point, {"pt"}).stated
+
+
+def test_a_negated_wording_is_not_stated_unless_the_wording_is_negative() -> None:
+    sort = KeyPoint.from_json(
+        {"point": "sort changes the list", "en": ["changes the list"], "pt": ["altera a lista"]}
+    )
+    assert stated("sort() changes the list itself", sort, LANGS).stated
+    assert not stated("sort() does not change the list itself", sort, LANGS).stated
+    assert not stated("Ele não altera a própria lista.", sort, LANGS).stated
+    assert not stated("sort doesn't change the list", sort, LANGS).stated
+    secret = KeyPoint.from_json({"point": "no encryption", "en": ["does not encrypt"]})
+    assert stated("Telnet does not encrypt what it sends", secret, LANGS).stated

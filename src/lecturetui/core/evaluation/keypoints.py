@@ -3,7 +3,8 @@
 A question file may give, per question, the 2-4 key points a correct answer must state, each with
 its accepted wordings per language (`{"point": ..., "en": [...], "pt": [...]}`). A point counts as
 stated when one of its wordings is found in the answer: every word of the wording, as a Snowball
-stem with accents folded (core/lexical.py), within a few words of each other, in any order. Every
+stem with accents folded (core/lexical.py), within a few words of each other, in any order, and
+not negated (a `not`/`não` just before or among them). Every
 wording is tried in every language's stemming, so an answer in Portuguese that keeps an English
 term still matches. This matcher was checked by hand against labelled answers
 (bench/data/README.md, "Key points"): it is what `eval` reports as key-point coverage.
@@ -14,11 +15,11 @@ states one of its key points itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from lecturetui.core.evaluation.metrics import Gold
-from lecturetui.core.lexical import fold, stems
+from lecturetui.core.lexical import fold, stems, words
 from lecturetui.core.prompting import cited_numbers
 
 #: a wording's words may be spread over its own length plus this many other words
@@ -30,6 +31,12 @@ _EN = "a an the of to in on at for by and or"
 _PT = "o os as de da do das dos em no na nos nas ao aos para por e ou"
 _ES = "el la los las del al en y"
 FUNCTION_WORDS = frozenset(f"{_EN} {_PT} {_ES}".split())
+#: a wording found right after one of these words (or among them) is negated there ("sort does
+#: not change the list" does not state "sort changes the list"), unless the wording has one too
+_NOT_EN = "not never cannot doesn don isn aren didn won wasn weren"  # `no` is Portuguese `in the`
+_NOT_PT = "nao nunca nem jamais"
+NEGATIONS = frozenset(f"{_NOT_EN} {_NOT_PT}".split())
+NEGATION_REACH = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,34 +105,40 @@ def _languages(points: Iterable[KeyPoint]) -> set[str]:
     return langs or {"en"}
 
 
-def _found(wording: str, text_stems: Mapping[str, list[str]]) -> bool:
+def _found(wording: str, text_stems: Mapping[str, list[str]], plain: Sequence[str]) -> bool:
     """Every word of `wording` within `len(wording) + SLACK` consecutive words of the text,
-    in one of the stemmings of the text."""
+    in one of the stemmings of the text, and not negated there (`plain`: the text's words,
+    accents folded, as the stems are aligned with them)."""
+    negated_wording = bool(NEGATIONS & set(words(fold(wording))))
     for lang, tokens in text_stems.items():
-        words = _stems(wording, lang)
-        need = {w for w in words if w not in FUNCTION_WORDS} or set(words)
-        if need and _window(tokens, need, len(need) + SLACK):
-            return True
+        stemmed = _stems(wording, lang)
+        need = {w for w in stemmed if w not in FUNCTION_WORDS} or set(stemmed)
+        if not need:
+            continue
+        for lo, hi in _windows(tokens, need, len(need) + SLACK):
+            if negated_wording or not NEGATIONS & set(plain[max(0, lo - NEGATION_REACH) : hi + 1]):
+                return True
     return False
 
 
-def _window(tokens: Sequence[str], need: set[str], span: int) -> bool:
-    """Whether some `span` consecutive tokens hold every token of `need`."""
+def _windows(tokens: Sequence[str], need: set[str], span: int) -> Iterator[tuple[int, int]]:
+    """Each (first, last) position of `span` consecutive tokens that hold every token of
+    `need`, ending at each position where one is complete."""
     last: dict[str, int] = {}
     for pos, tok in enumerate(tokens):
         if tok in need:
             last[tok] = pos
             if len(last) == len(need) and pos - min(last.values()) < span:
-                return True
-    return False
+                yield min(last.values()), pos
 
 
 def stated(text: str, point: KeyPoint, languages: Iterable[str]) -> PointFound:
     """Whether `text` states `point` (and by which accepted wording)."""
     text_stems = {lang: _stems(text, lang) for lang in languages}
+    plain = words(fold(text))
     for wordings in point.wordings.values():
         for wording in wordings:
-            if _found(wording, text_stems):
+            if _found(wording, text_stems, plain):
                 return PointFound(point.point, True, wording)
     return PointFound(point.point, False, None)
 
