@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from lecturetui.core.answering import Retrieved, ask, sentence_vectors
-from lecturetui.core.budget import SAFETY, PromptBudget, plan_prompt
+from lecturetui.core.budget import (
+    FLOOR_TOP_TOKENS,
+    HEADER_TOKENS,
+    SAFETY,
+    PromptBudget,
+    plan_prompt,
+)
 from lecturetui.core.evidence import score_passages
 from lecturetui.core.ingest import IngestOptions
 from lecturetui.core.llmspeed import (
@@ -108,9 +114,15 @@ def test_a_tight_budget_keeps_the_top_passage_whole_and_the_best_sentences_of_th
         )
         assert plan.trimmed and plan.prompt_tokens <= plan.limit < whole.prompt_tokens
         assert plan.limit >= budget.limit  # the floor only ever raises the time budget
-        top = plan.passages[0]  # the best-ranked passage, whole, is [1]
-        assert top.number == 1 and top.text == passages[0].text
-        assert (top.start, top.end) == (passages[0].start, passages[0].end)
+        top = plan.passages[0]  # the best-ranked passage is [1]: whole when the floor holds it
+        assert top.number == 1 and top.lecture_id == passages[0].lecture_id
+        if gen.count_tokens(passages[0].text) + HEADER_TOKENS <= FLOOR_TOP_TOKENS:
+            assert top.text == passages[0].text
+            assert (top.start, top.end) == (passages[0].start, passages[0].end)
+        else:  # else its best sentence, with the words around it
+            best = max(range(len(scored[0].sentences)), key=lambda i: scored[0].scores[i])
+            assert scored[0].sentences[best].text in top.text
+            assert gen.count_tokens(top.text) <= FLOOR_TOP_TOKENS
         assert len(plan.passages) >= 2 and plan.prompt_tokens > base + gen.count_tokens(top.text)
         # the others hold their best sentences, with the words around them, in their own span
         k, i = max(
@@ -126,6 +138,26 @@ def test_a_tight_budget_keeps_the_top_passage_whole_and_the_best_sentences_of_th
     assert sum(len(p.text.split()) for p in plan.passages) < sum(
         len(p.text.split()) for p in whole.passages
     )
+
+
+def test_a_top_passage_longer_than_the_floor_keeps_its_best_sentences(
+    library: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lecturetui.core.budget as budget
+
+    monkeypatch.setattr(budget, "FLOOR_TOP_TOKENS", 40)
+    passages = merge_hits(library.search(QUESTION, 10).hits)
+    scored = score_passages(passages, library.embedder.embed_query(QUESTION),
+                            sentence_vectors(library))  # fmt: skip
+    gen = FakeGenerator()
+    tight = PromptBudget.for_time(4096, 520, gen.count_prompt_tokens(fixed_messages()), 1.0, 8.0)
+    plan = plan_prompt(QUESTION, passages, scored, tight, gen.count_prompt_tokens,
+                       gen.count_tokens)  # fmt: skip
+    top = plan.passages[0]
+    assert top.lecture_id == passages[0].lecture_id and top.text != passages[0].text
+    best = max(range(len(scored[0].sentences)), key=lambda i: scored[0].scores[i])
+    assert scored[0].sentences[best].text in top.text
+    assert gen.count_tokens(top.text) <= 40
 
 
 def test_the_fixed_start_of_every_prompt_is_the_same(library: Library) -> None:
@@ -164,7 +196,7 @@ def test_evidence_comes_before_the_answer_and_the_prompt_meets_the_budget(
     t = answer.timings
     room = t["prompt_limit"] - gen.cached_tokens  # the floor: more than 8 s at 20 tokens/s
     assert t["prompt_new_tokens"] <= room and room > int(20 * 8 * SAFETY)
-    assert answer.passages[0].text == found[0].passages[0].text  # the top passage, whole
+    assert answer.passages[0].lecture_id == found[0].passages[0].lecture_id  # the top passage
     assert answer.to_json()["evidence"][0]["text"] == first.text
 
 
