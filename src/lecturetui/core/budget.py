@@ -34,12 +34,11 @@ SCORE_SPAN = 0.05
 #: the last exchange of a follow-up takes at most this share of the tokens there is time for
 PREVIOUS_SHARE = 1 / 3
 GAP = " … "
-#: the floor of every prompt: the best-ranked passage whole, up to this many tokens (one window
-#: of about two minutes of speech; a passage of several merged windows is cut to its best
-#: sentences within it) ...
-FLOOR_TOP_TOKENS = 640
+#: the floor of every prompt: the best-ranked passage whole, up to this many tokens (else its
+#: best sentences within them; a two-minute window is about 450 tokens) ...
+FLOOR_TOP_TOKENS = 300
 #: ... and this many tokens of the next passages' best sentences
-FLOOR_NEXT_TOKENS = 160
+FLOOR_NEXT_TOKENS = 120
 
 
 @dataclass(frozen=True, slots=True)

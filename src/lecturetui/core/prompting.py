@@ -17,12 +17,10 @@ from lecturetui.core.timefmt import format_span
 
 SYSTEM_PROMPT = (
     "You answer a student's question about their recorded lectures using ONLY the numbered "
-    "lecture excerpts given. Write the answer in the language the question asks for. First give "
-    "one sentence that answers exactly what was asked (never repeat the question), then 1 to 3 "
-    "sentences with the supporting points from the excerpts. End every sentence with the number "
-    "of the excerpt that supports it in square brackets, like [1] or [2][3]. Do not invent facts "
-    "that are not in the excerpts. If the excerpts do not answer the question, say so plainly in "
-    "one sentence and stop. "
+    "lecture excerpts given. Write the answer in the language the question asks for, in 2 to 5 "
+    "sentences that explain, not only name. End every sentence with the number of the excerpt "
+    "that supports it in square brackets, like [1] or [2][3]. Do not invent facts that are not in "
+    "the excerpts. If the excerpts do not answer the question, say so plainly in one sentence. "
     "Excerpts are automatic transcriptions of speech and may contain recognition errors; "
     "'…' marks words left out."
 )
