@@ -333,9 +333,9 @@ def test_cli_exports_bookmarks_and_the_last_answer(home: Path, tmp_path: Path) -
 
 def test_cli_export_mistakes_are_one_line(home: Path, tmp_path: Path) -> None:
     code, out = run("export", "--answer", "last", "--md", str(tmp_path / "a.md"))
-    assert code == 2 and "no answer in the history" in out
+    assert code == 1 and "no answer in the history" in out
     code, out = run("export", "--bookmarks", "--md", str(tmp_path / "a.md"))
-    assert code == 2 and "no bookmarks" in out
+    assert code == 1 and "no bookmarks" in out
     code, out = run("export", "--md", str(tmp_path / "a.md"))
     assert code == 2 and "--answer ID|last or --bookmarks" in out
     code, out = run("export", "--answer", "last")

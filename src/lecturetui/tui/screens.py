@@ -36,7 +36,7 @@ HELP = """\
 | `x` | export the answer on screen (Markdown, Anki, CSV) to `./lecturetui-export/` |
 | `Esc` | stop the answer / go back |
 | `[` `]` | previous / next segment (segment screen) |
-| `l` | library: lectures, models, device, ingest |
+| `l` | library: lectures, models, device; `i` ingest, `d` delete a lecture, `e` edit its title, course and link |
 | `h` | history of questions |
 | `m` | search mode: hybrid (E5 + BM25), dense (E5), lexical (BM25) |
 | `n` | new thread: the next question is not taken as a follow-up |

@@ -62,10 +62,14 @@ RETRIEVERS = {"dense": "E5", "lexical": "BM25", "hybrid": "E5 + BM25"}
 #: what the shipped judge (the 1.5B answer model) is worth, measured against key points and
 #: hand labels on the answer benchmark (bench/RESULTS.md, "Answers by their key points")
 JUDGE_NOTE = {
-    "pt": "o juiz padrão (o modelo de resposta de 1,5B) não distingue uma resposta certa de uma"
-    " errada nas respostas de referência (bench/RESULTS.md); prefira a cobertura de pontos-chave.",
-    "en": "the default judge (the 1.5B answer model) does not tell a right answer from a wrong"
-    " one on the benchmark's answers (bench/RESULTS.md); read the key-point coverage instead.",
+    "pt": "o juiz padrão (o modelo de resposta de 1,5B) deu nota máxima de relevância a todas as 75"
+    " respostas lidas à mão no benchmark de respostas, inclusive às 24 incorretas (AUC 0,50, o"
+    " acaso); a cobertura de pontos-chave separa as corretas das incorretas (AUC 0,95)."
+    " Use pontos-chave (`key_points`) ou outro juiz (`--judge`).",
+    "en": "the default judge (the 1.5B answer model) gave full answer relevance to all 75 answers"
+    " read by hand on the answer benchmark, the 24 incorrect ones included (AUC 0.50, chance);"
+    " key-point coverage tells correct from incorrect (AUC 0.95). Use key points (`key_points`)"
+    " or another judge (`--judge`).",
 }
 
 
