@@ -217,9 +217,10 @@ def test_eval_retrieval_only_compares_the_modes(home: Path, tmp_path: Path) -> N
     )
     report, js = tmp_path / "r.md", tmp_path / "r.json"
     code, out = run(
-        "eval", str(questions), "--retrieval-only", "--report", str(report), "--json", str(js)
+        "eval", str(questions), "--retrieval-only", "--report", str(report), "--json-out", str(js)
     )
     assert code == 0, out
+    assert "old spelling" not in out
     data = json.loads(js.read_text(encoding="utf-8"))
     assert set(data["means"]) == {"hybrid", "dense", "lexical"}
     for mode, means in data["means"].items():
@@ -332,3 +333,13 @@ def test_edit_and_remove_a_lecture_without_embedding_again(home: Path) -> None:
     assert all(h["lecture"] not in ("aula-f", "aula-g") for h in hits)
     code, out = run("remove", "nope", "--yes")
     assert code == 1 and "No lecture matches 'nope'" in out
+
+
+def test_renamed_options_keep_their_old_spelling_for_a_release(home: Path, fixtures: Path) -> None:
+    code, out = run("ingest", str(fixtures / "lecture.vtt"), "--max-tokens", "300")
+    assert code == 0 and "`--max-tokens` is now `--segment-tokens`" in out, out
+    assert run("ingest", "--help")[1].count("--segment-tokens") == 1
+    assert "--max-tokens" not in run("ingest", "--help")[1]
+    help_text = run("eval", "--help")[1]
+    assert "--json-out" in help_text and "--report-lang" in help_text
+    assert "--json " not in help_text and "--lang " not in help_text

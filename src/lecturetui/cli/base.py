@@ -72,6 +72,13 @@ def note(message: str) -> None:
     console(stderr=True).print(f"[dim]{message}[/]", soft_wrap=True)
 
 
+def renamed(value: T | None, old: str, new: str) -> T | None:
+    """An option's value given under its old spelling (kept for one release): a note says so."""
+    if value is not None:
+        note(f"`{old}` is now `{new}`; the old spelling goes in the next release.")
+    return value
+
+
 class Context:
     def __init__(self, home: str | None, embed_model: str | None, device: str | None) -> None:
         from lecturetui.core.paths import DataHome
@@ -110,6 +117,7 @@ class LtGroup(click.Group):
 pass_ctx = click.make_pass_decorator(Context)
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 def mode_option(fn: F) -> F:

@@ -18,6 +18,7 @@ from lecturetui.cli.base import (
     note,
     pass_ctx,
     progress_bars,
+    renamed,
     scope_options,
     ttft_option,
 )
@@ -33,8 +34,10 @@ if TYPE_CHECKING:
 @click.argument("questions", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Markdown report. Default: QUESTIONS' name + -report.md, in this folder.")  # fmt: skip
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write every record (or the retrieval table) as JSON.")  # fmt: skip
+@click.option("--json-out", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write every record (or the retrieval table) as JSON to this file.")  # fmt: skip
+@click.option("--json", "old_json_path", type=click.Path(dir_okay=False, path_type=Path),
+              hidden=True)  # the old spelling of --json-out, for one release  # fmt: skip
 @click.option("-k", "k", type=click.IntRange(1, 50), default=10, show_default=True,
               help="Segments retrieved per question.")  # fmt: skip
 @mode_option
@@ -42,8 +45,9 @@ if TYPE_CHECKING:
               help="Only retrieval metrics, for every search mode side by side (no answer model;"
                    " with --guess on, or auto on a GPU, also the questions searched as `ask`"
                    " searches them).")  # fmt: skip
-@click.option("--lang", type=click.Choice(["pt", "en"]), default="pt", show_default=True,
-              help="Language of the report's labels.")  # fmt: skip
+@click.option("--report-lang", "lang", type=click.Choice(["pt", "en"]), default="pt",
+              show_default=True, help="Language of the report's labels.")  # fmt: skip
+@click.option("--lang", "old_lang", type=click.Choice(["pt", "en"]), hidden=True)  # fmt: skip
 @llm_options
 @click.option("--judge", metavar="MODEL",
               help="Judge model (a .gguf or a bundled name), or `none`: answers scored by the"
@@ -62,10 +66,12 @@ def eval_cmd(
     questions: Path,
     report_path: Path | None,
     json_path: Path | None,
+    old_json_path: Path | None,
     k: int,
     mode: str,
     retrieval_only: bool,
     lang: str,
+    old_lang: str | None,
     llm: str | None,
     n_ctx: int,
     judge: str | None,
@@ -86,6 +92,8 @@ def eval_cmd(
     from lecturetui.core.evaluation.questions import load_questions
     from lecturetui.core.scope import Scope, resolve
 
+    json_path = json_path or renamed(old_json_path, "--json FILE", "--json-out FILE")
+    lang = renamed(old_lang, "--lang", "--report-lang") or lang
     qset = load_questions(questions)
     library = obj.library()
     scope = Scope(courses, lectures)

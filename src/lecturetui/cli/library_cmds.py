@@ -19,6 +19,7 @@ from lecturetui.cli.base import (
     one_lecture,
     pass_ctx,
     progress_bars,
+    renamed,
     write_rerank_vectors,
 )
 
@@ -37,12 +38,14 @@ if TYPE_CHECKING:
 @click.option("--window", type=float, default=120.0, show_default=True, help="Segment length, s.")
 @click.option("--overlap", type=float, default=35.0, show_default=True, help="Segment overlap, s.")
 @click.option(
-    "--max-tokens",
+    "--segment-tokens",
+    "max_tokens",
     type=int,
     default=512,
     show_default=True,
     help="Token budget per segment (prefix included); never above the model's limit.",
 )
+@click.option("--max-tokens", "old_max_tokens", type=int, hidden=True)  # for one release
 @click.option("--max-size", type=float, default=50.0, show_default=True,
               help="Largest transcript file, MB (audio and video: no limit).")  # fmt: skip
 @click.option(
@@ -72,6 +75,7 @@ def ingest_cmd(
     window: float,
     overlap: float,
     max_tokens: int,
+    old_max_tokens: int | None,
     max_size: float,
     strict: bool,
     allow_long: bool,
@@ -90,6 +94,7 @@ def ingest_cmd(
     from lecturetui.core.segmenting import SegmentConfig
     from lecturetui.core.timefmt import format_timestamp
 
+    max_tokens = renamed(old_max_tokens, "--max-tokens", "--segment-tokens") or max_tokens
     try:
         config = SegmentConfig(window_s=window, overlap_s=overlap, max_tokens=max_tokens)
     except ValueError as exc:
