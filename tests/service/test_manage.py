@@ -84,3 +84,31 @@ def test_reingesting_with_new_metadata_embeds_nothing_and_clears_nothing(home: P
     assert lec.course == "Redes" and lec.source_url == "https://v.example/1"
     assert lib.ingest([vtt]).results[0].status == "unchanged"
     lib.close()
+
+
+def test_a_yt_dlp_folder_gives_one_lecture_in_the_language_asked(tmp_path: Path) -> None:
+    from lecturetui.core.ingest import discover
+
+    folder = tmp_path / "downloads"
+    pt = downloaded(folder, {**INFO, "language": "pt"})
+    en = pt.with_name("Aula 3 - Redes neurais [abc123].en.vtt")
+    shutil.copy(pt, en)
+    other = folder / "outra aula.srt"
+    shutil.copy(FIXTURES / "lecture_bom_crlf.srt", other)
+    files, missing = discover([folder])
+    assert not missing and sorted(files) == sorted([pt, other])  # no info.json, one language
+    assert sorted(discover([folder], "en")[0]) == sorted([en, other])
+    assert sorted(discover([folder], "pt-BR")[0]) == sorted([pt, other])
+    (folder / "Aula 3 - Redes neurais [abc123].info.json").unlink()
+    assert len(discover([folder])[0]) == 3  # without yt-dlp's info, every file is read
+
+
+def test_ingesting_a_yt_dlp_folder_reads_no_metadata_as_a_transcript(
+    home: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "downloads"
+    downloaded(folder)
+    lib = Library(DataHome.resolve(), embedder=FakeEmbedder())
+    report = lib.ingest([folder])
+    assert [r.status for r in report.results] == ["added"], [r.message for r in report.results]
+    lib.close()

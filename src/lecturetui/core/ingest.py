@@ -26,7 +26,7 @@ from lecturetui.core.repairs import ParsePolicy
 from lecturetui.core.segmenting import SegmentConfig, TokenCounter, segment_cues
 from lecturetui.core.store import LectureRecord, SaveResult, Store
 from lecturetui.core.transcripts import EXTENSIONS, Transcript, read_transcript
-from lecturetui.core.ytdlp import read_info
+from lecturetui.core.ytdlp import one_language, read_info
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
@@ -82,20 +82,32 @@ class IngestReport:
         return sum(1 for r in self.results if r.status == status)
 
 
-def discover(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]:
+def discover(
+    paths: Iterable[Path], language: str | None = None
+) -> tuple[list[Path], list[FileResult]]:
     """Expand folders into the transcript and media files below them (by extension, sorted).
 
     An audio or video file with a caption file of the same name beside it (`aula.vtt` for
     `aula.mp4`) stands for that caption file: the captions are read, nothing is transcribed.
+    In a folder, yt-dlp's metadata (`NAME.info.json`) is not a transcript, and of the captions
+    of one video in several languages (`NAME.en.vtt`, `NAME.pt-BR.vtt`) one is read: the one in
+    `language` when there is one (`pt` picks `pt-BR`), else the video's own language as its info
+    file gives it, else the first by name.
     """
     files: list[Path] = []
     missing: list[FileResult] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(
-                _instead(p)
-                for p in path.rglob("*")
-                if p.is_file() and wanted(p) and not p.name.startswith(".")
+            found = one_language(
+                sorted(
+                    _instead(p)
+                    for p in path.rglob("*")
+                    if p.is_file()
+                    and wanted(p)
+                    and not p.name.startswith(".")
+                    and not p.name.endswith(".info.json")
+                ),
+                language,
             )
             if not found:
                 missing.append(
@@ -151,7 +163,7 @@ def ingest_paths(
     `media.Cancelled` out of here, the file in progress not stored.
     """
     options = options or IngestOptions()
-    files, report_missing = discover(paths)
+    files, report_missing = discover(paths, options.language)
     report = IngestReport(results=list(report_missing))
     for n, path in enumerate(files):
         if progress:

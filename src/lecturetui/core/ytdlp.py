@@ -74,3 +74,49 @@ def read_info(path: Path) -> VideoInfo | None:
         upload_date=date,
         path=info,
     )
+
+
+def caption_language(path: Path) -> tuple[str, str] | None:
+    """(the video's base name, the language tag) of a tagged caption file (`NAME.pt-BR.vtt`)."""
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    base, dot, tag = stem.rpartition(".")
+    if dot and base and _LANG_TAG.match(tag):
+        return str(path.with_name(base)), tag
+    return None
+
+
+def one_language(files: list[Path], language: str | None) -> list[Path]:
+    """`files` with one caption file kept per video that has several languages of them, when
+    yt-dlp's info file is beside them (see `discover` in core/ingest.py for which one)."""
+    groups: dict[str, list[tuple[str, Path]]] = {}
+    for f in files:
+        tagged = caption_language(f)
+        if tagged is not None and info_path(f) is not None:
+            groups.setdefault(tagged[0], []).append((tagged[1], f))
+    dropped: set[Path] = set()
+    for choices in groups.values():
+        if len(choices) < 2:
+            continue
+        wanted = language
+        if not wanted:
+            info = info_path(choices[0][1])
+            wanted = _video_language(info) if info is not None else None
+        keep = choices[0][1]
+        if wanted:
+            prefix = wanted.casefold().replace("_", "-")
+            for tag, f in choices:
+                if tag.casefold().replace("_", "-").split("-")[0] == prefix.split("-")[0]:
+                    keep = f
+                    if tag.casefold().replace("_", "-") == prefix:
+                        break
+        dropped.update(f for _, f in choices if f != keep)
+    return [f for f in files if f not in dropped]
+
+
+def _video_language(info: Path) -> str | None:
+    try:
+        data = json.loads(info.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get("language") if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value else None
