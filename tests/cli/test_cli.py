@@ -343,3 +343,20 @@ def test_renamed_options_keep_their_old_spelling_for_a_release(home: Path, fixtu
     help_text = run("eval", "--help")[1]
     assert "--json-out" in help_text and "--report-lang" in help_text
     assert "--json " not in help_text and "--lang " not in help_text
+
+
+def test_a_settings_file_gives_defaults_and_the_command_line_wins(home: Path) -> None:
+    assert run("ingest", str(SEED_CORPUS))[0] == 0
+    (home / "settings.toml").write_text(
+        '[search]\nk = 3\nmode = "lexical"\ncolour = "blue"\n[serach]\nk = 1\n', encoding="utf-8"
+    )
+    code, out = run("search", "CUDA_VISIBLE_DEVICES", "--json")
+    assert code == 0, out
+    assert "`search` has no option `colour`" in out and "no command `serach`" in out
+    data = json.loads(CliRunner().invoke(cli, ["search", "GPU", "--json"]).stdout)
+    assert data["mode"] == "lexical" and len(data["hits"]) == 3
+    data = json.loads(CliRunner().invoke(cli, ["search", "GPU", "--json", "-k", "5"]).stdout)
+    assert len(data["hits"]) == 5  # the command line wins
+    (home / "settings.toml").write_text("[search\nk = 3\n", encoding="utf-8")
+    code, out = run("search", "GPU")
+    assert code == 1 and "is not valid TOML" in out and "Traceback" not in out

@@ -6,6 +6,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
@@ -224,12 +225,42 @@ def cli(ctx: click.Context, home: str | None, embed_model: str | None, device: s
     obj = Context(home, embed_model, device)
     ctx.obj = obj
     ctx.call_on_close(obj.close)
+    ctx.default_map = settings_defaults(obj.home.root, ctx)
     if ctx.invoked_subcommand is None:
         # in a terminal the app; else (a pipe, a script) the library's lectures, as text
         name = "app" if sys.stdin.isatty() and sys.stdout.isatty() else "lectures"
         command = cli.get_command(ctx, name)
         assert command is not None, f"the {name} command is registered in cli/__init__.py"
         ctx.invoke(command)
+
+
+def settings_defaults(root: Path, ctx: click.Context) -> dict[str, dict[str, Any]]:
+    """The settings file's tables as click's defaults per command; an unknown command or option
+    is named in a note and left out (a typo should not pass in silence)."""
+    from lecturetui.core.settings import SETTINGS_FILE, load_settings
+
+    path = root / SETTINGS_FILE
+    tables = load_settings(path)
+    group = ctx.command
+    assert isinstance(group, click.Group)
+    out: dict[str, dict[str, Any]] = {}
+    for name, table in tables.items():
+        command = group.get_command(ctx, name)
+        if command is None:
+            note(f"{path}: there is no command `{name}`; its settings are ignored.")
+            continue
+        # an option by its spelling on the command line (`max_tokens` for --max-tokens) or its
+        # parameter's name
+        known: dict[str, str] = {}
+        for param in command.params:
+            if param.name and not getattr(param, "hidden", False):
+                known[param.name] = param.name
+                for opt in param.opts:
+                    known[opt.lstrip("-").replace("-", "_")] = param.name
+        for key in sorted(set(table) - set(known)):
+            note(f"{path}: `{name}` has no option `{key}`; it is ignored.")
+        out[name] = {known[k]: v for k, v in table.items() if k in known}
+    return out
 
 
 @contextmanager
