@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import tempfile
@@ -35,15 +34,11 @@ POINTS = ROOT / "bench" / "data" / "answer_keypoints.jsonl"
 
 
 def repeated(text: str) -> bool:
-    """A sentence of five words or more said twice (a model stuck in a loop)."""
-    seen: set[str] = set()
-    for sentence in re.split(r"(?<=[.!?])\s+", text):
-        key = " ".join(re.sub(r"\[\d+\]", "", sentence).casefold().split())
-        if len(key.split()) >= 5:
-            if key in seen:
-                return True
-            seen.add(key)
-    return False
+    """A sentence said twice, by the product's own stop rule (core/repetition.py): an answer
+    written before that rule existed can still hold one."""
+    from lecturetui.core.repetition import RepeatGuard
+
+    return RepeatGuard().feed(text + " ")
 
 
 def subset(rows: list[dict[str, Any]], folder: Path, name: str) -> Path:

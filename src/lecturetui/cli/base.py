@@ -15,7 +15,7 @@ from lecturetui import __version__
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.progress import Progress
+    from rich.progress import Progress, TaskID
 
     from lecturetui.core.models import Lecture
     from lecturetui.core.paths import DataHome
@@ -263,6 +263,18 @@ def settings_defaults(root: Path, ctx: click.Context) -> dict[str, dict[str, Any
     return out
 
 
+def segment_rate(bar: Progress, task: TaskID, digits: int = 1) -> Callable[[int, int], None]:
+    """A (done, total) progress callback for `task` that also shows segments a second since
+    it was made."""
+    t0 = time.perf_counter()
+
+    def update(done: int, total: int) -> None:
+        rate = done / max(time.perf_counter() - t0, 1e-6)
+        bar.update(task, completed=done, total=total, rate=f"{rate:.{digits}f} seg/s")
+
+    return update
+
+
 @contextmanager
 def progress_bars() -> Iterator[Progress]:
     from rich.progress import (
@@ -297,13 +309,8 @@ def write_rerank_vectors(library: Library) -> None:
     t0 = time.perf_counter()
     with progress_bars() as bar:
         task = bar.add_task("re-ranking vectors (EmbeddingGemma)", total=pending, rate="")
-
-        def on_vectors(done: int, total: int) -> None:
-            rate = done / max(time.perf_counter() - t0, 1e-6)
-            bar.update(task, completed=done, total=total, rate=f"{rate:.2f} seg/s")
-
         try:
-            library.sync_rerank(on_vectors)
+            library.sync_rerank(segment_rate(bar, task, digits=2))
         except KeyboardInterrupt:
             bar.stop()
             fail(

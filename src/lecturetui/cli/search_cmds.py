@@ -16,6 +16,7 @@ from lecturetui.cli.base import (
     pass_ctx,
     progress_bars,
     scope_options,
+    segment_rate,
 )
 
 if TYPE_CHECKING:
@@ -112,12 +113,7 @@ def reindex_cmd(obj: Context) -> None:
     t0 = time.perf_counter()
     with progress_bars() as bar:
         task = bar.add_task("embedding", total=None, rate="")
-
-        def on_embed(done: int, total: int) -> None:
-            rate = done / max(time.perf_counter() - t0, 1e-6)
-            bar.update(task, completed=done, total=total, rate=f"{rate:.1f} seg/s")
-
-        n = library.reindex(on_embed)
+        n = library.reindex(segment_rate(bar, task))
     console().print(
         f"Indexed {count(n, 'segment')} with {library.embedder.model_id} in {time.perf_counter() - t0:.1f} s."
     )

@@ -175,17 +175,18 @@ def _choose_sentences(
         return []
     chosen: dict[int, set[int]] = {}
     units: list[Unit] = []
+    gap = count_tokens(GAP)
     top = scored[0]
     whole = sum(size(0, i) for i in range(len(top.sentences))) + HEADER_TOKENS
     if whole <= min(room, FLOOR_TOP_TOKENS):
         chosen[0] = set(range(len(top.sentences)))
         units.append((0, frozenset(chosen[0])))
         room -= whole
-    else:  # several merged windows: the best of them within the floor
+    else:  # longer than the floor: its best sentences within it
         top_room = min(room, FLOOR_TOP_TOKENS)
-        left = _greedy(scored, [0], top_room, chosen, units, size, count_tokens(GAP))
+        left = _greedy(scored, [0], top_room, chosen, units, size, gap)
         room -= top_room - left
-    _greedy(scored, range(1, len(scored)), room, chosen, units, size, count_tokens(GAP))
+    _greedy(scored, range(1, len(scored)), room, chosen, units, size, gap)
     return units
 
 

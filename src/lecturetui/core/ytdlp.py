@@ -27,15 +27,24 @@ class VideoInfo:
     course: str | None  # the playlist's title, else the channel's
     upload_date: str | None  # YYYY-MM-DD
     path: Path  # the info file
+    language: str | None = None  # the video's own language, as yt-dlp gives it
+
+
+def _tagged(path: Path) -> tuple[str, str] | None:
+    """(the name before the language tag, the tag) of a tagged file name (`NAME.pt-BR.vtt`)."""
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    base, dot, tag = stem.rpartition(".")
+    if dot and base and _LANG_TAG.match(tag):
+        return base, tag
+    return None
 
 
 def info_path(path: Path) -> Path | None:
     """The `NAME.info.json` beside a caption or media file, if there is one."""
-    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
-    candidates = [stem]
-    base, dot, tag = stem.rpartition(".")
-    if dot and base and _LANG_TAG.match(tag):
-        candidates.append(base)
+    candidates = [path.name[: -len(path.suffix)] if path.suffix else path.name]
+    tagged = _tagged(path)
+    if tagged is not None:
+        candidates.append(tagged[0])
     for name in candidates:
         info = path.with_name(name + ".info.json")
         if info.is_file():
@@ -73,50 +82,31 @@ def read_info(path: Path) -> VideoInfo | None:
         course=text("playlist_title", "playlist", "channel", "uploader"),
         upload_date=date,
         path=info,
+        language=text("language"),
     )
-
-
-def caption_language(path: Path) -> tuple[str, str] | None:
-    """(the video's base name, the language tag) of a tagged caption file (`NAME.pt-BR.vtt`)."""
-    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
-    base, dot, tag = stem.rpartition(".")
-    if dot and base and _LANG_TAG.match(tag):
-        return str(path.with_name(base)), tag
-    return None
 
 
 def one_language(files: list[Path], language: str | None) -> list[Path]:
     """`files` with one caption file kept per video that has several languages of them, when
     yt-dlp's info file is beside them (see `discover` in core/ingest.py for which one)."""
-    groups: dict[str, list[tuple[str, Path]]] = {}
+    groups: dict[Path, list[tuple[str, Path]]] = {}
     for f in files:
-        tagged = caption_language(f)
+        tagged = _tagged(f)
         if tagged is not None and info_path(f) is not None:
-            groups.setdefault(tagged[0], []).append((tagged[1], f))
+            groups.setdefault(f.with_name(tagged[0]), []).append((_norm(tagged[1]), f))
     dropped: set[Path] = set()
     for choices in groups.values():
         if len(choices) < 2:
             continue
-        wanted = language
-        if not wanted:
-            info = info_path(choices[0][1])
-            wanted = _video_language(info) if info is not None else None
-        keep = choices[0][1]
-        if wanted:
-            prefix = wanted.casefold().replace("_", "-")
-            for tag, f in choices:
-                if tag.casefold().replace("_", "-").split("-")[0] == prefix.split("-")[0]:
-                    keep = f
-                    if tag.casefold().replace("_", "-") == prefix:
-                        break
+        info = None if language else read_info(choices[0][1])
+        wanted = _norm(language or (info.language if info else None) or "")
+        same = [f for tag, f in choices if wanted and tag == wanted]
+        near = [f for tag, f in choices if wanted and tag.split("-")[0] == wanted.split("-")[0]]
+        keep = (same[:1] or near[-1:] or [choices[0][1]])[0]
         dropped.update(f for _, f in choices if f != keep)
     return [f for f in files if f not in dropped]
 
 
-def _video_language(info: Path) -> str | None:
-    try:
-        data = json.loads(info.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    value = data.get("language") if isinstance(data, dict) else None
-    return value if isinstance(value, str) and value else None
+def _norm(tag: str) -> str:
+    """A language tag compared case- and separator-blind: `pt_BR` -> `pt-br`."""
+    return tag.casefold().replace("_", "-")

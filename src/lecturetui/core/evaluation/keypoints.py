@@ -132,15 +132,28 @@ def _windows(tokens: Sequence[str], need: set[str], span: int) -> Iterator[tuple
                 yield min(last.values()), pos
 
 
+@dataclass(frozen=True, slots=True)
+class _Analysed:
+    """A text as the matcher reads it: its stems in each language, and its folded words."""
+
+    stems: Mapping[str, list[str]]
+    plain: list[str]
+
+    @classmethod
+    def of(cls, text: str, languages: Iterable[str]) -> _Analysed:
+        return cls({lang: _stems(text, lang) for lang in languages}, words(fold(text)))
+
+    def states(self, point: KeyPoint) -> PointFound:
+        for wordings in point.wordings.values():
+            for wording in wordings:
+                if _found(wording, self.stems, self.plain):
+                    return PointFound(point.point, True, wording)
+        return PointFound(point.point, False, None)
+
+
 def stated(text: str, point: KeyPoint, languages: Iterable[str]) -> PointFound:
     """Whether `text` states `point` (and by which accepted wording)."""
-    text_stems = {lang: _stems(text, lang) for lang in languages}
-    plain = words(fold(text))
-    for wordings in point.wordings.values():
-        for wording in wordings:
-            if _found(wording, text_stems, plain):
-                return PointFound(point.point, True, wording)
-    return PointFound(point.point, False, None)
+    return _Analysed.of(text, languages).states(point)
 
 
 def score_answer(
@@ -151,7 +164,8 @@ def score_answer(
 ) -> KeyPointScore:
     """Key-point coverage, citation precision and length of one answer."""
     languages = _languages(points) | {""}
-    found = tuple(stated(answer, p, languages) for p in points)
+    analysed = _Analysed.of(answer, languages)  # once, for every point
+    found = tuple(analysed.states(p) for p in points)
     coverage = sum(f.stated for f in found) / len(found) if found else 0.0
     by_number = {e.number: e for e in excerpts}
     cited = [
@@ -172,4 +186,5 @@ def _supports(
             return True
         if gold.matches(None, excerpt.lecture_names, excerpt.start, excerpt.end):
             return True
-    return any(stated(excerpt.text, p, languages).stated for p in points)
+    analysed = _Analysed.of(excerpt.text, languages)
+    return any(analysed.states(p).stated for p in points)
