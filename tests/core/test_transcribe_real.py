@@ -109,7 +109,9 @@ def _options(language: str):  # type: ignore[no-untyped-def]
 
 def test_join_checked_is_what_assembles_the_parts(tmp_path: Path) -> None:
     model = BUNDLED_ASR[DEFAULT_ASR]
-    parts = [model.data_dir(i) / f"model.bin.part{i}" for i in range(1, model.parts + 1)]
+    parts = [
+        model.data_dir(i, MODELS_DIR) / f"model.bin.part{i}" for i in range(1, model.parts + 1)
+    ]
     assert sum(p.stat().st_size for p in parts) == model.size
     out = join_checked(parts, tmp_path / "model.bin", model.sha256, "test", "hint")
     assert out.stat().st_size == model.size

