@@ -11,26 +11,48 @@ from pathlib import Path
 
 import click
 
-from lecturetui.cli.base import Context, guess_option, llm_options, pass_ctx, ttft_option
+from lecturetui.cli.base import (
+    Context,
+    guess_option,
+    llm_options,
+    pass_ctx,
+    server_choice,
+    server_options,
+    ttft_option,
+)
 
 
 @click.command("app")
 @llm_options
+@server_options
 @ttft_option
 @guess_option
 @pass_ctx
-def app_cmd(obj: Context, llm: str | None, n_ctx: int, ttft: float, guess: str) -> None:
+def app_cmd(
+    obj: Context,
+    llm: str | None,
+    n_ctx: int,
+    llm_url: str | None,
+    llm_model: str | None,
+    allow_remote: bool,
+    ttft: float,
+    guess: str,
+) -> None:
     """Open the app: ask, browse the segments, follow the citations."""
-    from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.generation import Generator, LlamaGenerator
     from lecturetui.core.llmstore import DEFAULT_LLM, resolve_llm
+    from lecturetui.core.servergen import ServerGenerator
     from lecturetui.core.service import Library
     from lecturetui.tui.app import AppServices, LectureApp
 
+    server = server_choice(llm_url, llm_model, allow_remote)
     obj.first_run()
     library = Library(obj.home, obj.embed_model, obj.device)
     models = obj.home.models_dir
 
-    def load_generator() -> LlamaGenerator:
+    def load_generator() -> Generator:
+        if server is not None:
+            return ServerGenerator(server.url, server.model, n_ctx, server.allow_remote)
         # fd 2 already goes to the log while the app runs (see below): no per-call redirection
         return LlamaGenerator(
             resolve_llm(models, llm), n_ctx=n_ctx, redirect_stderr=False, device=obj.device
@@ -40,7 +62,7 @@ def app_cmd(obj: Context, llm: str | None, n_ctx: int, ttft: float, guess: str) 
         AppServices(
             library,
             load_generator,
-            llm_label=(llm or DEFAULT_LLM).split("/")[-1],
+            llm_label=(server.model or "server") if server else (llm or DEFAULT_LLM).split("/")[-1],
             ttft_s=ttft,
             guess=guess,
         )

@@ -1,4 +1,5 @@
-"""ask: the evidence first, then a streamed, cited answer from the local llama.cpp model."""
+"""ask: the evidence first, then a streamed, cited answer from the local llama.cpp model (or a
+local model server, --llm-url)."""
 
 from __future__ import annotations
 
@@ -20,14 +21,20 @@ from lecturetui.cli.base import (
     note,
     pass_ctx,
     scope_options,
+    server_choice,
+    server_options,
     ttft_option,
 )
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from lecturetui.cli.base import ServerChoice
     from lecturetui.core.answering import Answer, Retrieved
     from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.servergen import ServerGenerator
+
+    AnswerModel = LlamaGenerator | ServerGenerator
 
 
 @click.command("ask")
@@ -36,6 +43,7 @@ if TYPE_CHECKING:
     "-k", "k", type=click.IntRange(1, 50), default=10, show_default=True, help="Segments retrieved."
 )
 @llm_options
+@server_options
 @ttft_option
 @click.option(
     "--continue", "cont", is_flag=True,
@@ -67,6 +75,9 @@ def ask_cmd(
     k: int,
     llm: str | None,
     n_ctx: int,
+    llm_url: str | None,
+    llm_model: str | None,
+    allow_remote: bool,
     ttft: float,
     cont: bool,
     answer_tokens: int,
@@ -87,6 +98,7 @@ def ask_cmd(
     from lecturetui.core.scope import Scope, resolve
     from lecturetui.core.translate import target_language, translating
 
+    server = server_choice(llm_url, llm_model, allow_remote)
     obj.first_run()
     library = obj.library()
     previous = library.history.exchange() if cont else None
@@ -100,7 +112,7 @@ def ask_cmd(
     # (and measures its speed the first time) once the evidence is out
     evidence_out = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        loading = pool.submit(_load_generator, obj, llm, n_ctx, verbose, evidence_out)
+        loading = pool.submit(_load_generator, obj, llm, n_ctx, verbose, evidence_out, server)
         translator = guesser = None
         target = target_language(library, turn.search_text)
         if target or guess_planned(guess, obj.device):
@@ -145,14 +157,24 @@ def ask_cmd(
 
 
 def _load_generator(
-    obj: Context, llm: str | None, n_ctx: int, verbose: bool, evidence_out: threading.Event
-) -> LlamaGenerator:
+    obj: Context,
+    llm: str | None,
+    n_ctx: int,
+    verbose: bool,
+    evidence_out: threading.Event,
+    server: ServerChoice | None = None,
+) -> AnswerModel:
     from lecturetui.core.generation import LlamaGenerator
     from lecturetui.core.llmspeed import SPEED_FILE, prepare
     from lecturetui.core.llmstore import resolve_llm
+    from lecturetui.core.servergen import ServerGenerator
 
-    path = resolve_llm(obj.home.models_dir, llm, note)
-    generator = LlamaGenerator(path, n_ctx=n_ctx, verbose=verbose, device=obj.device)
+    generator: AnswerModel
+    if server is not None:
+        generator = ServerGenerator(server.url, server.model, n_ctx, server.allow_remote)
+    else:
+        path = resolve_llm(obj.home.models_dir, llm, note)
+        generator = LlamaGenerator(path, n_ctx=n_ctx, verbose=verbose, device=obj.device)
     evidence_out.wait()  # both need the CPU: the evidence first (and a fair speed measurement)
     speed = prepare(generator, obj.home.root / SPEED_FILE)
     if speed is not None and speed.measured_now:
@@ -185,7 +207,7 @@ def print_evidence(out: Console, found: Retrieved) -> None:
     out.print()
 
 
-def print_answer_end(out: Console, answer: Answer, generator: LlamaGenerator) -> None:
+def print_answer_end(out: Console, answer: Answer, generator: AnswerModel) -> None:
     from rich.markup import escape
 
     from lecturetui.core.timefmt import format_span

@@ -6,6 +6,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -191,6 +192,45 @@ def llm_options(fn: F) -> F:
         "--llm", metavar="MODEL",
         help="Answer model: a .gguf file, qwen2.5-coder-1.5b (default) or qwen2.5-coder-0.5b (fast).",
     )(fn)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ServerChoice:
+    """--llm-url and its companions: answers from a local OpenAI-compatible server."""
+
+    url: str
+    model: str | None
+    allow_remote: bool
+
+
+def server_options(fn: F) -> F:
+    """--llm-url, --llm-model and --allow-remote, shared by `ask` and `app`."""
+    fn = click.option(
+        "--allow-remote", is_flag=True,
+        help="Let --llm-url name a server on another machine (your questions and lecture text go there).",
+    )(fn)  # fmt: skip
+    fn = click.option(
+        "--llm-model", metavar="NAME",
+        help="The model the server should answer with (default: the first it lists).",
+    )(fn)  # fmt: skip
+    return click.option(
+        "--llm-url", metavar="URL",
+        help="Answer with a model server already running here (OpenAI-compatible, e.g."
+        " http://127.0.0.1:8080/v1 for llama-server, :11434/v1 for Ollama) instead of the built-in model.",
+    )(fn)  # fmt: skip
+
+
+def server_choice(url: str | None, model: str | None, allow_remote: bool) -> ServerChoice | None:
+    """The server to answer with, or None for the built-in model. Checked before anything loads:
+    an address that would leave the machine is refused, and one where no server answers is said."""
+    if not url:
+        if model:
+            fail("--llm-model names a model of a server: give its --llm-url too.", code=USAGE_ERROR)
+        return None
+    from lecturetui.core.servergen import ServerGenerator
+
+    server = ServerGenerator(url, model, allow_remote=allow_remote)  # one GET of its models
+    return ServerChoice(server.url, server.model, allow_remote)
 
 
 def guess_option(fn: F) -> F:
