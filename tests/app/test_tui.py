@@ -566,3 +566,23 @@ async def test_t_cycles_the_time_budget_shown_in_the_status_line(home: Path) -> 
         app.query_one("#hits", OptionList).focus()
         await pilot.press("t")
         assert app.main.ttft == 15.0 and "≤15 s" in str(app.query_one("#status", Static).render())
+
+
+async def test_the_settings_changed_in_the_app_are_kept_for_the_next_start(home: Path) -> None:
+    from lecturetui.cli.app_cmd import remembering
+    from lecturetui.core.settings import load_settings
+
+    library = Library(DataHome.resolve(), embedder=FakeEmbedder())
+    library.ingest([SEED_CORPUS])
+    gen = FakeGenerator("O TensorFlow prioriza a GPU [1].")
+    services = AppServices(library, lambda: gen, mode="lexical", remember=remembering(home))
+    app = LectureApp(services)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        assert app.main.mode == "lexical"  # from the settings (the command's default_map)
+        await pilot.press("escape")
+        app.query_one("#hits", OptionList).focus()
+        await pilot.press("m", "t", "g")
+    saved = load_settings(home / "settings.toml")["app"]
+    assert saved["mode"] == "hybrid" and saved["ttft"] == app.main.ttft
+    assert saved["guess"] == app.main.guess

@@ -360,3 +360,31 @@ def test_a_settings_file_gives_defaults_and_the_command_line_wins(home: Path) ->
     (home / "settings.toml").write_text("[search\nk = 3\n", encoding="utf-8")
     code, out = run("search", "GPU")
     assert code == 1 and "is not valid TOML" in out and "Traceback" not in out
+
+
+def test_config_sets_checks_and_unsets_keeping_the_students_comments(home: Path) -> None:
+    code, out = run("config")
+    assert code == 0 and "No settings yet" in out
+    (home / "settings.toml").parent.mkdir(parents=True, exist_ok=True)
+    (home / "settings.toml").write_text("# my laptop\n[search]\nk = 3  # short lists\n")
+    assert run("config", "set", "ask.mode", "dense")[0] == 0
+    assert run("config", "set", "ask.llm-url", "http://127.0.0.1:8080/v1")[0] == 0
+    assert run("config", "set", "search.k", "7")[0] == 0
+    text = (home / "settings.toml").read_text()
+    assert "# my laptop" in text and "# short lists" in text
+    assert 'mode = "dense"' in text and 'llm_url = "http://127.0.0.1:8080/v1"' in text
+    assert "k = 7" in text
+    code, out = run("config")
+    assert code == 0 and "[ask]" in out and "k = 7" in out
+    for bad, said in (
+        (("ask.mode", "fast"), "is not a value of --mode"),
+        (("ask.colour", "blue"), "`ask` has no option --colour"),
+        (("nothing", "1"), "is not COMMAND.OPTION"),
+        (("search.k", "many"), "is not a value of --k"),
+        (("ask.course", "x"), "cannot be a setting"),
+    ):
+        code, out = run("config", "set", *bad)
+        assert code == 2 and said in out, out
+    assert run("config", "unset", "ask.mode")[0] == 0
+    assert "mode" not in (home / "settings.toml").read_text()
+    assert "[ask]" in (home / "settings.toml").read_text()  # llm_url is still there

@@ -7,6 +7,7 @@ import sys
 from lecturetui.cli.app_cmd import app_cmd
 from lecturetui.cli.ask_cmds import ask_cmd
 from lecturetui.cli.base import cli
+from lecturetui.cli.config_cmd import config_group
 from lecturetui.cli.doctor_cmd import doctor_cmd
 from lecturetui.cli.eval_cmds import eval_cmd
 from lecturetui.cli.library_cmds import ingest_cmd, lectures_cmd, show_cmd
@@ -31,6 +32,7 @@ for command in (
     export_cmd,
     reindex_cmd,
     models_group,
+    config_group,
     doctor_cmd,
 ):
     cli.add_command(command)

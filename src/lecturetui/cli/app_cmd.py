@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from lecturetui.cli.base import (
     Context,
     guess_option,
     llm_options,
+    mode_option,
     pass_ctx,
     server_choice,
     server_options,
@@ -27,6 +28,11 @@ from lecturetui.cli.base import (
 @server_options
 @ttft_option
 @guess_option
+@mode_option
+@click.option(
+    "--labels", type=click.Choice(["auto", "en", "pt"]), default="auto", show_default=True,
+    help="Language of the app's labels (auto: that of most lectures).",
+)  # fmt: skip
 @pass_ctx
 def app_cmd(
     obj: Context,
@@ -37,8 +43,11 @@ def app_cmd(
     allow_remote: bool,
     ttft: float,
     guess: str,
+    mode: str,
+    labels: str,
 ) -> None:
-    """Open the app: ask, browse the segments, follow the citations."""
+    """Open the app: ask, browse the segments, follow the citations. The mode, time budget and
+    guess changed in the app (m, t, g) are kept in the settings file for the next start."""
     from lecturetui.core.generation import Generator, LlamaGenerator
     from lecturetui.core.llmstore import DEFAULT_LLM, resolve_llm
     from lecturetui.core.servergen import ServerGenerator
@@ -65,6 +74,9 @@ def app_cmd(
             llm_label=(server.model or "server") if server else (llm or DEFAULT_LLM).split("/")[-1],
             ttft_s=ttft,
             guess=guess,
+            mode=mode,
+            labels=labels,
+            remember=remembering(obj.home.root),
         )
     )
     log_path = obj.home.root / "lecturetui.log"
@@ -81,6 +93,21 @@ def app_cmd(
         logger.removeHandler(handler)
         handler.close()
     library.close()
+
+
+def remembering(root: Path) -> Callable[[str, object], None]:
+    """Saves an app setting as `[app] key = value` (a failure is a note in the log, never a
+    crash: the setting still holds for this session)."""
+    from lecturetui.core.errors import LectureTuiError
+    from lecturetui.core.settings import SETTINGS_FILE, save_setting
+
+    def remember(key: str, value: object) -> None:
+        try:
+            save_setting(root / SETTINGS_FILE, "app", key, value)
+        except (LectureTuiError, OSError) as exc:
+            logging.getLogger("lecturetui").warning("settings not saved: %s", exc)
+
+    return remember
 
 
 @contextmanager

@@ -237,11 +237,15 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
     )
     for col in Lecture.TABLE_COLUMNS:
         table.add_column(col, justify="right" if col in ("duration", "segments") else "left")
+    dated = any(x.date for x in items)
+    if dated:  # when it was given or published (yt-dlp's upload date)
+        table.add_column("date")
     noted = any(x.notes for x in items)
     if noted:  # what reading the lecture's file repaired or skipped
         table.add_column("notes", overflow="fold")
     for x in items:
-        table.add_row(*x.table_row(), *(["\n".join(x.notes)] if noted else []))
+        table.add_row(*x.table_row(), *([x.date or ""] if dated else []),
+                      *(["\n".join(x.notes)] if noted else []))  # fmt: skip
     out.print(table)
 
 
@@ -256,6 +260,7 @@ def _lecture_json(x: Any) -> dict[str, Any]:
         "source_path": x.source_path,
         "source_url": x.source_url,
         "format": x.source_format,
+        "date": x.date,
         "notes": list(x.notes),
     }
 

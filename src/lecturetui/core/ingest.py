@@ -279,6 +279,7 @@ def _ingest_file(
             source_hash=source_hash,
             segment_config=config_json,
             notes=tuple(transcript.notes),
+            date=lecture.date or (previous.date if previous else None),
         )
         taken.add(record.id)
         if previous is not None and _same(previous, record):
@@ -390,12 +391,13 @@ def _apply_video_info(parsed: list[ParsedLecture], path: Path, result: FileResul
     lecture.title = lecture.title or info.title
     lecture.url = lecture.url or info.url
     lecture.course = lecture.course or info.course
-    result.notes.append(f"title, link and course read from {info.path.name}")
+    lecture.date = lecture.date or info.upload_date
+    result.notes.append(f"title, link, course and date read from {info.path.name}")
 
 
 def _same(a: LectureRecord, b: LectureRecord) -> bool:
     keys = ("title", "course", "language", "source_url", "source_format", "content_hash",
-            "segment_config", "notes")  # fmt: skip
+            "segment_config", "notes", "date")  # fmt: skip
     return all(getattr(a, k) == getattr(b, k) for k in keys)
 
 

@@ -41,6 +41,7 @@ class ParsedLecture:
     course: str | None = None
     language: str | None = None
     url: str | None = None
+    date: str | None = None  # YYYY-MM-DD: when it was given or published
 
     @property
     def duration(self) -> float:
@@ -66,6 +67,7 @@ class Lecture:
     content_hash: str
     segment_count: int = 0
     notes: tuple[str, ...] = ()  # what reading its file repaired or skipped
+    date: str | None = None  # YYYY-MM-DD: when it was given or published (yt-dlp's upload date)
 
     TABLE_COLUMNS = ("id", "title", "course", "lang", "duration", "segments")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -151,6 +151,10 @@ MIGRATIONS: dict[int, str] = {
         made_at       TEXT NOT NULL,
         PRIMARY KEY (media_hash, model, asked_language)
     );
+    """,
+    # the day the lecture was given or published (YYYY-MM-DD; yt-dlp's upload_date), when known
+    9: """
+    ALTER TABLE lectures ADD COLUMN lecture_date TEXT;
     """,
 }
 

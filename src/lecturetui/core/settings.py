@@ -49,3 +49,42 @@ def load_settings(path: Path) -> dict[str, dict[str, Any]]:
             )
         out[name] = dict(table)
     return out
+
+
+def save_setting(path: Path, command: str, key: str, value: Any) -> None:
+    """Set `[command] key = value` in the settings file (None removes the key), keeping the
+    student's comments, order and other keys (tomlkit); written whole or not at all."""
+    import os
+    import tempfile
+
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    load_settings(path)  # an unreadable or invalid file is said, never overwritten
+    try:
+        doc = (
+            tomlkit.parse(path.read_text(encoding="utf-8")) if path.exists() else tomlkit.document()
+        )
+    except TOMLKitError as exc:  # pragma: no cover - load_settings already parsed it
+        raise LectureTuiError(
+            f"The settings file {path} is not valid TOML ({exc}).", hint=_HINT
+        ) from None
+    table = doc.get(command)
+    if value is None:
+        if table is not None and key in table:
+            del table[key]
+            if not table:
+                del doc[command]
+    else:
+        if table is None:
+            table = tomlkit.table()
+            doc[command] = table
+        table[key] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".toml", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(tomlkit.dumps(doc))
+        Path(tmp).replace(path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)

@@ -170,12 +170,13 @@ class Store:
             self._db.execute(
                 "INSERT OR REPLACE INTO lectures (id, title, course, language, source_path, source_key,"
                 " source_url, source_format, duration, content_hash, source_hash, segment_config,"
-                " added_at, updated_at, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " added_at, updated_at, notes, lecture_date)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.id, record.title, record.course, record.language, record.source_path,
                     record.source_key, record.source_url, record.source_format, record.duration,
                     record.content_hash, record.source_hash, record.segment_config, added_at, utc_now(),
-                    "\n".join(record.notes),
+                    "\n".join(record.notes), record.date,
                 ),
             )  # fmt: skip
             added: list[int] = []

@@ -11,13 +11,14 @@ from lecturetui.core.models import Lecture, StoredSegment
 LECTURE_COLUMNS = (
     "l.id, l.title, l.course, l.language, l.source_path, l.source_url, l.source_format, "
     "l.duration, l.content_hash, (SELECT count(*) FROM segments s WHERE s.lecture_id = l.id),"
-    " l.notes"
+    " l.notes, l.lecture_date"
 )
 
 
 RECORD_COLUMNS = (
     "id", "title", "course", "language", "source_path", "source_key", "source_url",
     "source_format", "duration", "content_hash", "source_hash", "segment_config", "notes",
+    "lecture_date",
 )  # fmt: skip
 RECORD_SELECT = ", ".join(RECORD_COLUMNS)
 
@@ -39,6 +40,7 @@ class LectureRecord:
     source_hash: str | None
     segment_config: str
     notes: tuple[str, ...] = ()  # what reading its file repaired or skipped
+    date: str | None = None  # YYYY-MM-DD
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,7 @@ def record_row(row: Sequence[object]) -> LectureRecord:
         source_hash=optional(data["source_hash"]),
         segment_config=str(data["segment_config"]),
         notes=notes_of(data["notes"]),
+        date=optional(data["lecture_date"]),
     )
 
 
@@ -88,6 +91,7 @@ def lecture_row(row: Sequence[object]) -> Lecture:
         content_hash=str(row[8]),
         segment_count=int(str(row[9])),
         notes=notes_of(row[10]),
+        date=optional(row[11]),
     )
 
 

@@ -47,7 +47,7 @@ class LectureApp(App[None]):
     def __init__(self, services: AppServices) -> None:
         super().__init__()
         self.services = services
-        self.labels = labels_for([x.language for x in services.library.lectures()])
+        self.labels = labels_for([x.language for x in services.library.lectures()], services.labels)
         self.models = ModelState()
         self.main = MainScreen()
         self.known_counts = (0, 0)

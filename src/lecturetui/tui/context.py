@@ -22,7 +22,7 @@ from textual.message import Message
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.generation import Generator
-from lecturetui.core.modes import DEFAULT_GUESS
+from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
 from lecturetui.core.service import Library
 from lecturetui.core.timebudget import DEFAULT_TTFT_S
 
@@ -44,6 +44,11 @@ class AppServices:
     ttft_s: float = DEFAULT_TTFT_S
     #: search with the answer model's guess at the lecturer's words (core/guess.py): auto/on/off
     guess: str = DEFAULT_GUESS
+    mode: str = DEFAULT_MODE
+    #: the labels' language: en, pt, or auto (that of most lectures)
+    labels: str = "auto"
+    #: keeps a setting the student changed in the app (mode, ttft, guess) for the next start
+    remember: Callable[[str, object], None] = lambda key, value: None
     #: where `x` writes exports (Markdown, Anki, CSV): a folder in the current directory
     export_dir: Path = field(default_factory=lambda: Path.cwd() / "lecturetui-export")
 

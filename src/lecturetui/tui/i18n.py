@@ -44,8 +44,11 @@ LABELS: dict[str, dict[str, str]] = {
 }  # fmt: skip
 
 
-def labels_for(languages: list[str | None]) -> dict[str, str]:
-    """Portuguese when most lectures are in Portuguese, else English."""
+def labels_for(languages: list[str | None], chosen: str = "auto") -> dict[str, str]:
+    """The `chosen` language's labels; auto: Portuguese when most lectures are in Portuguese,
+    else English."""
+    if chosen in LABELS:
+        return LABELS[chosen]
     known = [lang for lang in languages if lang]
     lang = "pt" if known and sum(x == "pt" for x in known) * 2 >= len(known) else "en"
     return LABELS[lang]

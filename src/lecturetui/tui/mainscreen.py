@@ -54,6 +54,7 @@ class MainScreen(AskingScreen):
         labels = self.ctx.labels
         self.ttft = self.ctx.services.ttft_s
         self.guess = self.ctx.services.guess
+        self.mode = self.ctx.services.mode
         self.query_one("#hits", OptionList).border_title = labels["segments"]
         self.query_one("#answer-box").border_title = labels["answer"]
         self.query_one("#question", Input).focus()
@@ -119,6 +120,7 @@ class MainScreen(AskingScreen):
         """hybrid -> dense -> lexical; the next question (Enter again) uses it."""
         labels = self.ctx.labels
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+        self.ctx.services.remember("mode", self.mode)
         self.refresh_status()
         self.notify(f"{labels['mode']}: {self.mode} · {labels['mode_' + self.mode]}")
 
@@ -126,6 +128,7 @@ class MainScreen(AskingScreen):
         """The time budget of the next answers: 8 s -> 15 s -> 30 s -> none -> 4 s."""
         i = TTFT_CHOICES.index(self.ttft) if self.ttft in TTFT_CHOICES else -1
         self.ttft = TTFT_CHOICES[(i + 1) % len(TTFT_CHOICES)]
+        self.ctx.services.remember("ttft", self.ttft)
         self.refresh_status()
         self.notify(f"{self.ctx.labels['ttft']}: {ttft_label(self.ttft)}")
 
@@ -133,6 +136,7 @@ class MainScreen(AskingScreen):
         """Search the next questions with the lecturer's guess, or without it."""
         labels = self.ctx.labels
         self.guess = "off" if self.guessing() else "on"
+        self.ctx.services.remember("guess", self.guess)
         self.refresh_status()
         self.notify(f"{labels['guess']}: {labels['on'] if self.guessing() else labels['off']}")
 

@@ -1,0 +1,93 @@
+"""config: show the settings file, set or unset a command's option default in it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from lecturetui.cli.base import USAGE_ERROR, Context, LtGroup, console, fail
+
+
+@click.group("config", cls=LtGroup, invoke_without_command=True)
+@click.pass_context
+def config_group(ctx: click.Context) -> None:
+    """Show the settings file (<data home>/settings.toml), or set a default: one table per
+    command, e.g. `lecturetui config set ask.mode dense`; the command line still wins."""
+    if ctx.invoked_subcommand is None:
+        show(ctx.find_object(Context))
+
+
+def show(obj: Context | None) -> None:
+    from rich.markup import escape
+
+    from lecturetui.core.settings import SETTINGS_FILE
+
+    assert obj is not None, "the root group sets the context"
+    path = obj.home.root / SETTINGS_FILE
+    out = console()
+    if not path.exists():
+        out.print(f"No settings yet ({path}).")
+        out.print("[dim]hint:[/] lecturetui config set ask.mode dense")
+        return
+    out.print(f"[dim]# {escape(str(path))}[/]")
+    out.print(escape(path.read_text(encoding="utf-8").rstrip()), soft_wrap=True)
+
+
+def _option(ctx: click.Context, key: str) -> tuple[str, str, click.Parameter]:
+    """(command, file key, parameter) for `COMMAND.OPTION` (the option as --help spells it)."""
+    command_name, _, option = key.partition(".")
+    root = ctx.find_root().command
+    assert isinstance(root, click.Group)
+    command = root.get_command(ctx, command_name) if option else None
+    if command is None or isinstance(command, click.Group):
+        fail(f"{key!r} is not COMMAND.OPTION of a command.", hint="e.g. ask.mode, app.ttft, search.k",
+             code=USAGE_ERROR)  # fmt: skip
+    wanted = option.lstrip("-").replace("-", "_")
+    for param in command.params:
+        if not isinstance(param, click.Option) or param.hidden or param.name is None:
+            continue
+        spellings = {param.name, *(o.lstrip("-").replace("-", "_") for o in param.opts)}
+        if wanted in spellings:
+            if param.multiple or param.nargs != 1:
+                fail(f"--{option} takes several values; it cannot be a setting.",
+                     code=USAGE_ERROR)  # fmt: skip
+            return command_name, param.opts[-1].lstrip("-").replace("-", "_"), param
+    fail(f"`{command_name}` has no option --{option}.",
+         hint=f"lecturetui {command_name} --help lists them", code=USAGE_ERROR)  # fmt: skip
+
+
+@config_group.command("set")
+@click.argument("key")
+@click.argument("value")
+@click.pass_context
+def set_cmd(ctx: click.Context, key: str, value: str) -> None:
+    """Set KEY (COMMAND.OPTION, e.g. ask.llm-url) to VALUE, checked as the option checks it."""
+    from lecturetui.core.settings import SETTINGS_FILE, save_setting
+
+    obj = ctx.find_object(Context)
+    assert obj is not None
+    command, name, param = _option(ctx, key)
+    try:
+        converted: Any = param.type.convert(value, param, ctx)
+    except click.BadParameter as exc:
+        fail(f"{value!r} is not a value of --{name.replace('_', '-')}: {exc.message}",
+             code=USAGE_ERROR)  # fmt: skip
+    if not isinstance(converted, bool | int | float | str):
+        converted = value  # paths and the like: kept as written
+    save_setting(obj.home.root / SETTINGS_FILE, command, name, converted)
+    console().print(f"\\[{command}] {name} = {converted!r}")
+
+
+@config_group.command("unset")
+@click.argument("key")
+@click.pass_context
+def unset_cmd(ctx: click.Context, key: str) -> None:
+    """Remove KEY (COMMAND.OPTION) from the settings: the option's own default applies again."""
+    from lecturetui.core.settings import SETTINGS_FILE, save_setting
+
+    obj = ctx.find_object(Context)
+    assert obj is not None
+    command, name, _ = _option(ctx, key)
+    save_setting(obj.home.root / SETTINGS_FILE, command, name, None)
+    console().print(f"\\[{command}] {name} removed")
