@@ -71,22 +71,26 @@ def is_ct2_whisper(path: Path) -> bool:
 
 
 def assemble_whisper(
-    model: BundledWhisper, models_dir: Path, progress: Callable[[int, int], None] | None = None
+    model: BundledWhisper,
+    models_dir: Path,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Path:
     """models/<folder>/ with the side files and the joined, checked model.bin (written last, so
     a folder with model.bin in it is complete)."""
     out = models_dir / model.folder
     if is_ct2_whisper(out):
         return out
-    parts = [
-        existing(model.data_dir(i, models_dir) / f"model.bin.part{i}", model.hint)
-        for i in range(1, model.parts + 1)
-    ]
+    parts = []
+    for i in range(1, model.parts + 1):
+        parts.append(existing(model.data_dir(i, models_dir) / f"model.bin.part{i}", model.hint))
+        if progress:
+            progress("fetch", i, model.parts)
     out.mkdir(parents=True, exist_ok=True)
     first = model.data_dir(1, models_dir)
     for name in model.side_files:
         shutil.copyfile(existing(first / name, model.hint), out / name)
-    join_checked(parts, out / "model.bin", model.sha256, model.description, model.hint, progress)
+    joined = (lambda d, t: progress("join", d, t)) if progress else None
+    join_checked(parts, out / "model.bin", model.sha256, model.description, model.hint, joined)
     drop_parts(
         models_dir / PARTS_DIR, [model.module.format(i=i) for i in range(1, model.parts + 1)]
     )

