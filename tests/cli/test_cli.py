@@ -385,6 +385,10 @@ def test_config_sets_checks_and_unsets_keeping_the_students_comments(home: Path)
     ):
         code, out = run("config", "set", *bad)
         assert code == 2 and said in out, out
+    assert run("config", "set", "device", "cpu")[0] == 0  # the program's own option
+    text = (home / "settings.toml").read_text()
+    assert text.index('device = "cpu"') < text.index("[")  # above the tables
+    assert run("config", "set", "device", "gpu")[0] == 2
     assert run("config", "unset", "ask.mode")[0] == 0
     assert "mode" not in (home / "settings.toml").read_text()
     assert "[ask]" in (home / "settings.toml").read_text()  # llm_url is still there

@@ -23,8 +23,10 @@ def test_a_folder_of_yt_dlp_downloads(tmp_path: Path, models_env: Path, home: Pa
     done = runner.invoke(cli, ["ingest", str(downloads)], catch_exceptions=False)
     assert done.exit_code == 0, done.output
     assert "1 added" in done.output and "info.json" in done.output  # said where it came from
+    assert "blank line" not in done.output  # YouTube's " " line above a cue's text is no repair
     [lecture] = json.loads(runner.invoke(cli, ["lectures", "--json"]).stdout)["lectures"]
     assert lecture["title"] == "Aula 1 - Introdução ao aprendizado profundo"
+    assert lecture["id"] == "aula-1-introdução-ao-aprendizado-profundo"  # no [video id], no .pt-BR
     assert lecture["source_url"] == "https://www.youtube.com/watch?v=Xk3v9qLm2Ts"
     assert lecture["course"] == "Aprendizado Profundo 2025/1"  # the playlist
     assert lecture["date"] == "2025-03-14" and lecture["language"] == "pt"

@@ -278,10 +278,23 @@ def cli(ctx: click.Context, home: str | None, embed_model: str | None, device: s
     them or ask: every hit comes with its lecture, start-end time and score, every answer cites
     them. With no command, opens the app.
     """
+    from lecturetui.core.paths import DataHome
+    from lecturetui.core.settings import ROOT, SETTINGS_FILE, load_settings
+
+    tables = load_settings(DataHome.resolve(home).root / SETTINGS_FILE)
+    own = tables.pop(ROOT, {})  # `device`, `embed_model`: the command line and env still win
+    if "device" in own and ctx.get_parameter_source("device") == click.core.ParameterSource.DEFAULT:
+        device = str(own["device"])
+        if device not in ("auto", "cuda", "mps", "cpu"):
+            fail(
+                f"The settings' device {device!r} is not auto, cuda, mps or cpu.", code=USAGE_ERROR
+            )
+    if embed_model is None and own.get("embed_model"):
+        embed_model = str(own["embed_model"])
     obj = Context(home, embed_model, device)
     ctx.obj = obj
     ctx.call_on_close(obj.close)
-    ctx.default_map = settings_defaults(obj.home.root, ctx)
+    ctx.default_map = settings_defaults(obj.home.root, ctx, tables)
     if ctx.invoked_subcommand is None:
         # in a terminal the app; else (a pipe, a script) the library's lectures, as text
         name = "app" if sys.stdin.isatty() and sys.stdout.isatty() else "lectures"
@@ -290,13 +303,14 @@ def cli(ctx: click.Context, home: str | None, embed_model: str | None, device: s
         ctx.invoke(command)
 
 
-def settings_defaults(root: Path, ctx: click.Context) -> dict[str, dict[str, Any]]:
+def settings_defaults(
+    root: Path, ctx: click.Context, tables: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
     """The settings file's tables as click's defaults per command; an unknown command or option
     is named in a note and left out (a typo should not pass in silence)."""
-    from lecturetui.core.settings import SETTINGS_FILE, load_settings
+    from lecturetui.core.settings import SETTINGS_FILE
 
     path = root / SETTINGS_FILE
-    tables = load_settings(path)
     group = ctx.command
     assert isinstance(group, click.Group)
     out: dict[str, dict[str, Any]] = {}

@@ -35,14 +35,21 @@ def show(obj: Context | None) -> None:
 
 
 def _option(ctx: click.Context, key: str) -> tuple[str, str, click.Parameter]:
-    """(command, file key, parameter) for `COMMAND.OPTION` (the option as --help spells it)."""
+    """(command, file key, parameter) for `COMMAND.OPTION` (the option as --help spells it), or
+    ("", key, parameter) for an option of the program itself (device, embed-model)."""
+    from lecturetui.core.settings import ROOT, ROOT_KEYS
+
     command_name, _, option = key.partition(".")
     root = ctx.find_root().command
     assert isinstance(root, click.Group)
+    own = command_name.replace("-", "_")
+    if not option and own in ROOT_KEYS:
+        param = next(p for p in root.params if p.name == own)
+        return ROOT, own, param
     command = root.get_command(ctx, command_name) if option else None
     if command is None or isinstance(command, click.Group):
-        fail(f"{key!r} is not COMMAND.OPTION of a command.", hint="e.g. ask.mode, app.ttft, search.k",
-             code=USAGE_ERROR)  # fmt: skip
+        fail(f"{key!r} is not COMMAND.OPTION of a command, nor device or embed-model.",
+             hint="e.g. ask.mode, app.ttft, search.k, device", code=USAGE_ERROR)  # fmt: skip
     wanted = option.lstrip("-").replace("-", "_")
     for param in command.params:
         if not isinstance(param, click.Option) or param.hidden or param.name is None:
@@ -76,7 +83,7 @@ def set_cmd(ctx: click.Context, key: str, value: str) -> None:
     if not isinstance(converted, bool | int | float | str):
         converted = value  # paths and the like: kept as written
     save_setting(obj.home.root / SETTINGS_FILE, command, name, converted)
-    console().print(f"\\[{command}] {name} = {converted!r}")
+    console().print((f"\\[{command}] " if command else "") + f"{name} = {converted!r}")
 
 
 @config_group.command("unset")
@@ -90,4 +97,4 @@ def unset_cmd(ctx: click.Context, key: str) -> None:
     assert obj is not None
     command, name, _ = _option(ctx, key)
     save_setting(obj.home.root / SETTINGS_FILE, command, name, None)
-    console().print(f"\\[{command}] {name} removed")
+    console().print((f"\\[{command}] " if command else "") + f"{name} removed")

@@ -26,7 +26,7 @@ from lecturetui.core.repairs import ParsePolicy
 from lecturetui.core.segmenting import SegmentConfig, TokenCounter, segment_cues
 from lecturetui.core.store import LectureRecord, SaveResult, Store
 from lecturetui.core.transcripts import EXTENSIONS, Transcript, read_transcript
-from lecturetui.core.ytdlp import one_language, read_info
+from lecturetui.core.ytdlp import one_language, plain_name, read_info
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
@@ -264,7 +264,9 @@ def _ingest_file(
                 continue
         segments = _segments_for(lecture, options.segment_config, counter, result)
         record = LectureRecord(
-            id=previous.id if previous else store.unique_lecture_id(slug(lecture.key), taken),
+            id=previous.id
+            if previous
+            else store.unique_lecture_id(slug(plain_name(lecture.key)), taken),
             title=lecture.title or (previous.title if previous else humanize(lecture.key)),
             course=lecture.course
             if lecture.course is not None

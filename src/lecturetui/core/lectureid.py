@@ -21,7 +21,7 @@ def content_hash_of(lecture: ParsedLecture) -> str:
 
 def slug(key: str) -> str:
     slug = re.sub(r"[^\w.-]+", "-", key.strip(), flags=re.UNICODE).strip("-.").lower()
-    return slug or "lecture"
+    return re.sub(r"-{2,}", "-", slug) or "lecture"
 
 
 def humanize(key: str) -> str:

@@ -8,7 +8,8 @@
     [search]
     k = 20
 
-Each key is an option of that command (its name as `lecturetui COMMAND --help` shows it, without
+Above the tables, `device` and `embed_model` are the program's own options (before the command).
+Each key in a table is an option of that command (its name as `lecturetui COMMAND --help` shows it, without
 the dashes and with `_` for `-`); a value is the option's default from then on, and the command
 line still wins. TOML is read by the standard library (`tomllib`).
 """
@@ -22,6 +23,10 @@ from typing import Any
 from lecturetui.core.errors import LectureTuiError
 
 SETTINGS_FILE = "settings.toml"
+#: options of the program itself (before the command), written above the tables
+ROOT_KEYS = ("device", "embed_model")
+#: the name load_settings gives them, as if they were a table
+ROOT = ""
 _HINT = "fix it, or move it aside; see 'Settings' in the README"
 
 
@@ -41,6 +46,9 @@ def load_settings(path: Path) -> dict[str, dict[str, Any]]:
                               hint=_HINT) from None  # fmt: skip
     out: dict[str, dict[str, Any]] = {}
     for name, table in data.items():
+        if name in ROOT_KEYS:  # an option of every command (`device = "cpu"` above the tables)
+            out.setdefault(ROOT, {})[name] = table
+            continue
         if not isinstance(table, dict):
             raise LectureTuiError(
                 f"The settings file {path}: `{name}` should be a table of a command's options,"
@@ -54,9 +62,6 @@ def load_settings(path: Path) -> dict[str, dict[str, Any]]:
 def save_setting(path: Path, command: str, key: str, value: Any) -> None:
     """Set `[command] key = value` in the settings file (None removes the key), keeping the
     student's comments, order and other keys (tomlkit); written whole or not at all."""
-    import os
-    import tempfile
-
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
@@ -69,6 +74,13 @@ def save_setting(path: Path, command: str, key: str, value: Any) -> None:
         raise LectureTuiError(
             f"The settings file {path} is not valid TOML ({exc}).", hint=_HINT
         ) from None
+    if not command:  # an option of the program itself: a key above the tables
+        if value is None:
+            doc.pop(key, None)
+        else:
+            doc[key] = value  # tomlkit puts it above the tables
+        _write(path, doc)
+        return
     table = doc.get(command)
     if value is None:
         if table is not None and key in table:
@@ -80,6 +92,16 @@ def save_setting(path: Path, command: str, key: str, value: Any) -> None:
             table = tomlkit.table()
             doc[command] = table
         table[key] = value
+    _write(path, doc)
+
+
+def _write(path: Path, doc: Any) -> None:
+    """The document in place of the file, whole or not at all."""
+    import os
+    import tempfile
+
+    import tomlkit
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".toml", dir=path.parent)
     try:

@@ -167,7 +167,7 @@ def _cue_text(lines: list[str], lo: int, hi: int, fmt: str) -> tuple[list[str], 
     for start, para in _paragraphs(lines, lo, hi):
         if start > lo and fmt == "vtt" and _VTT_BLOCK.match(para[0]):
             continue  # a NOTE between cues
-        if start > lo and blank_at is None:
+        if text and blank_at is None:  # a blank line before all the text (YouTube's " ") is none
             blank_at = start  # the blank line is start - 1 (0-based), so `start` 1-based
         text.extend(para)
     return text, blank_at

@@ -39,6 +39,14 @@ def _tagged(path: Path) -> tuple[str, str] | None:
     return None
 
 
+def plain_name(key: str) -> str:
+    """A downloaded file's name without what yt-dlp adds to the title: the caption language
+    (`.pt-BR`) and the video id (` [Xk3v9qLm2Ts]`); for a lecture id a student can type."""
+    tagged = _tagged(Path(key + ".x"))
+    base = tagged[0] if tagged else key
+    return re.sub(r"\s*\[[\w-]{6,}\]$", "", base) or key
+
+
 def info_path(path: Path) -> Path | None:
     """The `NAME.info.json` beside a caption or media file, if there is one."""
     candidates = [path.name[: -len(path.suffix)] if path.suffix else path.name]
