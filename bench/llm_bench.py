@@ -35,10 +35,10 @@ def main() -> None:
     ap.add_argument("--questions", type=Path, default=QUESTIONS)
     args = ap.parse_args()
 
-    from lecturetui.core.answering import ask
     from lecturetui.core.generation import LlamaGenerator
     from lecturetui.core.llmstore import resolve_llm
     from lecturetui.core.paths import DataHome
+    from lecturetui.core.question import ask
     from lecturetui.core.service import Library
 
     questions = [json.loads(x) for x in args.questions.read_text(encoding="utf-8").splitlines()]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from pathlib import Path
@@ -586,3 +587,31 @@ async def test_the_settings_changed_in_the_app_are_kept_for_the_next_start(home:
     saved = load_settings(home / "settings.toml")["app"]
     assert saved["mode"] == "hybrid" and saved["ttft"] == app.main.ttft
     assert saved["guess"] == app.main.guess
+
+
+async def test_a_burst_of_tokens_is_coalesced_into_few_repaints_without_call_from_thread(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lecturetui.tui.asking import AskingScreen
+
+    words = " ".join(f"palavra{i}" for i in range(400))
+    app = make_app(home, FakeGenerator(f"{words} [1]."))
+
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a worker touched the app through call_from_thread")
+
+    monkeypatch.setattr(type(app), "call_from_thread", forbidden)
+    repaints: list[str] = []
+    original = AskingScreen.stream_update
+
+    def counting(self: AskingScreen, text: str) -> None:
+        repaints.append(text)
+        original(self, text)
+
+    monkeypatch.setattr(AskingScreen, "stream_update", counting)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await ask(pilot, app)
+        assert "palavra399" in answer_text(app)  # the whole answer arrived
+    assert repaints and len(repaints) < 200  # 400 tokens, far fewer repaints
+    assert all(a in b for a, b in itertools.pairwise(repaints))  # each repaint the newest text

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.answering import Retrieved, ask, sentence_vectors
+from lecturetui.core.answering import Retrieved, sentence_vectors
 from lecturetui.core.budget import (
     FLOOR_TOP_TOKENS,
     HEADER_TOKENS,
@@ -28,6 +28,7 @@ from lecturetui.core.llmspeed import (
 )
 from lecturetui.core.paths import DataHome
 from lecturetui.core.prompting import fixed_messages, join_overlapping, merge_hits
+from lecturetui.core.question import ask
 from lecturetui.core.sentences import MAX_WORDS, SentenceVectors, split_sentences
 from lecturetui.core.service import Library
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.answering import ask
 from lecturetui.core.generation import LlamaGenerator
 from lecturetui.core.llmstore import BUNDLED, FAST_LLM, assemble
 from lecturetui.core.paths import DataHome
+from lecturetui.core.question import ask
 from lecturetui.core.service import Library
 
 from ..conftest import MODELS_DIR, ROOT, SEED_CORPUS

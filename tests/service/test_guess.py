@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.answering import ask, retrieve
+from lecturetui.core.answering import retrieve
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.evaluation.metrics import Gold
@@ -23,6 +23,7 @@ from lecturetui.core.guess import (
 )
 from lecturetui.core.ingest import IngestOptions
 from lecturetui.core.paths import DataHome
+from lecturetui.core.question import ask
 from lecturetui.core.scope import Scope
 from lecturetui.core.service import Library
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lecturetui.core.answering import ask
 from lecturetui.core.paths import DataHome
+from lecturetui.core.question import ask
 from lecturetui.core.service import Library
 from lecturetui.core.translate import (
     clean_translation,

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import click
@@ -31,7 +33,8 @@ if TYPE_CHECKING:
 
     from lecturetui.cli.base import ServerChoice
     from lecturetui.core.answering import Answer, Retrieved
-    from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.generation import Generator, LlamaGenerator
+    from lecturetui.core.question import Event
     from lecturetui.core.servergen import ServerGenerator
 
     AnswerModel = LlamaGenerator | ServerGenerator
@@ -90,13 +93,9 @@ def ask_cmd(
 ) -> None:
     """Answer QUESTION from your lectures: the best evidence sentences at once, then the
     answer, citing the segments as [1], [2]."""
-    from rich.markup import escape
-
-    from lecturetui.core.answering import answer, retrieve
     from lecturetui.core.conversation import make_turn
-    from lecturetui.core.guess import guess_planned, guesser_for
+    from lecturetui.core.question import QuestionSettings, run_question
     from lecturetui.core.scope import Scope, resolve
-    from lecturetui.core.translate import target_language, translating
 
     server = server_choice(llm_url, llm_model, allow_remote)
     obj.first_run()
@@ -107,53 +106,83 @@ def ask_cmd(
     turn = make_turn(question, previous, force=True)
     scope = Scope(courses, lectures)
     resolve(library.store, scope)  # an unknown course or lecture is said before any model loads
-    out = console()
+    settings = QuestionSettings(k, mode, scope, guess, ttft, answer_tokens, device=obj.device)
     # the answer model loads while the search runs; it reads the fixed part of its prompt
     # (and measures its speed the first time) once the evidence is out
     evidence_out = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
         loading = pool.submit(_load_generator, obj, llm, n_ctx, verbose, evidence_out, server)
-        translator = guesser = None
-        target = target_language(library, turn.search_text)
-        if target or guess_planned(guess, obj.device):
-            # the model translates a question in another language than the lectures' first
-            # (core/translate.py) and guesses the lecturer's words (core/guess.py): it loads
-            # before the search
-            evidence_out.set()
-            model = loading.result()
-            translator = translating(model, target) if target else None
-            guesser = guesser_for(library, model, guess, scope)
+        models = _Loading(loading, evidence_out)
         try:
-            found = retrieve(library, turn, k, mode, scope, translator, guesser)
+            events = run_question(library, turn, models, settings)
+            show = _Printer(console(), as_json, loading)
+            for event in events:
+                show(event)
         finally:
-            evidence_out.set()
-        if not as_json:
-            if turn.previous is not None:
-                out.print(f"[dim](following up: {escape(turn.previous.question)})[/]")
+            evidence_out.set()  # a failed search must not leave the loader waiting
+            if loading.done() and loading.exception() is None:
+                loading.result().close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Loading:
+    """The answer model loading beside the search (the pipeline's ModelSource)."""
+
+    future: Future[AnswerModel]
+    evidence_out: threading.Event
+
+    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
+        # the model translates a question in another language than the lectures' first
+        # (core/translate.py) and guesses the lecturer's words (core/guess.py): it loads
+        # before the search when either is wanted
+        if not needed():
+            return None
+        self.evidence_out.set()
+        return self.future.result()
+
+    def for_answer(self, stop: threading.Event) -> Generator | None:
+        self.evidence_out.set()
+        return self.future.result()
+
+
+class _Printer:
+    """The pipeline's events on the terminal: evidence, the streamed answer, its references
+    (or, with --json, the answer's record alone)."""
+
+    def __init__(self, out: Console, as_json: bool, model: Future[AnswerModel]) -> None:
+        self.out = out
+        self.as_json = as_json
+        self.model = model
+
+    def __call__(self, event: Event) -> None:
+        from rich.markup import escape
+
+        from lecturetui.core.question import Answered, EvidenceReady, Failed, Token
+
+        if isinstance(event, Failed):
+            raise event.error
+        if isinstance(event, Answered):
+            if self.as_json:
+                click.echo(json_text(event.record))
+            else:
+                print_answer_end(self.out, event.answer, self.model.result())
+            return
+        if self.as_json:
+            return
+        if isinstance(event, EvidenceReady):
+            found = event.found
+            if found.turn.previous is not None:
+                self.out.print(f"[dim](following up: {escape(found.turn.previous.question)})[/]")
             if found.translation:
-                out.print(f"[dim](searched as: {escape(found.translation)})[/]")
+                self.out.print(f"[dim](searched as: {escape(found.translation)})[/]")
             if found.guess:
-                out.print(
+                self.out.print(
                     f"[dim](searched with the lecturer's likely words: {escape(found.guess)})[/]"
                 )
-            print_evidence(out, found)
-        generator = loading.result()
-
-    def on_token(piece: str) -> None:
-        if not as_json:
-            sys.stdout.write(piece)
+            print_evidence(self.out, found)
+        elif isinstance(event, Token):
+            sys.stdout.write(event.text)
             sys.stdout.flush()
-
-    try:
-        result = answer(library, generator, found, answer_tokens, ttft, on_token)
-    finally:
-        generator.close()
-    record = result.record()
-    library.history.add(record)
-    if as_json:
-        click.echo(json_text(record))
-        return
-    print_answer_end(out, result, generator)
 
 
 def _load_generator(

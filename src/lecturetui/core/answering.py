@@ -1,32 +1,25 @@
-"""Question -> retrieved hits -> evidence sentences -> a prompt within the time budget -> a
-streamed, cited answer."""
+"""What an answer is made of: the retrieved hits and their evidence sentences (`retrieve`), and
+the answer itself (`Answer`); core/question.py runs a question through them."""
 
 from __future__ import annotations
 
 import threading
 import time
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lecturetui.core.attribution import attribute
-from lecturetui.core.budget import PromptBudget, plan_prompt
 from lecturetui.core.conversation import Turn
 from lecturetui.core.evidence import EvidenceSentence, ScoredPassage, best_evidence, score_passages
-from lecturetui.core.generation import Generator
-from lecturetui.core.guess import Guesser, guess_for, guesser_for
-from lecturetui.core.llmspeed import SPEED_FILE, observe
-from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
-from lecturetui.core.prompting import Passage, cited_numbers, merge_hits, question_language
+from lecturetui.core.guess import Guesser, guess_for
+from lecturetui.core.modes import DEFAULT_MODE
+from lecturetui.core.prompting import Passage, merge_hits
 from lecturetui.core.records import AnswerRecord, PassageRecord, to_json
-from lecturetui.core.repetition import RepeatGuard
 from lecturetui.core.scope import Scope
 from lecturetui.core.sentences import SentenceVectors, split_sentences
 from lecturetui.core.service import Hit, Library, SearchResult
-from lecturetui.core.timebudget import DEFAULT_TTFT_S
 from lecturetui.core.timefmt import format_timestamp
-from lecturetui.core.translate import Translator, translator_for
+from lecturetui.core.translate import Translator
 
 
 @dataclass(slots=True)
@@ -185,133 +178,6 @@ def retrieve(
         turn, searched.result.hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
         searched.translation, searched.guess, searched.model_s,
     )  # fmt: skip
-
-
-def answer(
-    library: Library,
-    generator: Generator,
-    found: Retrieved,
-    answer_tokens: int = 512,
-    ttft_s: float | None = DEFAULT_TTFT_S,
-    on_token: Callable[[str], None] | None = None,
-    stop: threading.Event | None = None,
-    on_prompt: Callable[[list[Hit], list[Passage]], None] | None = None,
-) -> Answer:
-    """Write the answer from what `retrieve` found, its prompt sized so that the first token
-    comes within `ttft_s` of the question (None or 0: only the context window limits it).
-    Ctrl+C / `stop` ends it cleanly between tokens, keeping what was written."""
-    t0 = time.perf_counter() - found.evidence_s  # the clock started with the question
-    turn = found.turn
-    # the search and the evidence took part of the time; the model gets the rest, and at
-    # least half the budget (a first search over a cold cache should not starve the answer)
-    left = None if not ttft_s or ttft_s <= 0 else max(ttft_s - found.evidence_s, ttft_s / 2)
-    budget = PromptBudget.for_time(
-        generator.n_ctx,
-        answer_tokens + 8,  # slack for the chat template's generation prompt
-        generator.cached_tokens,
-        generator.prompt_tokens_per_s,
-        left,
-    )
-    plan = plan_prompt(
-        turn.question,
-        found.passages,
-        found.scored,
-        budget,
-        generator.count_prompt_tokens,
-        generator.count_tokens,
-        question_language(turn.question),
-        turn.previous,
-    )
-    passages = plan.passages
-    if on_prompt:
-        on_prompt(found.hits, passages)
-    stop = stop or threading.Event()
-    pieces: list[str] = []
-    first: float | None = None
-    stopped = False
-    t2 = time.perf_counter()
-    guard = RepeatGuard()
-    try:
-        for piece in generator.stream(plan.messages, answer_tokens, stop):
-            if first is None:
-                first = time.perf_counter()
-            pieces.append(piece)
-            if guard.feed(piece):
-                break  # a sentence said twice: the model is looping (leaving the stream ends it)
-            if on_token:
-                on_token(piece)
-    except KeyboardInterrupt:
-        stopped = True
-    stopped = stopped or stop.is_set()
-    t3 = time.perf_counter()
-    if first is not None:  # the prompt's reading time keeps the measured speed honest
-        observe(generator, library.home.root / SPEED_FILE,
-                plan.prompt_tokens - generator.cached_tokens, first - t2)  # fmt: skip
-    text = guard.answer().strip()
-    gen_s = t3 - (first or t3)
-    cited = cited_numbers(text, len(passages))
-    source = "model" if cited else "none"
-    if not cited and text and not stopped:
-        text, cited = attribute(library, text, passages)
-        source = "similarity" if cited else "none"
-    return Answer(
-        question=turn.question,
-        text=text,
-        passages=passages,
-        hits=found.hits,
-        cited=cited,
-        stopped=stopped,
-        citation_source=source,
-        timings={
-            "retrieval_ms": found.retrieval_s * 1000,
-            "translate_guess_ms": found.model_s * 1000,
-            "evidence_ms": found.evidence_s * 1000,
-            "prompt_tokens": float(plan.prompt_tokens),
-            "prompt_new_tokens": float(plan.prompt_tokens - generator.cached_tokens),
-            "prompt_limit": float(plan.limit),
-            "prompt_tokens_per_s": generator.prompt_tokens_per_s or 0.0,
-            "prompt_ms": (t2 - t0) * 1000,
-            # from the question (retrieval and evidence included) to the answer's first token
-            "time_to_first_token_ms": ((first or t3) - t0) * 1000,
-            "tokens_per_s": (len(pieces) - 1) / gen_s if len(pieces) > 1 and gen_s > 0 else 0.0,
-            "total_ms": (t3 - t0) * 1000,
-        },
-        evidence=found.evidence,
-        turn=turn,
-        trimmed=plan.trimmed,
-        translation=found.translation,
-        guess=found.guess,
-    )
-
-
-def ask(
-    library: Library,
-    generator: Generator,
-    question: str,
-    k: int = 10,
-    answer_tokens: int = 512,
-    on_token: Callable[[str], None] | None = None,
-    stop: threading.Event | None = None,
-    on_retrieved: Callable[[list[Hit], list[Passage]], None] | None = None,
-    mode: str = DEFAULT_MODE,
-    ttft_s: float | None = DEFAULT_TTFT_S,
-    turn: Turn | None = None,
-    on_evidence: Callable[[Retrieved], None] | None = None,
-    scope: Scope | None = None,
-    guess: str = DEFAULT_GUESS,
-) -> Answer:
-    """Retrieve, show the evidence (`on_evidence`), then stream the answer (`on_token`).
-
-    `turn` says whether the question follows up an earlier one (conversation.make_turn);
-    by default it stands alone. `guess` (auto, on, off): search with the lecturer's likely
-    words too (core/guess.py)."""
-    turn = turn or Turn(question.strip(), question.strip())
-    translator = translator_for(library, generator, turn.search_text)
-    guesser = guesser_for(library, generator, guess, scope)
-    found = retrieve(library, turn, k, mode, scope, translator, guesser)
-    if on_evidence:
-        on_evidence(found)
-    return answer(library, generator, found, answer_tokens, ttft_s, on_token, stop, on_retrieved)
 
 
 def warm_sentences(

@@ -17,6 +17,7 @@ from lecturetui.core.errors import LectureTuiError
 from lecturetui.tui.bookmarkscreen import BookmarksScreen
 from lecturetui.tui.context import (
     AppServices,
+    ModelsChanged,
     ModelState,
     RerankProgress,
     WorkFailed,
@@ -105,9 +106,7 @@ class LectureApp(App[None]):
             raise
         finally:
             models.ready.set()
-        self.call_from_thread(self.main.refresh_status)
-        self.call_from_thread(self.main.warm_sentences)
-        self.call_from_thread(self.write_rerank_vectors)
+        self.post_message(ModelsChanged(loaded=True))
 
     def _load_models(self) -> None:
         from lecturetui.core.llmspeed import SPEED_FILE, prepare
@@ -123,7 +122,7 @@ class LectureApp(App[None]):
         self.models.device = embedder.device
         self.models.rerank = self._rerank_label(0)
         self.models.ready.set()
-        self.call_from_thread(self.main.refresh_status)
+        self.post_message(ModelsChanged())
         generator = self.services.load_generator()
         # read the fixed start of every prompt now; measure the speed on first use
         prepare(generator, library.home.root / SPEED_FILE)
@@ -163,6 +162,12 @@ class LectureApp(App[None]):
 
         library.sync_rerank(on_vectors, cancel=lambda: worker.is_cancelled)
         self.post_message(RerankProgress(library.rerank_pending()))
+
+    def on_models_changed(self, event: ModelsChanged) -> None:
+        self.main.refresh_status()
+        if event.loaded:  # the sentences' vectors and the re-ranking vectors follow
+            self.main.warm_sentences()
+            self.write_rerank_vectors()
 
     def on_rerank_progress(self, event: RerankProgress) -> None:
         self.models.rerank = self._rerank_label(event.pending)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import work
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -15,14 +18,76 @@ from textual.worker import get_current_worker
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
 from lecturetui.core.records import AnswerRecord, EvidenceRecord, HitRecord, PassageRecord
 from lecturetui.core.scope import Scope
-from lecturetui.tui.context import AppContext, context
+from lecturetui.tui.context import AppContext, ModelState, WorkFailed, context
 from lecturetui.tui.render import answer_text, evidence_text, hit_row
 
 if TYPE_CHECKING:
     from lecturetui.core.answering import Retrieved
-    from lecturetui.core.conversation import Exchange
-    from lecturetui.core.prompting import Passage
-    from lecturetui.core.search import Hit
+    from lecturetui.core.conversation import Exchange, Turn
+    from lecturetui.core.generation import Generator
+
+
+class QuestionMessage(Message):
+    """An event of the question numbered `serial` (AskingScreen.serial), from its worker."""
+
+    def __init__(self, serial: int) -> None:
+        super().__init__()
+        self.serial = serial
+
+
+class QuestionStarted(QuestionMessage):
+    pass
+
+
+class EvidenceShown(QuestionMessage):
+    def __init__(self, serial: int, found: Retrieved) -> None:
+        super().__init__(serial)
+        self.found = found
+
+
+class PromptShown(QuestionMessage):
+    def __init__(self, serial: int, hits: list[HitRecord], passages: list[PassageRecord]) -> None:
+        super().__init__(serial)
+        self.hits = hits
+        self.passages = passages
+
+
+class AnswerGrew(QuestionMessage):
+    """The answer so far; a burst of them is coalesced into the newest (`can_replace`)."""
+
+    def __init__(self, serial: int, text: str) -> None:
+        super().__init__(serial)
+        self.text = text
+
+    def can_replace(self, message: Message) -> bool:
+        # Textual drops this one when the next waiting message is a newer AnswerGrew
+        return isinstance(message, AnswerGrew) and message.serial == self.serial
+
+
+class AnswerDone(QuestionMessage):
+    def __init__(self, serial: int, record: AnswerRecord, entry_id: int | None, turn: Turn) -> None:
+        super().__init__(serial)
+        self.record = record
+        self.entry_id = entry_id
+        self.turn = turn
+
+
+@dataclass(frozen=True, slots=True)
+class AppModels:
+    """The app's answer model for the pipeline (a ModelSource): it loads while the student
+    types; translation and the guess use it when it is there, the answer waits for it."""
+
+    models: ModelState
+
+    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
+        return self.models.generator
+
+    def for_answer(self, stop: threading.Event) -> Generator | None:
+        while not self.models.settled and not stop.is_set():
+            time.sleep(0.1)  # the evidence is on screen while the answer model loads
+        if self.models.generator is None and self.models.error is not None:
+            raise self.models.error
+        return self.models.generator
 
 
 class AskingScreen(Screen[None]):
@@ -44,6 +109,7 @@ class AskingScreen(Screen[None]):
         self.guess = DEFAULT_GUESS
         self.previous: Exchange | None = None  # the exchange a follow-up would continue
         self.entry_id: int | None = None  # the history entry of the answer on screen
+        self.serial = 0  # the question on screen (messages of an earlier one are dropped)
 
     @property
     def ctx(self) -> AppContext:
@@ -59,65 +125,86 @@ class AskingScreen(Screen[None]):
     def ask(self, question: str) -> None:
         self.stop_event.set()  # the answer in flight stops between tokens
         self.stop_event = threading.Event()
-        self.run_question(question, self.stop_event)
+        self.serial += 1  # what the worker of an earlier question still posts is dropped
+        self.run_question(question, self.stop_event, self.serial)
 
     @work(thread=True, exclusive=True, group="answer", exit_on_error=False)
-    def run_question(self, question: str, stop: threading.Event) -> None:
-        self.ctx.models.ready.wait()
+    def run_question(self, question: str, stop: threading.Event, serial: int) -> None:
+        """The question through the core's pipeline (core/question.py), each of its events
+        posted to this screen as a message; no widget is touched from this thread."""
+        from lecturetui.core.answering import passage_record
+        from lecturetui.core.conversation import make_turn
+        from lecturetui.core.question import (
+            Answered,
+            EvidenceReady,
+            Failed,
+            PromptReady,
+            QuestionSettings,
+            Started,
+            Token,
+            run_question,
+        )  # fmt: skip
+
+        ctx = self.ctx
+        ctx.models.ready.wait()
+        worker = get_current_worker()
+        settings = QuestionSettings(mode=self.mode, scope=self.scope, guess=self.guess,
+                                    ttft_s=self.ttft)  # fmt: skip
+        turn = make_turn(question, self.previous)
+        text = ""
         self.idle.clear()
         try:
-            self._answer_question(question, stop)
+            for event in run_question(ctx.services.library, turn, AppModels(ctx.models), settings,
+                                      stop):  # fmt: skip
+                if worker.is_cancelled:
+                    return  # superseded by a newer question
+                if isinstance(event, Started):
+                    self.post_message(QuestionStarted(serial))
+                elif isinstance(event, EvidenceReady):
+                    self.post_message(EvidenceShown(serial, event.found))
+                elif isinstance(event, PromptReady):
+                    self.post_message(PromptShown(serial, [h.record() for h in event.hits],
+                                                  [passage_record(p) for p in event.passages]))  # fmt: skip
+                elif isinstance(event, Token):
+                    text += event.text
+                    self.post_message(AnswerGrew(serial, text))
+                elif isinstance(event, Answered):
+                    self.post_message(AnswerDone(serial, event.record, event.entry_id, turn))
+                elif isinstance(event, Failed):  # said in the answer pane and logged (context.py)
+                    self.post_message(WorkFailed("answer", event.error))
         finally:
             self.idle.set()
 
-    def _answer_question(self, question: str, stop: threading.Event) -> None:
-        from lecturetui.core.answering import answer, passage_record, retrieve
-        from lecturetui.core.conversation import Exchange, make_turn
-        from lecturetui.core.guess import guesser_for
-        from lecturetui.core.translate import translator_for
+    def _current(self, message: QuestionMessage) -> bool:
+        return message.serial == self.serial
 
-        worker = get_current_worker()
-        ctx = self.ctx
-        library, models = ctx.services.library, ctx.models
-        self.app.call_from_thread(self.begin_question)
-        turn = make_turn(question, self.previous)
-        translator = translator_for(library, models.generator, turn.search_text)
-        guesser = guesser_for(library, models.generator, self.guess, self.scope)
-        found = retrieve(library, turn, 10, self.mode, self.scope, translator, guesser)
-        if worker.is_cancelled:
+    def on_question_started(self, message: QuestionStarted) -> None:
+        if self._current(message):
+            self.begin_question()
+
+    def on_evidence_shown(self, message: EvidenceShown) -> None:
+        if self._current(message):
+            self.show_found(message.found)
+
+    def on_prompt_shown(self, message: PromptShown) -> None:
+        if self._current(message):
+            self.show_hits(message.hits, message.passages)
+
+    def on_answer_grew(self, message: AnswerGrew) -> None:
+        if self._current(message):
+            self.stream_update(message.text)
+
+    def on_answer_done(self, message: AnswerDone) -> None:
+        from lecturetui.core.conversation import Exchange
+
+        if not self._current(message):
             return
-        self.app.call_from_thread(self.show_found, found)
-        while not models.settled and not stop.is_set():
-            time.sleep(0.1)  # the evidence is on screen while the answer model loads
-        if models.generator is None:
-            if models.error is not None:
-                raise models.error
-            return
-        tokens: list[str] = []
-        last = [0.0]
-
-        def on_prompt(hits: list[Hit], passages: list[Passage]) -> None:
-            self.app.call_from_thread(
-                self.show_hits, [h.record() for h in hits], [passage_record(p) for p in passages]
-            )
-
-        def on_token(piece: str) -> None:
-            tokens.append(piece)
-            now = time.perf_counter()
-            if now - last[0] > 0.05 and not worker.is_cancelled:  # at most 20 repaints a second
-                last[0] = now
-                self.app.call_from_thread(self.stream_update, "".join(tokens))
-
-        result = answer(library, models.generator, found, ttft_s=self.ttft, on_token=on_token,
-                        stop=stop, on_prompt=on_prompt)  # fmt: skip
-        if worker.is_cancelled:
-            return  # superseded by a newer question
-        record = result.record()
-        entry = library.history.add(record)
-        self.entry_id = entry
-        thread = turn.thread_id if turn.thread_id is not None else entry
-        self.previous = Exchange(entry, thread, turn.question, result.text, turn.search_text)
-        self.app.call_from_thread(self.show_answer, record)
+        record, turn = message.record, message.turn
+        self.entry_id = entry = message.entry_id
+        if entry is not None:
+            thread = turn.thread_id if turn.thread_id is not None else entry
+            self.previous = Exchange(entry, thread, turn.question, record.answer, turn.search_text)
+        self.show_answer(record)
 
     def begin_question(self) -> None:
         self.entry_id = None

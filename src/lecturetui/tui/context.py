@@ -107,6 +107,14 @@ class RerankProgress(Message):
         self.pending = pending
 
 
+class ModelsChanged(Message):
+    """The loading worker got further (E5 ready, or the answer model too: `loaded`)."""
+
+    def __init__(self, loaded: bool = False) -> None:
+        super().__init__()
+        self.loaded = loaded
+
+
 class WorkFailed(Message):
     """A worker failed: the app shows `message` (and `hint`) and logs the traceback; a screen
     may show it in place too (the message bubbles up to the app)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from rich.text import Text
@@ -10,6 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Markdown, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
@@ -21,6 +21,45 @@ from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.timefmt import format_duration, format_span, format_timestamp
 from lecturetui.tui.context import WorkFailed, context, copy_link, open_link, worker_failed
 from lecturetui.tui.render import highlighted, timeline
+
+
+class Diagnosed(Message):
+    """What `lecturetui doctor` says, for the library screen."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class LibraryChanged(Message):
+    """Lectures were removed (or added): the table is drawn again, `note` said."""
+
+    def __init__(self, note: str = "") -> None:
+        super().__init__()
+        self.note = note
+
+
+class IngestProgress(Message):
+    """Files done of the ingest in progress; a burst is coalesced into the newest."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done, self.total = done, total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, IngestProgress)
+
+
+class IngestLog(Message):
+    """The ingest's log line (a transcription's progress), or its report when `done`."""
+
+    def __init__(self, text: str, done: bool = False) -> None:
+        super().__init__()
+        self.text, self.done = text, done
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, IngestLog) and not self.done
+
 
 HELP = """\
 | key | does |
@@ -231,9 +270,10 @@ class LibraryScreen(Screen[None]):
             + (f" · llama.cpp {report.llama.backend}" if report.llama else ""),
             *[f"! {p}" for p in report.problems],
         ]
-        self.app.call_from_thread(
-            self.query_one("#doctor", Static).update, Text("\n".join(lines), style="dim")
-        )
+        self.post_message(Diagnosed("\n".join(lines)))
+
+    def on_diagnosed(self, message: Diagnosed) -> None:
+        self.query_one("#doctor", Static).update(Text(message.text, style="dim"))
 
     def refresh_table(self) -> None:
         ctx = context(self)
@@ -269,8 +309,12 @@ class LibraryScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="ingest", exit_on_error=False)
     def delete_lecture(self, lec: Lecture) -> None:
         removed = context(self).services.library.remove_lecture(lec.id)
-        self.app.call_from_thread(self.refresh_table)
-        self.app.call_from_thread(self.notify, f"Deleted {lec.title} ({removed} segments).")
+        self.post_message(LibraryChanged(f"Deleted {lec.title} ({removed} segments)."))
+
+    def on_library_changed(self, message: LibraryChanged) -> None:
+        self.refresh_table()
+        if message.note:
+            self.notify(message.note)
 
     def action_edit_lecture(self) -> None:
         from lecturetui.tui.lecturedialogs import EditLectureScreen, LectureEdit
@@ -299,23 +343,16 @@ class LibraryScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="ingest", exit_on_error=False)
     def ingest(self, path: Path) -> None:
-        bar = self.query_one(ProgressBar)
-
-        def on_file(done: int, total: int, name: str) -> None:
-            self.app.call_from_thread(bar.update, total=max(total, 1), progress=done)
-
         from lecturetui.core.media import Cancelled
 
+        def on_file(done: int, total: int, name: str) -> None:
+            self.post_message(IngestProgress(done, max(total, 1)))
+
         worker = get_current_worker()
-        log_widget = self.query_one("#ingest-log", Static)
-        last = [0.0]
 
         def on_audio(done_s: float, total_s: float) -> None:
-            now = time.monotonic()
-            if now - last[0] >= 0.25 or done_s >= total_s:  # at most 4 repaints a second
-                last[0] = now
-                line = f"transcribing {path.name}: {format_timestamp(done_s)} / {format_timestamp(total_s)}"
-                self.app.call_from_thread(log_widget.update, Text(line))
+            line = f"transcribing {path.name}: {format_timestamp(done_s)} / {format_timestamp(total_s)}"
+            self.post_message(IngestLog(line))
 
         self.ingesting = path
         try:
@@ -339,10 +376,17 @@ class LibraryScreen(Screen[None]):
             )
             if r.status in ("added", "updated"):  # what was repaired or skipped, as the CLI says
                 lines += [f"          note: {note}" for note in r.notes]
-        log = Text("\n".join(lines))  # plain: a file name or message is never read as markup
-        self.app.call_from_thread(self.query_one("#ingest-log", Static).update, log)
-        self.app.call_from_thread(self.refresh_table)
-        self.app.call_from_thread(context(self).write_rerank_vectors)
+        self.post_message(IngestLog("\n".join(lines), done=True))
+
+    def on_ingest_progress(self, message: IngestProgress) -> None:
+        self.query_one(ProgressBar).update(total=message.total, progress=message.done)
+
+    def on_ingest_log(self, message: IngestLog) -> None:
+        # plain text: a file name or message is never read as markup
+        self.query_one("#ingest-log", Static).update(Text(message.text))
+        if message.done:
+            self.refresh_table()
+            context(self).write_rerank_vectors()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker_failed(self, event)

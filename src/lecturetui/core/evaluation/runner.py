@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from lecturetui.core.answering import ask
 from lecturetui.core.evaluation.judge import PROMPT_VERSION, Judge, auto_label
 from lecturetui.core.evaluation.keypoints import CitedExcerpt, KeyPointScore, score_answer
 from lecturetui.core.evaluation.questions import EvalQuestion, QuestionSet
@@ -17,6 +16,7 @@ from lecturetui.core.evaluation.runs import EvalPayload, EvalRecord, JudgeRecord
 from lecturetui.core.fusion import FusionConfig
 from lecturetui.core.generation import Generator
 from lecturetui.core.prompting import Passage
+from lecturetui.core.question import ask
 from lecturetui.core.records import AnswerRecord
 from lecturetui.core.scope import Scope
 from lecturetui.core.service import Library
