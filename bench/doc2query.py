@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import ROOT
+from _common import ALPHA, ROOT
 from ranking_ideas import Signals, convex, norm_lex, norm_top, order
 from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 from variants import Units
@@ -202,7 +202,7 @@ def rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     gen = Generated(corpus, model)
     lex = ExpandedLex(corpus, gen)
 
-    def ranked(dense_fn: Any, lex_fn: Any, alpha: float = 0.6) -> Ranker:
+    def ranked(dense_fn: Any, lex_fn: Any, alpha: float = ALPHA) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
             d = dense_fn(q)
             return order(convex([(alpha, norm_top(d)), (1 - alpha, norm_lex(lex_fn(q)))]), d)

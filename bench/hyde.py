@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from _common import ROOT
+from _common import ALPHA, ROOT, UNIT_SHARE
 from doc2query import MODELS, arguments, write_replies
 from ranking_ideas import Signals, default_order, default_ranker
 from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
@@ -334,7 +334,7 @@ def fusion_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     sig = signals(corpus)
     reply_of = product_replies(model)
 
-    def fused(alpha: float, unit_share: float = 0.7) -> Ranker:
+    def fused(alpha: float, unit_share: float = UNIT_SHARE) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
             guess = clean_guess(reply_of(q)) or ""
             qv = sig.qvec(q) + (c.query_vector(guess) if guess else 0.0)
@@ -352,7 +352,7 @@ def fusion_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     for alpha in (0.4, 0.5, 0.7, 0.8):
         out[f"guess, dense weight {alpha}"] = fused(alpha)
     for share in (0.5, 0.9):
-        out[f"guess, unit share {share}"] = fused(0.6, share)
+        out[f"guess, unit share {share}"] = fused(ALPHA, share)
     return out
 
 

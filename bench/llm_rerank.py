@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import ROOT
+from _common import ALPHA, LEX, ROOT
 from realistic import (
     HOME,
     QUESTIONS,
@@ -143,7 +143,7 @@ class Candidates:
         from ranking_ideas import convex, norm_lex, norm_top, order
 
         _, _, s2b = self.sig.dense(q)
-        score = convex([(0.6, norm_top(s2b)), (0.4, norm_lex(self.sig.bm25w(q)))])
+        score = convex([(ALPHA, norm_top(s2b)), (LEX, norm_lex(self.sig.bm25w(q)))])
         return order(score, s2b), score
 
     def question_text(self, q: Question) -> str:

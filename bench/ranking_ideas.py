@@ -22,6 +22,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+from _common import ALPHA, LEX
 from realistic import HOME, Corpus, Question, Ranker
 
 from lecturetui.core.lexical import index_terms, match_expression, query_terms
@@ -206,7 +207,7 @@ class Signals:
 def default_order(s2b: Arr, bm25: Arr) -> list[int]:
     """Today's default fusion: 0.6 x small-to-big + 0.4 x BM25, each min-max over its top 50;
     the rest of the library after them, by small-to-big."""
-    return order(convex([(0.6, norm_top(s2b)), (0.4, norm_lex(bm25))]), s2b)
+    return order(convex([(ALPHA, norm_top(s2b)), (LEX, norm_lex(bm25))]), s2b)
 
 
 def default_ranker(sig: Signals) -> Ranker:
@@ -218,7 +219,7 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
     sig = Signals(corpus, u48.vectors, u48.owner)
     out: dict[str, Ranker] = {}
 
-    def default_scores(q: Question, alpha: float = 0.6) -> dict[int, float]:
+    def default_scores(q: Question, alpha: float = ALPHA) -> dict[int, float]:
         _, _, s2b = sig.dense(q)
         return convex([(alpha, norm_top(s2b)), (1 - alpha, norm_lex(sig.bm25w(q)))])
 
@@ -238,15 +239,17 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
             )
         )
     out["r2 unit BM25 top2 instead, a=0.6"] = ranked(
-        lambda q: convex([(0.6, norm_top(sig.dense(q)[2])), (0.4, norm_lex(sig.bm25u(q, "top2")))])
+        lambda q: convex(
+            [(ALPHA, norm_top(sig.dense(q)[2])), (LEX, norm_lex(sig.bm25u(q, "top2")))]
+        )
     )
     for wu in (0.25, 0.5, 0.75):
         out[f"r2 window+unit BM25 (unit share {wu}), a=0.6"] = ranked(
             lambda q, wu=wu: convex(
                 [
-                    (0.6, norm_top(sig.dense(q)[2])),
-                    (0.4 * (1 - wu), norm_lex(sig.bm25w(q))),
-                    (0.4 * wu, norm_lex(sig.bm25u(q))),
+                    (ALPHA, norm_top(sig.dense(q)[2])),
+                    (LEX * (1 - wu), norm_lex(sig.bm25w(q))),
+                    (LEX * wu, norm_lex(sig.bm25u(q))),
                 ]
             )
         )
@@ -298,7 +301,7 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
         for how in ("mean", "max"):
             out[f"r2 neighbours on dense {how} w={w}"] = ranked(
                 lambda q, w=w, how=how: convex(
-                    [(0.6, norm_top(smoothed_dense(q, w, how))), (0.4, norm_lex(sig.bm25w(q)))]
+                    [(ALPHA, norm_top(smoothed_dense(q, w, how))), (LEX, norm_lex(sig.bm25w(q)))]
                 )
             )
 
@@ -373,7 +376,7 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
             win = sig.dense(q)[0]
             best, second = unit_top2(q)
             dense = 0.7 * ((1 - share) * best + share * second) + 0.3 * win
-            return convex([(0.6, norm_top(dense)), (0.4, norm_lex(sig.bm25w(q)))])
+            return convex([(ALPHA, norm_top(dense)), (LEX, norm_lex(sig.bm25w(q)))])
 
         out[f"r2 dense pool best + {share} second unit"] = ranked(pooled)
 
@@ -382,7 +385,7 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
         win, unit48, _ = sig.dense(q)
         unit32 = u32.seg_max(sig.qvec(q).astype(np.float32)).astype(np.float64)
         dense = 0.7 * ((1 - w32) * unit48 + w32 * unit32) + 0.3 * win
-        return convex([(0.6, norm_top(dense)), (0.4, norm_lex(sig.bm25w(q)))])
+        return convex([(ALPHA, norm_top(dense)), (LEX, norm_lex(sig.bm25w(q)))])
 
     for w32 in (0.3, 0.5):
         out[f"r2 units 48 and 32 words, 32 share {w32}"] = ranked(lambda q, w=w32: multi(q, w))
@@ -397,7 +400,7 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
         nv = nv / np.linalg.norm(nv)
         win = (corpus.vectors @ nv).astype(np.float64)
         dense = 0.7 * sig.seg_max(sig.unit_cos(nv)) + 0.3 * win
-        return convex([(0.6, norm_top(dense)), (0.4, norm_lex(sig.bm25w(q)))])
+        return convex([(ALPHA, norm_top(dense)), (LEX, norm_lex(sig.bm25w(q)))])
 
     for beta, m in ((0.2, 3), (0.5, 3), (0.5, 10)):
         out[f"r2 unit PRF beta {beta} m {m}"] = ranked(lambda q, b=beta, m=m: unit_prf(q, b, m))
@@ -445,7 +448,7 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
         def reweighted(q: Question, uw: float = uw) -> dict[int, float]:
             win, unit, _ = sig.dense(q)
             return convex(
-                [(0.6, norm_top(uw * unit + (1 - uw) * win)), (0.4, norm_lex(sig.bm25w(q)))]
+                [(ALPHA, norm_top(uw * unit + (1 - uw) * win)), (LEX, norm_lex(sig.bm25w(q)))]
             )
 
         out[f"r2 unit weight {uw}"] = ranked(reweighted)
@@ -469,7 +472,7 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
         qv = sig.qvec(q)
         unit = sig.seg_max(sig.unit_cos(qv) - beta * hu)
         win = (corpus.vectors @ qv).astype(np.float64) - beta * hw
-        return convex([(0.6, norm_top(0.7 * unit + 0.3 * win)), (0.4, norm_lex(sig.bm25w(q)))])
+        return convex([(ALPHA, norm_top(0.7 * unit + 0.3 * win)), (LEX, norm_lex(sig.bm25w(q)))])
 
     settings = ((0.25, 10), (0.5, 10), (1.0, 10), (0.1, 10), (0.15, 10), (0.25, 3), (0.25, 30))
     for beta, k in settings:
@@ -495,7 +498,7 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
         nv = qv + w * pv
         nv = (nv / np.linalg.norm(nv)).astype(np.float32)
         dense = 0.7 * sig.seg_max(sig.unit_cos(nv)) + 0.3 * (corpus.vectors @ nv)
-        return convex([(0.6, norm_top(dense)), (0.4, norm_lex(sig.bm25w(q)))])
+        return convex([(ALPHA, norm_top(dense)), (LEX, norm_lex(sig.bm25w(q)))])
 
     for w in (0.3, 0.6, 1.0):
         out[f"r2 question also as a passage, weight {w}"] = ranked(lambda q, w=w: passage_too(q, w))
@@ -585,7 +588,7 @@ def idea_rankers(corpus: Corpus, u48: Any, u32: Any) -> dict[str, Ranker]:
         np.maximum.at(best, owner, (vecs @ qv).astype(np.float64))
         win, unit, _ = sig.dense(q)
         dense = 0.7 * (mix * best + (1 - mix) * unit) + 0.3 * win
-        return convex([(0.6, norm_top(dense)), (0.4, norm_lex(sig.bm25w(q)))])
+        return convex([(ALPHA, norm_top(dense)), (LEX, norm_lex(sig.bm25w(q)))])
 
     for mix in (1.0, 0.5):
         out[f"r2 units with the lecture title, share {mix}"] = ranked(lambda q, m=mix: titled(q, m))

@@ -17,10 +17,21 @@ from _common import ROOT, demo_library
 from lecturetui.core.evaluation.metrics import RetrievalScores
 from lecturetui.core.evaluation.questions import load_questions
 from lecturetui.core.evaluation.retrieval import gold_count
-from lecturetui.core.fusion import FusionConfig, fuse, rrf
+from lecturetui.core.fusion import Fused, FusionConfig, fuse, ranks_of
 from lecturetui.core.prompting import language_code
 
 Ranker = Callable[[list[tuple[int, float]], list[tuple[int, float]], bool], list[int]]
+
+
+def rrf(rankings: dict[str, list[int]], weights: dict[str, float], k: float = 60.0) -> list[Fused]:
+    """Weighted reciprocal rank fusion (Cormack et al. 2009), which the product's convex
+    fusion replaced; ties keep the order in which segments were first seen."""
+    ranks = ranks_of(rankings)
+    scores = {
+        seg: sum(weights.get(name, 1.0) / (k + r) for name, r in by.items())
+        for seg, by in ranks.items()
+    }
+    return [Fused(s, scores[s], ranks[s]) for s in sorted(scores, key=lambda s: -scores[s])]
 
 
 def variants() -> dict[str, Ranker]:

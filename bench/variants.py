@@ -7,6 +7,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+from _common import ALPHA, DEPTH, OTHER_ALPHA, UNIT_SHARE
 from realistic import HOME, Corpus, Question, Ranker
 
 
@@ -108,7 +109,7 @@ def rankers(corpus: Corpus) -> dict[str, Ranker]:
     out["dense (E5 windows)"] = lambda q, c: list(np.argsort(-window(q.text)))
     out["lexical (BM25)"] = lambda q, c: [c.pos[i] for i, _ in _lex(c, q.text, 200)]
 
-    def hybrid(dense_fn: Any, same_a: float, cross_a: float, depth: int = 50) -> Ranker:
+    def hybrid(dense_fn: Any, same_a: float, cross_a: float, depth: int = DEPTH) -> Ranker:
         def rank(q: Question, c: Corpus) -> list[int]:
             d = minmax_top(dense_fn(q.text), depth)
             lx = lexical_scores(c, q, depth)
@@ -118,7 +119,7 @@ def rankers(corpus: Corpus) -> dict[str, Ranker]:
 
         return rank
 
-    out["hybrid today (0.6 / 0.9, depth 50)"] = hybrid(window, 0.6, 0.9)
+    out["hybrid today (0.6 / 0.9, depth 50)"] = hybrid(window, ALPHA, OTHER_ALPHA)
 
     units: dict[tuple[int, int, bool], Units] = {}
 
@@ -163,7 +164,7 @@ def rankers(corpus: Corpus) -> dict[str, Ranker]:
     u48 = units[(48, 24, False)]
 
     def s2b_vec(qv: np.ndarray) -> np.ndarray:
-        return 0.7 * u48.seg_max(qv) + 0.3 * (corpus.vectors @ qv)
+        return UNIT_SHARE * u48.seg_max(qv) + (1 - UNIT_SHARE) * (corpus.vectors @ qv)
 
     for beta, m in ((0.3, 3), (0.5, 3), (0.5, 5), (1.0, 5)):
 
@@ -173,8 +174,8 @@ def rankers(corpus: Corpus) -> dict[str, Ranker]:
             qv = corpus.query_vector(text) + beta * corpus.vectors[top].mean(axis=0)
             return s2b_vec(qv / np.linalg.norm(qv))
 
-        out[f"hybrid s2b + PRF beta {beta} m {m}"] = hybrid(prf, 0.6, 0.9)
-    out.update(lecture_rankers(corpus, {"hybrid s2b": hybrid(base, 0.6, 0.9)}))
+        out[f"hybrid s2b + PRF beta {beta} m {m}"] = hybrid(prf, ALPHA, OTHER_ALPHA)
+    out.update(lecture_rankers(corpus, {"hybrid s2b": hybrid(base, ALPHA, OTHER_ALPHA)}))
     out.update(translation_rankers(corpus, base, s2b_vec))
     from ranking_ideas import idea_rankers
 
@@ -197,8 +198,8 @@ def translation_rankers(corpus: Corpus, base: Any, s2b_vec: Any) -> dict[str, Ra
         return dataclasses.replace(q, lang="en", text=trans.get(q.text, q.text))
 
     def hybrid_on(scores: Any, q: Question, c: Corpus, alpha: float) -> list[int]:
-        d = minmax_top(scores, 50)
-        lx = lexical_scores(c, q, 50)
+        d = minmax_top(scores, DEPTH)
+        lx = lexical_scores(c, q, DEPTH)
         fused = fuse(d, lx, alpha)
         seen = set(fused)
         return fused + [int(i) for i in np.argsort(-scores) if int(i) not in seen]
@@ -207,20 +208,20 @@ def translation_rankers(corpus: Corpus, base: Any, s2b_vec: Any) -> dict[str, Ra
 
     def translated_only(q: Question, c: Corpus) -> list[int]:
         t = as_english(q) if q.lang != "en" else q
-        return hybrid_on(base(t.text), t, c, 0.6)
+        return hybrid_on(base(t.text), t, c, ALPHA)
 
     def both_vectors(q: Question, c: Corpus) -> list[int]:
         if q.lang == "en":
-            return hybrid_on(base(q.text), q, c, 0.6)
+            return hybrid_on(base(q.text), q, c, ALPHA)
         t = as_english(q)
         qv = c.query_vector(q.text) + c.query_vector(t.text)
-        return hybrid_on(s2b_vec(qv / np.linalg.norm(qv)), t, c, 0.6)
+        return hybrid_on(s2b_vec(qv / np.linalg.norm(qv)), t, c, ALPHA)
 
     def both_scores(q: Question, c: Corpus) -> list[int]:
         if q.lang == "en":
-            return hybrid_on(base(q.text), q, c, 0.6)
+            return hybrid_on(base(q.text), q, c, ALPHA)
         t = as_english(q)
-        return hybrid_on(np.maximum(base(q.text), base(t.text)), t, c, 0.6)
+        return hybrid_on(np.maximum(base(q.text), base(t.text)), t, c, ALPHA)
 
     hyde_path = HOME / "hyde.json"
     hyde: dict[str, str] = (

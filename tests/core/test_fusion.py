@@ -4,25 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lecturetui.core.fusion import FusionConfig, convex, fuse, minmax, rrf
-
-
-def test_rrf_sums_reciprocal_ranks() -> None:
-    fused = rrf({"a": [1, 2, 3], "b": [3, 4]}, {"a": 1.0, "b": 1.0}, k=1.0)
-    scores = {f.segment_id: f.score for f in fused}
-    assert scores[3] == pytest.approx(1 / 4 + 1 / 2)  # rank 3 in a, rank 1 in b
-    assert scores[1] == pytest.approx(1 / 2)
-    assert scores[4] == pytest.approx(1 / 3)
-    assert [f.segment_id for f in fused] == [3, 1, 2, 4]  # 2 and 4 tie: first seen first
-    assert dict(fused[0].ranks) == {"a": 3, "b": 1}
-
-
-def test_rrf_weights_tilt_the_fusion() -> None:
-    dense, lexical = [(10, 0.9), (20, 0.8)], [(20, 5.0), (10, 1.0)]
-    heavy_dense = FusionConfig(method="rrf", weights={"dense": 2.0, "lexical": 1.0})
-    heavy_lexical = FusionConfig(method="rrf", weights={"dense": 1.0, "lexical": 2.0})
-    assert fuse(dense, lexical, heavy_dense)[0].segment_id == 10
-    assert fuse(dense, lexical, heavy_lexical)[0].segment_id == 20
+from lecturetui.core.fusion import FusionConfig, convex, fuse, minmax
 
 
 def test_minmax_scales_to_unit_range() -> None:

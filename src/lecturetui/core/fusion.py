@@ -7,13 +7,13 @@ is not (an English question about Portuguese lectures shares few words with them
 adds noise). On the development set in bench/ this beat either retriever alone, one alpha for
 all questions, and reciprocal rank fusion (RRF, Cormack et al. 2009) on every metric
 (bench/RESULTS.md), in line with Bruch et al. (2023), who found a tuned convex combination better
-than RRF. RRF is kept for comparison (`FusionConfig(method="rrf")`).
+than RRF (bench/retrieval_sweep.py has it, for comparison).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 #: how deep each retriever's ranking goes into the fusion
 CANDIDATES = 50
@@ -21,15 +21,10 @@ CANDIDATES = 50
 
 @dataclass(frozen=True, slots=True)
 class FusionConfig:
-    method: str = "convex"  # or "rrf"
-    alpha: float = 0.6  # convex: weight of the dense score
+    alpha: float = 0.6  # weight of the dense score
     other_language_alpha: float = 0.9  # ... when the question is in none of the library's languages
-    k: float = 60.0  # rrf: rank offset
-    weights: Mapping[str, float] = field(default_factory=lambda: {"dense": 1.0, "lexical": 1.0})
 
     def describe(self) -> str:
-        if self.method == "rrf":
-            return f"rrf k={self.k:g} weights={dict(self.weights)}"
         return f"convex alpha={self.alpha:g} (other language {self.other_language_alpha:g})"
 
 
@@ -47,24 +42,12 @@ def retriever_tag(retrievers: Collection[str]) -> str:
     return tag + ("G" if "rerank" in retrievers else "")
 
 
-def _ranks(rankings: Mapping[str, Sequence[int]]) -> dict[int, dict[str, int]]:
+def ranks_of(rankings: Mapping[str, Sequence[int]]) -> dict[int, dict[str, int]]:
     ranks: dict[int, dict[str, int]] = {}
     for name, ids in rankings.items():
         for rank, seg in enumerate(ids, 1):
             ranks.setdefault(seg, {})[name] = rank
     return ranks
-
-
-def rrf(
-    rankings: Mapping[str, Sequence[int]], weights: Mapping[str, float], k: float = 60.0
-) -> list[Fused]:
-    """Weighted reciprocal rank fusion; ties keep the order in which segments were first seen."""
-    ranks = _ranks(rankings)
-    scores = {
-        seg: sum(weights.get(name, 1.0) / (k + r) for name, r in by.items())
-        for seg, by in ranks.items()
-    }
-    return [Fused(s, scores[s], ranks[s]) for s in sorted(scores, key=lambda s: -scores[s])]
 
 
 def minmax(pairs: Sequence[tuple[int, float]]) -> dict[int, float]:
@@ -80,7 +63,7 @@ def convex(
     dense: Sequence[tuple[int, float]], lexical: Sequence[tuple[int, float]], alpha: float
 ) -> list[Fused]:
     nd, nl = minmax(dense), minmax(lexical)
-    ranks = _ranks({"dense": [i for i, _ in dense], "lexical": [i for i, _ in lexical]})
+    ranks = ranks_of({"dense": [i for i, _ in dense], "lexical": [i for i, _ in lexical]})
     scores = {seg: alpha * nd.get(seg, 0.0) + (1 - alpha) * nl.get(seg, 0.0) for seg in ranks}
     return [Fused(s, scores[s], ranks[s]) for s in sorted(scores, key=lambda s: -scores[s])]
 
@@ -92,8 +75,5 @@ def fuse(
     same_language: bool = True,
 ) -> list[Fused]:
     """One ranking from (segment id, score) lists, best first."""
-    if config.method == "rrf":
-        lists = {"dense": [i for i, _ in dense], "lexical": [i for i, _ in lexical]}
-        return rrf(lists, config.weights, config.k)
     alpha = config.alpha if same_language else config.other_language_alpha
     return convex(dense, lexical, alpha)

@@ -166,7 +166,6 @@ def run_search(
     k: int,
     exact: bool | None,
     mode: str,
-    fusion: FusionConfig | None,
     scope: ResolvedScope | None = None,
     translation: str | None = None,
     guess: str | None = None,
@@ -220,9 +219,7 @@ def run_search(
         ranked = lexical
     else:
         same = bool(translation) or library.same_language(query)
-        ranked = [
-            (f.segment_id, f.score) for f in fuse(dense, lexical, fusion or FusionConfig(), same)
-        ]
+        ranked = [(f.segment_id, f.score) for f in fuse(dense, lexical, FusionConfig(), same)]
     own: dict[str, dict[int, float]] = {"dense": dict(dense), "lexical": dict(lexical)}
     if reranking and rerank is not None:
         model = rerank.scores(query, [seg for seg, _ in ranked[: config.depth]], config.dims)

@@ -13,7 +13,6 @@ from lecturetui.core import rerank, unitindex
 from lecturetui.core.bookmarks import Bookmarks
 from lecturetui.core.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.fusion import FusionConfig
 from lecturetui.core.history import History
 from lecturetui.core.index import Manifest, SearchIndexError, VectorIndex, manifest_for
 from lecturetui.core.ingest import FileResult, IngestOptions, IngestReport, ingest_paths
@@ -416,7 +415,6 @@ class Library:
         k: int = 10,
         exact: bool | None = None,
         mode: str = DEFAULT_MODE,
-        fusion: FusionConfig | None = None,
         scope: Scope | None = None,
         translation: str | None = None,
         guess: str | None = None,
@@ -455,7 +453,7 @@ class Library:
                 hint="run `lecturetui reindex`",
             )
         return run_search(
-            self, query, k, exact, mode, fusion, scoped, translation, guess, self.rerank_stage(),
+            self, query, k, exact, mode, scoped, translation, guess, self.rerank_stage(),
             rerank_config,
         )  # fmt: skip
 
