@@ -41,7 +41,7 @@ from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_q
 from variants import Units
 
 from lecturetui.core.guess import clean_guess, guess_messages
-from lecturetui.core.prompting import question_language
+from lecturetui.core.language import question_language
 
 SYSTEM = "You are the lecturer of an introductory programming course."
 ASK = (

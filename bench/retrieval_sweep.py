@@ -18,7 +18,7 @@ from lecturetui.core.evaluation.metrics import RetrievalScores
 from lecturetui.core.evaluation.questions import load_questions
 from lecturetui.core.evaluation.retrieval import gold_count
 from lecturetui.core.fusion import Fused, FusionConfig, fuse, ranks_of
-from lecturetui.core.prompting import language_code
+from lecturetui.core.language import language_code
 
 Ranker = Callable[[list[tuple[int, float]], list[tuple[int, float]], bool], list[int]]
 

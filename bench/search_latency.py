@@ -54,7 +54,7 @@ class SyntheticPassages:
         return self.real.embed_query(text)
 
     def token_counter(self):  # type: ignore[no-untyped-def]
-        from lecturetui.core.segmenting import TokenCounter
+        from lecturetui.core.tokens import TokenCounter
 
         return TokenCounter()
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from lecturetui.core.segmenting import CallableTokenCounter, TokenCounter
+from lecturetui.core.tokens import CallableTokenCounter, TokenCounter
 
 
 class FakeEmbedder:

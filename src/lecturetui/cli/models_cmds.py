@@ -7,12 +7,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import Context, LtGroup, console, pass_ctx
+from lecturetui.cli.base import Context, LtGroup, console, pass_ctx, prepare_models
 
 if TYPE_CHECKING:
-    from rich.progress import TaskID
-
-    from lecturetui.core.modelsetup import Prepared
+    pass
 
 
 @click.group("models", cls=LtGroup)
@@ -45,33 +43,6 @@ def setup_cmd(obj: Context, force: bool) -> None:
         fail(
             "Some models could not be prepared (above).", hint="run `lecturetui models setup` again"
         )
-
-
-def prepare_models(obj: Context, stderr: bool = True) -> list[Prepared]:
-    """Every offline model (core/modelsetup.py), with a progress bar per model and a line each."""
-    from lecturetui.cli.base import progress_bars
-    from lecturetui.core.modelsetup import prepare
-
-    out = console(stderr=stderr)
-    t0 = time.perf_counter()
-    with progress_bars() as bar:
-        tasks: dict[str, TaskID] = {}
-
-        def on_step(what: str, done: int, total: int) -> None:
-            if what not in tasks:
-                tasks[what] = bar.add_task(what, total=total, rate="")
-            bar.update(tasks[what], completed=done, total=total)
-
-        results = prepare(obj.home.models_dir, on_step)
-    for r in results:
-        if r.path is not None:
-            out.print(f"[green]✓[/] {r.role}: {r.path}")
-        else:
-            out.print(
-                f"[red]✗[/] {r.role}: {r.problem}" + (f" [dim]hint:[/] {r.hint}" if r.hint else "")
-            )
-    out.print(f"[dim]Models prepared in {time.perf_counter() - t0:.0f} s.[/]")
-    return results
 
 
 @models_group.command("gemma")

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.links import deep_link
+from lecturetui.core.models import join_overlapping
 from lecturetui.core.moments import Moment
-from lecturetui.core.prompting import join_overlapping
 from lecturetui.core.timefmt import format_timestamp, utc_now
 
 _SELECT = """

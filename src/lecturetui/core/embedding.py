@@ -20,7 +20,7 @@ import numpy.typing as npt
 from lecturetui.core.devicepolicy import WorkloadPolicy, estimate_tokens
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import feed
-from lecturetui.core.segmenting import CallableTokenCounter, TokenCounter
+from lecturetui.core.tokens import CallableTokenCounter, TokenCounter
 
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.language import language_code, language_name, question_language
 from lecturetui.core.modes import GUESS_SETTINGS
-from lecturetui.core.prompting import language_code, language_name, question_language
 
 if TYPE_CHECKING:
     from lecturetui.core.generation import Generator

@@ -214,7 +214,7 @@ def diagnose(
 def speech_device(device: str | None) -> str:
     """Where faster-whisper would run: "cuda (float16)" or "cpu (int8)" (CTranslate2's view)."""
     try:
-        from lecturetui.core.transcribe import choose_device
+        from lecturetui.core.asrmodel import choose_device
 
         return str(choose_device(device))
     except ImportError:  # pragma: no cover - faster-whisper is a dependency

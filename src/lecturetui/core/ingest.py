@@ -23,8 +23,9 @@ from lecturetui.core.media import MEDIA_EXTENSIONS, caption_for, is_media, media
 from lecturetui.core.mediaingest import MediaContext, read_media, write_transcript
 from lecturetui.core.models import ParsedLecture, Segment
 from lecturetui.core.repairs import ParsePolicy
-from lecturetui.core.segmenting import SegmentConfig, TokenCounter, segment_cues
+from lecturetui.core.segmenting import SegmentConfig, segment_cues
 from lecturetui.core.store import LectureRecord, SaveResult, Store
+from lecturetui.core.tokens import TokenCounter
 from lecturetui.core.transcripts import EXTENSIONS, Transcript, read_transcript
 from lecturetui.core.ytdlp import one_language, plain_name, read_info
 

@@ -6,13 +6,14 @@ Pure logic (no model import): merging overlapping windows, fitting the context b
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lecturetui.core.citing import CITATION
 from lecturetui.core.conversation import Exchange
 from lecturetui.core.links import deep_link
+from lecturetui.core.models import join_overlapping
 from lecturetui.core.timefmt import format_span
 
 SYSTEM_PROMPT = (
@@ -56,9 +57,6 @@ def fixed_messages() -> list[dict[str, str]]:
     ]
 
 
-CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
-
-
 @dataclass(slots=True)
 class Passage:
     """One or more overlapping windows of the same lecture, merged: what the prompt numbers."""
@@ -85,18 +83,6 @@ class Passage:
     def header(self) -> str:
         span = f"{format_span(self.start, self.end)}"
         return f"Excerpt [{self.number}] ({self.lecture_title}, {span}):"
-
-
-def join_overlapping(a: str, b: str, min_words: int = 3) -> str:
-    """`a` then `b` without the words `b` repeats from the end of `a` (windows overlap ~35 s)."""
-    aw, bw = a.split(), b.split()
-    best = 0
-    head = bw[:min_words]
-    for pos in range(max(0, len(aw) - len(bw)), len(aw) - min_words + 1):
-        if aw[pos : pos + min_words] == head and aw[pos:] == bw[: len(aw) - pos]:
-            best = len(aw) - pos
-            break
-    return " ".join(aw + bw[best:])
 
 
 def merge_hits(hits: Sequence[Any]) -> list[Passage]:
@@ -163,33 +149,6 @@ def merge_hits(hits: Sequence[Any]) -> list[Passage]:
     return passages
 
 
-_LANGUAGE_NAMES = {
-    "pt": "Portuguese", "en": "English", "es": "Spanish", "fr": "French", "de": "German",
-    "it": "Italian", "nl": "Dutch", "ca": "Catalan", "pl": "Polish", "ru": "Russian",
-    "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "ar": "Arabic", "tr": "Turkish",
-}  # fmt: skip
-
-
-def language_code(text: str) -> str:
-    """ISO 639-1 code of a text's language (py3langid, offline)."""
-    import py3langid
-
-    code, _ = py3langid.classify(text)
-    return str(code)
-
-
-def language_name(code: str) -> str:
-    """An ISO 639-1 code's English name ("pt" -> "Portuguese"); the code when unknown."""
-    return _LANGUAGE_NAMES.get(code, code)
-
-
-def question_language(question: str) -> str | None:
-    """The question's language by name (small models follow "answer in Portuguese" far better
-    than "answer in the language of the question")."""
-    code = language_code(question)
-    return _LANGUAGE_NAMES.get(code, code)
-
-
 def render_user_message(
     question: str, passages: Sequence[Passage], language: str | None = None, follow_up: bool = False
 ) -> str:
@@ -243,14 +202,3 @@ def messages_for(
             "content": render_user_message(question, passages, language, previous is not None),
         },
     ]
-
-
-def cited_numbers(answer: str, limit: int) -> list[int]:
-    """Citation numbers in order of first appearance, only those that name a passage."""
-    seen: list[int] = []
-    for m in CITATION.finditer(answer):
-        for part in re.split(r"\s*[,;]\s*", m.group(1)):
-            n = int(part)
-            if 1 <= n <= limit and n not in seen:
-                seen.append(n)
-    return seen

@@ -25,13 +25,15 @@ from typing import Protocol
 from lecturetui.core.answering import Answer, Retrieved, retrieve
 from lecturetui.core.attribution import attribute
 from lecturetui.core.budget import PromptBudget, plan_prompt
+from lecturetui.core.citing import cited_numbers
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.generation import Generator
 from lecturetui.core.guess import guess_planned, guesser_for
+from lecturetui.core.language import question_language
 from lecturetui.core.llmspeed import SPEED_FILE, observe
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
-from lecturetui.core.prompting import Passage, cited_numbers, question_language
+from lecturetui.core.prompting import Passage
 from lecturetui.core.records import AnswerRecord
 from lecturetui.core.repetition import RepeatGuard
 from lecturetui.core.scope import Scope

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from lecturetui.core.models import Cue, Segment
+from lecturetui.core.tokens import TokenCounter
 
 _WORD = re.compile(r"\S+")
 
@@ -38,43 +38,6 @@ class SegmentConfig:
             "overlap_s": self.overlap_s,
             "max_tokens": self.max_tokens,
         }
-
-
-class TokenCounter:
-    """Counts the tokens a passage costs the encoder.
-
-    `count(text)` is the cost of the text alone; `overhead` is what every passage adds (the
-    `passage: ` prefix and the special tokens). The default is a conservative estimate for
-    SentencePiece vocabularies (XLM-R): 1.25 tokens a word or one per 3.5 non-space characters,
-    whichever is more (Portuguese lecture speech measures about 1.15 and 3.7), so it over-counts
-    rather than lets the encoder truncate. Spaces are not counted, so the count of texts joined by
-    spaces is never more than the sum of their counts. The search stage replaces it with the model's own tokenizer.
-    """
-
-    name = "estimate"
-
-    def __init__(self, overhead: int = 6) -> None:
-        self.overhead = overhead
-
-    def count(self, text: str) -> int:
-        words = _WORD.findall(text)
-        chars = sum(len(w) for w in words)
-        return math.ceil(max(1.25 * len(words), chars / 3.5)) if words else 0
-
-    def total(self, text: str) -> int:
-        return self.overhead + self.count(text)
-
-
-class CallableTokenCounter(TokenCounter):
-    """A counter built on a function that counts a text's tokens (e.g. a real tokenizer)."""
-
-    def __init__(self, fn: Callable[[str], int], overhead: int, name: str) -> None:
-        super().__init__(overhead)
-        self._fn = fn
-        self.name = name
-
-    def count(self, text: str) -> int:
-        return self._fn(text)
 
 
 def split_long_cues(cues: list[Cue], budget: int, counter: TokenCounter) -> list[Cue]:

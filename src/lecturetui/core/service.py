@@ -16,18 +16,19 @@ from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.history import History
 from lecturetui.core.index import Manifest, SearchIndexError, VectorIndex, manifest_for
 from lecturetui.core.ingest import FileResult, IngestOptions, IngestReport, ingest_paths
+from lecturetui.core.language import language_code
 from lecturetui.core.mediaingest import MediaContext
 from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.modelstore import Notify, resolve_embed_model
 from lecturetui.core.modes import DEFAULT_MODE, MODES
 from lecturetui.core.paths import DataHome
-from lecturetui.core.prompting import language_code
 from lecturetui.core.rerank import RerankConfig, RerankStage
 from lecturetui.core.savedanswer import SavedAnswer, saved_answer
 from lecturetui.core.scope import Scope, resolve
 from lecturetui.core.search import Hit, SearchResult, run_search
-from lecturetui.core.segmenting import SegmentConfig, TokenCounter
+from lecturetui.core.segmenting import SegmentConfig
 from lecturetui.core.store import Store
+from lecturetui.core.tokens import TokenCounter
 from lecturetui.core.transcribe import AudioProgress, CancelCheck, Transcriber, WhisperTranscriber
 
 Progress = Callable[[int, int], None]

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from lecturetui.core.asrmodel import DEFAULT_ASR, resolve_asr_model
+from lecturetui.core.asrmodel import DEFAULT_ASR, AsrDevice, choose_device, resolve_asr_model
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.media import SAMPLE_RATE, Cancelled, MediaError, decode_audio, probe
 from lecturetui.core.models import Cue, Transcription
@@ -42,26 +41,6 @@ class Transcriber(Protocol):
         progress: AudioProgress | None = None,
         cancel: CancelCheck | None = None,
     ) -> Transcription: ...
-
-
-@dataclass(frozen=True, slots=True)
-class AsrDevice:
-    device: str  # "cuda" or "cpu"
-    compute_type: str  # "float16" on CUDA, "int8" on the CPU
-
-    def __str__(self) -> str:
-        return f"{self.device} ({self.compute_type})"
-
-
-def choose_device(asked: str | None) -> AsrDevice:
-    """CUDA (float16) when asked for or, with `auto`, when CTranslate2 sees a GPU; else the CPU
-    (int8). CTranslate2 has no Metal backend: `mps` means the CPU here."""
-    if asked in (None, "auto", "cuda"):
-        import ctranslate2
-
-        if ctranslate2.get_cuda_device_count() > 0:
-            return AsrDevice("cuda", "float16")
-    return AsrDevice("cpu", "int8")
 
 
 def model_name(name: str | None) -> str:

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from lecturetui.core.prompting import language_name
+from lecturetui.core.language import language_name
 
 if TYPE_CHECKING:
     from lecturetui.core.generation import Generator

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from lecturetui.core.prompting import CITATION
+from lecturetui.core.citing import CITATION
 
 #: bumped when a prompt changes, so runs judged with other prompts are not mixed with new ones
 PROMPT_VERSION = 2

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from lecturetui.core.citing import cited_numbers
 from lecturetui.core.evaluation.metrics import Gold
 from lecturetui.core.lexical import fold, stems, words
-from lecturetui.core.prompting import cited_numbers
 
 #: a wording's words may be spread over its own length plus this many other words
 SLACK = 3

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from urllib.parse import quote
 
 from lecturetui.core.bookmarks import Bookmark
+from lecturetui.core.citing import CITATION
 from lecturetui.core.export.text import clean, one_line
 from lecturetui.core.moments import Moment
-from lecturetui.core.prompting import CITATION
 from lecturetui.core.savedanswer import SavedAnswer
 
 # ASCII punctuation that means something inline (CommonMark, GFM, Obsidian)
