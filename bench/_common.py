@@ -7,11 +7,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from lecturetui.core.fusion import CANDIDATES, FusionConfig
-from lecturetui.core.search import UNIT_WEIGHT
+from lecturetui.core.retrieval.fusion import CANDIDATES, FusionConfig
+from lecturetui.core.retrieval.search import UNIT_WEIGHT
 
 ROOT = Path(__file__).resolve().parents[1]
-#: the product's fusion weights (core/fusion.py, core/search.py), for the experiments' baselines
+#: the product's fusion weights (core/retrieval/fusion.py, core/retrieval/search.py), for the experiments' baselines
 ALPHA = FusionConfig().alpha  # dense share of the hybrid score
 LEX = 1 - ALPHA  # BM25 share
 OTHER_ALPHA = FusionConfig().other_language_alpha  # dense share, question in another language
@@ -28,7 +28,7 @@ def seed_texts() -> list[str]:
 
 
 def model_dir() -> Path:
-    from lecturetui.core.modelstore import setup_default_embedder
+    from lecturetui.core.models.locate import setup_default_embedder
 
     return setup_default_embedder(Path(os.environ.get("LECTURETUI_MODELS", ROOT / "models")))
 
@@ -45,8 +45,8 @@ def demo_library(home: str | None) -> tuple[Any, tempfile.TemporaryDirectory[str
 
     Returns the Library and the temporary folder to keep alive while it is used (None for home).
     """
+    from lecturetui.core.library import Library
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.service import Library
 
     if home is not None:
         return Library(DataHome.resolve(Path(home))), None

@@ -76,12 +76,12 @@ def main() -> None:
         print(summary([r for r in rows if not r.get("follows")], str(args.summarize)))
         return
 
-    from lecturetui.core.answering import Retrieved, warm_sentences
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.answer.question import ask
+    from lecturetui.core.answer.retrieved import Retrieved, warm_sentences
+    from lecturetui.core.answer.speed import SPEED_FILE, prepare
     from lecturetui.core.conversation import Exchange, make_turn
-    from lecturetui.core.generation import LlamaGenerator
-    from lecturetui.core.llmspeed import SPEED_FILE, prepare
-    from lecturetui.core.llmstore import resolve_llm
-    from lecturetui.core.question import ask
+    from lecturetui.core.models.gguf import resolve_llm
 
     print(f"load before: {load()}", flush=True)
     library, tmp = demo_library(args.home)

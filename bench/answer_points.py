@@ -34,9 +34,9 @@ POINTS = ROOT / "bench" / "data" / "answer_keypoints.jsonl"
 
 
 def repeated(text: str) -> bool:
-    """A sentence said twice, by the product's own stop rule (core/repetition.py): an answer
+    """A sentence said twice, by the product's own stop rule (core/answer/repetition.py): an answer
     written before that rule existed can still hold one."""
-    from lecturetui.core.repetition import RepeatGuard
+    from lecturetui.core.answer.repetition import RepeatGuard
 
     return RepeatGuard().feed(text + " ")
 
@@ -86,16 +86,16 @@ def main() -> None:
 
     from realistic import library as realistic_library
 
-    from lecturetui.core.answering import warm_sentences
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.answer.retrieved import warm_sentences
+    from lecturetui.core.answer.speed import SPEED_FILE, prepare
+    from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
     from lecturetui.core.evaluation.questions import load_questions
     from lecturetui.core.evaluation.runner import NO_JUDGE, EvalSettings, evaluate_question
-    from lecturetui.core.generation import LlamaGenerator
-    from lecturetui.core.llmspeed import SPEED_FILE, prepare
-    from lecturetui.core.llmstore import resolve_llm
-    from lecturetui.core.timebudget import DEFAULT_TTFT_S
+    from lecturetui.core.models.gguf import resolve_llm
 
     if args.floor:
-        import lecturetui.core.budget as budget
+        import lecturetui.core.answer.budget as budget
 
         budget.FLOOR_TOP_TOKENS, budget.FLOOR_NEXT_TOKENS = (int(x) for x in args.floor.split(","))
     rows = [json.loads(x) for x in POINTS.read_text(encoding="utf-8").splitlines() if x.strip()]

@@ -66,8 +66,8 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import numpy as np
 
-    from lecturetui.core.media import SAMPLE_RATE, decode_audio
-    from lecturetui.core.transcribe import WhisperTranscriber
+    from lecturetui.core.ingest.media import SAMPLE_RATE, decode_audio
+    from lecturetui.core.ingest.speech import WhisperTranscriber
 
     models = Path(os.environ.get("LECTURETUI_MODELS", ROOT / "models"))
     asr = WhisperTranscriber(models, args.model, args.device, cpu_threads=args.threads)

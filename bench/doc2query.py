@@ -69,7 +69,7 @@ def load_llm(model: str, threads: int) -> Any:
     """One of the bundled answer models on the CPU (llama.cpp), for a bench's generation step."""
     import llama_cpp
 
-    from lecturetui.core.generation import quiet_stderr
+    from lecturetui.core.answer.generation import quiet_stderr
 
     with quiet_stderr(True):
         return llama_cpp.Llama(

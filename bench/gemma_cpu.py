@@ -30,8 +30,8 @@ def main() -> None:
     args = ap.parse_args()
     import torch
 
-    from lecturetui.core.embedding import E5Embedder
-    from lecturetui.core.gemmastore import GEMMA_DIR, GEMMA_ID
+    from lecturetui.core.models.embedding import E5Embedder
+    from lecturetui.core.models.gemma import GEMMA_DIR, GEMMA_ID
 
     lib = library()
     ids = sorted(lib.store.all_segment_ids())[:: max(1, 396 // args.n)][: args.n]

@@ -16,7 +16,7 @@ Sections (each prints a table and writes SECTION.json under --out):
             and long prompts on the CPU against the GPU
   app       the app's status line once its models are loaded (Textual's headless pilot)
   guess     what a question costs before its search, with the answer model where `auto` puts it:
-            the translation of a Portuguese question and the lecturer's guess (core/guess.py),
+            the translation of a Portuguese question and the lecturer's guess (core/answer/guess.py),
             over the first 40 questions of --questions (median and p90 seconds)
 
 Runs where a CUDA GPU is; the figures go to bench/RESULTS.md with the device and versions.
@@ -68,7 +68,7 @@ def run(batch):
         return model.encode(batch)
     if variant.startswith("encode-"):
         return model.encode(batch, batch_size=int(variant.split("-")[1]), normalize_embeddings=True)
-    from lecturetui.core.embedding import encode_pipelined
+    from lecturetui.core.models.embedding import encode_pipelined
     return encode_pipelined(model, batch, 512, batch_tokens=int(variant.split("-")[1]))
 run(texts[:1024]); torch.cuda.synchronize()
 t = time.perf_counter(); vecs = run(texts); torch.cuda.synchronize(); dt = time.perf_counter() - t
@@ -118,7 +118,7 @@ sys.path.insert(0, {src!r})
 import torch
 if {threads}:
     torch.set_num_threads({threads})
-from lecturetui.core.embedding import E5Embedder
+from lecturetui.core.models.embedding import E5Embedder
 texts = [json.loads(x)["text"] for x in open({texts!r}, encoding="utf-8") if x.strip()]
 texts = (texts * 4)[:1000]
 from pathlib import Path
@@ -177,8 +177,8 @@ t0 = time.perf_counter()
 sys.path.insert(0, {src!r})
 from pathlib import Path
 from lecturetui.core.paths import DataHome
-from lecturetui.core.service import Library
-from lecturetui.core.answering import retrieve
+from lecturetui.core.library import Library
+from lecturetui.core.answer.retrieved import retrieve
 from lecturetui.core.conversation import Turn
 lib = Library(DataHome.resolve(Path({home!r})), device={device!r})
 qs = [json.loads(x) for x in open({questions!r}, encoding="utf-8") if x.strip()]
@@ -314,9 +314,9 @@ def section_app(args: argparse.Namespace) -> dict[str, Any]:
 
     from textual.widgets import Static
 
-    from lecturetui.core.generation import LlamaGenerator
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.library import Library
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.service import Library
     from lecturetui.tui.app import AppServices, LectureApp
 
     os.environ["LECTURETUI_MODELS"] = str(args.e5.parent)
@@ -343,10 +343,10 @@ def section_app(args: argparse.Namespace) -> dict[str, Any]:
 
 # -- guess --------------------------------------------------------------------------------------
 def section_guess(args: argparse.Namespace) -> dict[str, Any]:
-    from lecturetui.core.generation import LlamaGenerator
-    from lecturetui.core.guess import guess
-    from lecturetui.core.llmspeed import prepare
-    from lecturetui.core.translate import translate
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.answer.guess import guess
+    from lecturetui.core.answer.speed import prepare
+    from lecturetui.core.answer.translate import translate
 
     gen = LlamaGenerator(args.llm)
     prepare(gen, None)
@@ -359,7 +359,7 @@ def section_guess(args: argparse.Namespace) -> dict[str, Any]:
             if q["lang"] != "en":  # the benchmark's library is in English
                 translate(gen, q["question"], "en")
             t1 = time.perf_counter()
-            # guessed on as asked, in the library's language (core/guess.py guess_for)
+            # guessed on as asked, in the library's language (core/answer/guess.py guess_for)
             said = guess(gen, q["question"], "English", ["Python for Everybody"])
             t2 = time.perf_counter()
             rows.append({"lang": q["lang"], "translate_s": t1 - t0 if q["lang"] != "en" else None,

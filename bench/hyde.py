@@ -12,7 +12,7 @@ free and the prompt is the one recorded here. Prompts (`--prompt`):
 - `direct`: the product's, for Portuguese questions only, guessed on as asked (no
   translation), in English (`hyde_<model>_direct.json`); `score` compares it with the product's
   way (translate, then guess);
-- `product`: the product's own (core/guess.py `guess_messages`), with the library's one course
+- `product`: the product's own (core/answer/guess.py `guess_messages`), with the library's one course
   named as the product names it, and the language of the text guessed on
   (`hyde_<model>_product.json`);
 With `product`, a Portuguese question is guessed on its English translation
@@ -22,7 +22,7 @@ product's guess against it, each described by its function (bench/RESULTS.md, fi
 
 `score`: the default ranking (`r2 default` of bench/ranking_ideas.py) against the same with the
 guess: E5 on the question's vector (with its translation's) + w x the guess's vector,
-normalised, and BM25 on the text searched and the guess together: core/search.py's way.
+normalised, and BM25 on the text searched and the guess together: core/retrieval/search.py's way.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from ranking_ideas import Signals, default_order, default_ranker
 from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 from variants import Units
 
-from lecturetui.core.guess import clean_guess, guess_messages
+from lecturetui.core.answer.guess import clean_guess, guess_messages
 from lecturetui.core.language import question_language
 
 SYSTEM = "You are the lecturer of an introductory programming course."
@@ -91,7 +91,7 @@ def bm25_with(sig: Signals, q: Question, extra: str) -> np.ndarray:
 
 
 def rank_with_guess(sig: Signals, q: Question, guess: str, w: float = 1.0) -> list[int]:
-    """The default fusion searched as core/search.py searches with a guess: E5 on the question's
+    """The default fusion searched as core/retrieval/search.py searches with a guess: E5 on the question's
     vector (with its translation's) + w x the guess's, BM25 on the searched text and the guess."""
     qv = sig.qvec(q) + (w * sig.c.query_vector(guess) if guess else 0.0)
     return default_order(sig.dense_of(qv / np.linalg.norm(qv))[2], bm25_with(sig, q, guess))
@@ -385,7 +385,7 @@ def cut_rankers(corpus: Corpus, model: str) -> dict[str, Ranker]:
     so a shorter (cheaper) guess is scored without asking the model again."""
     from llama_cpp import Llama
 
-    from lecturetui.core.guess import GUESS_TOKENS
+    from lecturetui.core.answer.guess import GUESS_TOKENS
 
     llm = Llama(str(ROOT / "models" / MODELS[model]), vocab_only=True, verbose=False)
     sig = signals(corpus)

@@ -88,9 +88,9 @@ def main() -> None:
         }
     todo = [r for r in rows if key(r) not in judged]
     if todo:
+        from lecturetui.core.answer.generation import LlamaGenerator
         from lecturetui.core.evaluation.judge import Judge
-        from lecturetui.core.generation import LlamaGenerator
-        from lecturetui.core.llmstore import resolve_llm
+        from lecturetui.core.models.gguf import resolve_llm
 
         model = LlamaGenerator(resolve_llm(ROOT / "models", args.judge), n_ctx=4096, seed=0)
         judge = Judge(model)

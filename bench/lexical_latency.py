@@ -29,9 +29,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     args = ap.parse_args()
-    from lecturetui.core import store as store_mod
-    from lecturetui.core.models import Segment
-    from lecturetui.core.store import LectureRecord, Store
+    from lecturetui.core.lectures import Segment
+    from lecturetui.core.storage import store as store_mod
+    from lecturetui.core.storage.store import LectureRecord, Store
 
     words = " ".join(seed_texts()).split()
     rng = random.Random(7)

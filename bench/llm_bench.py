@@ -35,11 +35,11 @@ def main() -> None:
     ap.add_argument("--questions", type=Path, default=QUESTIONS)
     args = ap.parse_args()
 
-    from lecturetui.core.generation import LlamaGenerator
-    from lecturetui.core.llmstore import resolve_llm
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.answer.question import ask
+    from lecturetui.core.library import Library
+    from lecturetui.core.models.gguf import resolve_llm
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.question import ask
-    from lecturetui.core.service import Library
 
     questions = [json.loads(x) for x in args.questions.read_text(encoding="utf-8").splitlines()]
     models = model_dir().parent

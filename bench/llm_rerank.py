@@ -72,7 +72,7 @@ class Judge:
     def __init__(self, path: Path, threads: int = 1) -> None:
         import llama_cpp
 
-        from lecturetui.core.generation import quiet_stderr
+        from lecturetui.core.answer.generation import quiet_stderr
 
         with quiet_stderr(True):
             self.llm = llama_cpp.Llama(

@@ -42,10 +42,10 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     args = ap.parse_args()
 
-    from lecturetui.core.embedding import E5Embedder
-    from lecturetui.core.index import EXACT_SEARCH_LIMIT, Manifest, VectorIndex
-    from lecturetui.core.models import Segment
-    from lecturetui.core.store import LectureRecord, Store
+    from lecturetui.core.lectures import Segment
+    from lecturetui.core.models.embedding import E5Embedder
+    from lecturetui.core.retrieval.index import EXACT_SEARCH_LIMIT, Manifest, VectorIndex
+    from lecturetui.core.storage.store import LectureRecord, Store
 
     rng = np.random.default_rng(0)
     emb = E5Embedder(model_dir(), device="cpu")

@@ -67,10 +67,10 @@ def load_questions(path: Path) -> list[Question]:
 
 
 def library() -> Any:
-    from lecturetui.core.ingest import IngestOptions
+    from lecturetui.core.ingest.pipeline import IngestOptions
+    from lecturetui.core.ingest.segmenting import SegmentConfig
+    from lecturetui.core.library import Library
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.segmenting import SegmentConfig
-    from lecturetui.core.service import Library
 
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
     lib = Library(DataHome.resolve(HOME))

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/rerank.py [--half tune|heldout|both] [--only NAME ...] [--compare NAME]
 
-Runs the product's own search (`Library.search`, the hnswlib index, BM25, `core/rerank.py`) for
+Runs the product's own search (`Library.search`, the hnswlib index, BM25, `core/retrieval/rerank.py`) for
 every question, so what is measured is what a student gets. The first run ingests the 56
 lectures (bench/realistic.py) and writes EmbeddingGemma's vectors of the windows with the
 product's `Library.sync_rerank` into the bench home; question vectors of both models are cached
@@ -21,7 +21,7 @@ import numpy as np
 from _common import ROOT
 from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 
-from lecturetui.core.rerank import RerankConfig
+from lecturetui.core.retrieval.rerank import RerankConfig
 
 
 class CachedQueries:
@@ -65,8 +65,8 @@ QUERY_PROMPTS = {"question answering": "task: question answering | query: "}
 
 def prepare() -> tuple[Any, Any, Corpus, list[CachedQueries]]:
     """The bench library with EmbeddingGemma's vectors written, and one without re-ranking."""
+    from lecturetui.core.library import Library
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.service import Library
 
     lib = library()
     pending = lib.rerank_pending()
@@ -141,15 +141,15 @@ def variants(lib: Any, plain: Any) -> dict[str, Ranker]:
 
 
 def translations(questions: list[Question]) -> dict[str, str]:
-    """The product's translation (core/translate.py, the 1.5B answer model, greedy) of each
+    """The product's translation (core/answer/translate.py, the 1.5B answer model, greedy) of each
     Portuguese question into English; cached in the bench home."""
     path = HOME / "translations_rerank.json"
     cache: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
     todo = [q.text for q in questions if q.lang == "pt" and q.text not in cache]
     if todo:
-        from lecturetui.core.generation import LlamaGenerator
-        from lecturetui.core.llmstore import resolve_llm
-        from lecturetui.core.translate import translate
+        from lecturetui.core.answer.generation import LlamaGenerator
+        from lecturetui.core.answer.translate import translate
+        from lecturetui.core.models.gguf import resolve_llm
 
         generator = LlamaGenerator(resolve_llm(ROOT / "models", None))
         t0 = time.perf_counter()

@@ -17,8 +17,8 @@ from _common import ROOT, demo_library
 from lecturetui.core.evaluation.metrics import RetrievalScores
 from lecturetui.core.evaluation.questions import load_questions
 from lecturetui.core.evaluation.retrieval import gold_count
-from lecturetui.core.fusion import Fused, FusionConfig, fuse, ranks_of
 from lecturetui.core.language import language_code
+from lecturetui.core.retrieval.fusion import Fused, FusionConfig, fuse, ranks_of
 
 Ranker = Callable[[list[tuple[int, float]], list[tuple[int, float]], bool], list[int]]
 

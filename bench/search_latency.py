@@ -34,7 +34,7 @@ class SyntheticPassages:
     """A real model (E5 by default) for questions; clustered vectors for passages."""
 
     def __init__(self, real: Any = None) -> None:
-        from lecturetui.core.embedding import E5Embedder
+        from lecturetui.core.models.embedding import E5Embedder
 
         self.real = real or E5Embedder(model_dir(), device="cpu")
         self.model_id = self.real.model_id
@@ -54,7 +54,7 @@ class SyntheticPassages:
         return self.real.embed_query(text)
 
     def token_counter(self):  # type: ignore[no-untyped-def]
-        from lecturetui.core.tokens import TokenCounter
+        from lecturetui.core.models.tokens import TokenCounter
 
         return TokenCounter()
 
@@ -68,8 +68,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=100)
     args = ap.parse_args()
 
+    from lecturetui.core.library import Library
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.service import Library
 
     texts = seed_texts()
     per_lecture = 250
@@ -123,8 +123,8 @@ def main() -> None:
 def real_gemma() -> Any:
     import os
 
-    from lecturetui.core.embedding import E5Embedder
-    from lecturetui.core.gemmastore import GEMMA_DIR, GEMMA_ID
+    from lecturetui.core.models.embedding import E5Embedder
+    from lecturetui.core.models.gemma import GEMMA_DIR, GEMMA_ID
 
     models = Path(
         os.environ.get("LECTURETUI_MODELS", Path(__file__).resolve().parents[1] / "models")

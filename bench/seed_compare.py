@@ -24,8 +24,8 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=10)
     args = ap.parse_args()
 
+    from lecturetui.core.library import Library
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.service import Library
 
     ours_ids = {json.loads(x)["corpus_id"] for x in SEED_CORPUS.read_text().splitlines()}
     models = model_dir().parent

@@ -20,8 +20,8 @@ import numpy as np
 from ranking_ideas import Signals, default_ranker
 from realistic import QUESTIONS, WINDOW, Corpus, Question, Ranker, library, load_questions, report
 
-from lecturetui.core.unitindex import segment_of
-from lecturetui.core.units import MAX_UNITS, split_units
+from lecturetui.core.retrieval.unitindex import segment_of
+from lecturetui.core.retrieval.units import MAX_UNITS, split_units
 
 
 class ProductUnits:

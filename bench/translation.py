@@ -5,7 +5,7 @@
 
 `generate`: every Portuguese question of the realistic benchmark translated into English with
 `STRICT` (greedy), cached in the bench home as `translations_strict.json`, beside
-`translations.json` (the product's prompt, core/translate.py `translate_messages`, which the
+`translations.json` (the product's prompt, core/answer/translate.py `translate_messages`, which the
 other benches use). The 1.5B model sometimes answers a question instead of translating it; the
 stricter prompt was meant to stop that.
 
@@ -24,7 +24,7 @@ from ranking_ideas import Signals, default_ranker
 from realistic import HOME, QUESTIONS, Corpus, library, load_questions, report
 from variants import Units
 
-from lecturetui.core.translate import clean_translation
+from lecturetui.core.answer.translate import clean_translation
 
 CACHE = HOME / "translations_strict.json"
 STRICT = (

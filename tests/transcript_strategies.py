@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
-from lecturetui.core.repairs import reading_time
+from lecturetui.core.ingest.repairs import reading_time
 
 WORDS = ("aula", "gradiente", "tensor", "modelo", "dados", "rede", "camada", "função", "erro",
          "lote", "peso", "taxa", "memória", "núcleo", "GPU", "paralelo")  # fmt: skip

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Input, Static
 
+from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.service import Library
 from lecturetui.tui.app import AppServices, LectureApp
 from lecturetui.tui.screens import LibraryScreen
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from textual.widgets import Input, OptionList, Static
 
+from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.service import Library
 from lecturetui.tui.app import AppServices, LectureApp
 from lecturetui.tui.bookmarkscreen import BookmarksScreen
 from lecturetui.tui.notes import NoteScreen

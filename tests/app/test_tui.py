@@ -11,8 +11,8 @@ import pytest
 from textual.widgets import DataTable, Input, OptionList, Static
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.service import Library
 from lecturetui.tui import mainscreen
 from lecturetui.tui.app import AppServices, LectureApp
 from lecturetui.tui.screens import HelpScreen, HistoryScreen, LibraryScreen, SegmentScreen
@@ -361,8 +361,8 @@ async def test_history_reopens_an_old_answer_and_help_lists_keys(home: Path) -> 
 @pytest.mark.slow
 async def test_end_to_end_with_the_real_small_models(home: Path, e5) -> None:  # type: ignore[no-untyped-def]
     """The app over the seed corpus with the real E5 and the real 0.5B answer model."""
-    from lecturetui.core.generation import LlamaGenerator
-    from lecturetui.core.llmstore import BUNDLED, FAST_LLM, assemble
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.models.gguf import BUNDLED, FAST_LLM, assemble
 
     from ..conftest import MODELS_DIR
 

@@ -246,10 +246,10 @@ def test_eval_errors_are_one_sentence(home: Path, tmp_path: Path) -> None:
 def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_model(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lecturetui.core import generation
+    from lecturetui.core.answer import generation
     from lecturetui.core.evaluation.runs import Runs
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.store import Store
+    from lecturetui.core.storage.store import Store
 
     from ..fakes import FakeGenerator, FakeJudgeModel
 

@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from lecturetui.cli import cli
+from lecturetui.core.answer.server import ServerGenerator, check_local
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.llmstore import BUNDLED, FAST_LLM, assemble
-from lecturetui.core.servergen import ServerGenerator, check_local
+from lecturetui.core.models.gguf import BUNDLED, FAST_LLM, assemble
 
 from ..conftest import MODELS_DIR, SEED_CORPUS
 

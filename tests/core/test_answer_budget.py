@@ -7,17 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.answering import Retrieved, sentence_vectors
-from lecturetui.core.budget import (
+from lecturetui.core.answer.budget import (
     FLOOR_TOP_TOKENS,
     HEADER_TOKENS,
     SAFETY,
     PromptBudget,
     plan_prompt,
 )
-from lecturetui.core.evidence import score_passages
-from lecturetui.core.ingest import IngestOptions
-from lecturetui.core.llmspeed import (
+from lecturetui.core.answer.evidence import score_passages
+from lecturetui.core.answer.prompting import fixed_messages, merge_hits
+from lecturetui.core.answer.question import ask
+from lecturetui.core.answer.retrieved import Retrieved, sentence_vectors
+from lecturetui.core.answer.speed import (
     KEPT,
     READS,
     PromptSpeed,
@@ -26,12 +27,11 @@ from lecturetui.core.llmspeed import (
     store_speed,
     stored_speed,
 )
-from lecturetui.core.models import join_overlapping
+from lecturetui.core.ingest.pipeline import IngestOptions
+from lecturetui.core.lectures import join_overlapping
+from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.prompting import fixed_messages, merge_hits
-from lecturetui.core.question import ask
-from lecturetui.core.sentences import MAX_WORDS, SentenceVectors, split_sentences
-from lecturetui.core.service import Library
+from lecturetui.core.retrieval.sentences import MAX_WORDS, SentenceVectors, split_sentences
 
 from ..conftest import SEED_CORPUS
 from ..fakes import FakeEmbedder, FakeGenerator
@@ -145,7 +145,7 @@ def test_a_tight_budget_keeps_the_top_passage_whole_and_the_best_sentences_of_th
 def test_a_top_passage_longer_than_the_floor_keeps_its_best_sentences(
     library: Library, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import lecturetui.core.budget as budget
+    import lecturetui.core.answer.budget as budget
 
     monkeypatch.setattr(budget, "FLOOR_TOP_TOKENS", 40)
     passages = merge_hits(library.search(QUESTION, 10).hits)
@@ -281,7 +281,7 @@ def test_an_answer_that_loops_is_stopped_at_the_repeat(library: Library) -> None
 
 
 def test_repeat_guard_ignores_citations_case_and_short_sentences() -> None:
-    from lecturetui.core.repetition import RepeatGuard
+    from lecturetui.core.answer.repetition import RepeatGuard
 
     guard = RepeatGuard()
     for piece in ["Sim [1]. ", "Sim [2]. ", "A GPU vem primeiro no TensorFlow [1]. "]:

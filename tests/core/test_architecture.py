@@ -58,7 +58,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_graph_is_read() -> None:
     graph = import_graph()
-    assert "lecturetui.core.store" in graph["lecturetui.core.service"]
+    assert "lecturetui.core.storage.store" in graph["lecturetui.core.library"]
     assert "lecturetui.tui.mainscreen" in graph["lecturetui.tui.app"]
 
 
@@ -93,43 +93,68 @@ def test_dependencies_point_one_way() -> None:
     assert wrong == []
 
 
-#: the services on top of the core's parts: the library facade, the answer service (answering,
-#: attribution, translation, the guess), the watched folder, and the evaluation service
-SERVICES = (
-    "lecturetui.core.service",
-    "lecturetui.core.answering",
-    "lecturetui.core.attribution",
-    "lecturetui.core.translate",
-    "lecturetui.core.guess",
-    "lecturetui.core.watch",
-    "lecturetui.core.evaluation",
-)
+#: the core's parts, lowest first: a module may import its own part and those below it, never
+#: one above (a flat module is its own part; "" is the package itself)
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("", "errors", "timefmt", "paths", "settings", "hashing", "links", "records", "modes",
+     "conversation", "lexical", "lectures", "language", "citing"),
+    ("storage",),
+    ("models",),
+    ("ingest",),
+    ("retrieval",),
+    ("study",),
+    ("library", "watch"),
+    ("answer",),
+    ("evaluation",),
+)  # fmt: skip
 
 
-def is_service(module: str) -> bool:
-    return any(module == s or module.startswith(s + ".") for s in SERVICES)
+def part_of(module: str) -> str:
+    """`lecturetui.core.retrieval.search` -> `retrieval`; a flat module is its own part."""
+    return module.removeprefix("lecturetui.core").lstrip(".").split(".")[0]
 
 
-def test_the_core_parts_do_not_reach_up_into_the_services() -> None:
-    graph = import_graph()
+def layer_of(module: str) -> int:
+    part = part_of(module)
+    return next(i for i, parts in enumerate(LAYERS) if part in parts)
+
+
+def part_graph() -> dict[str, set[str]]:
+    """The import graph between the core's parts (subpackages and flat modules)."""
+    graph: dict[str, set[str]] = {}
+    for module, deps in import_graph().items():
+        if module.startswith("lecturetui.core"):
+            here = part_of(module)
+            graph.setdefault(here, set()).update(
+                part_of(d) for d in deps if d.startswith("lecturetui.core") and part_of(d) != here
+            )
+    return graph
+
+
+def test_every_part_of_the_core_has_a_layer() -> None:
+    parts = set(part_graph())
+    placed = {p for layer in LAYERS for p in layer}
+    assert parts - placed == set(), "place the new part in LAYERS"
+    assert {"storage", "models", "ingest", "retrieval", "answer", "study"} <= parts
+
+
+def test_no_cycles_between_the_parts_of_the_core() -> None:
+    cycle = find_cycle(part_graph())
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_the_parts_import_only_their_own_layer_and_those_below() -> None:
     wrong = [
         f"{module} -> {dep}"
-        for module, deps in graph.items()
-        if module.startswith("lecturetui.core.") and not is_service(module)
+        for module, deps in import_graph().items()
+        if module.startswith("lecturetui.core")
         for dep in deps
-        if is_service(dep)
+        if dep.startswith("lecturetui.core") and layer_of(dep) > layer_of(module)
     ]
     assert wrong == []
 
 
-def test_the_answer_service_does_not_use_the_evaluation_service() -> None:
-    graph = import_graph()
-    answering = ("lecturetui.core.service", "lecturetui.core.answering",
-                 "lecturetui.core.attribution", "lecturetui.core.translate")  # fmt: skip
-    wrong = [
-        f"{m} -> {d}"
-        for m in answering
-        for d in graph[m]
-        if d.startswith("lecturetui.core.evaluation")
-    ]
-    assert wrong == []
+def test_the_layer_check_finds_a_part_reaching_up() -> None:
+    assert layer_of("lecturetui.core.storage.store") < layer_of("lecturetui.core.answer.question")
+    assert layer_of("lecturetui.core.errors") == 0
+    assert find_cycle({"storage": {"answer"}, "answer": {"storage"}}) is not None

@@ -11,11 +11,11 @@ from click.testing import CliRunner
 
 from lecturetui.cli import cli
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.models import Segment
+from lecturetui.core.lectures import Segment
+from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
 from lecturetui.core.records import AnswerRecord
-from lecturetui.core.service import Library
-from lecturetui.core.store import LectureRecord, Store
+from lecturetui.core.storage.store import LectureRecord, Store
 
 from ..fakes import FakeEmbedder
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lecturetui.core.models import Cue
-from lecturetui.core.segmenting import SegmentConfig, segment_cues
+from lecturetui.core.ingest.segmenting import SegmentConfig, segment_cues
+from lecturetui.core.lectures import Cue
 
 from ..conftest import SEED_CORPUS
 

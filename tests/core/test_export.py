@@ -18,24 +18,30 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from lecturetui.cli import cli
-from lecturetui.core.answering import Answer
-from lecturetui.core.bookmarks import Bookmark
+from lecturetui.core.answer.prompting import merge_hits
+from lecturetui.core.answer.retrieved import Answer
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.export import Targets, export_answer, export_bookmarks
-from lecturetui.core.export.anki import DECK_ID, MODEL_ID, note_guid
-from lecturetui.core.export.cards import Card, Source, answer_cards, bookmark_cards, key_sentences
-from lecturetui.core.export.csvfile import csv_text, write_csv
-from lecturetui.core.export.markdown import answer_markdown, bookmarks_markdown
-from lecturetui.core.export.text import clean
-from lecturetui.core.history import History
-from lecturetui.core.models import Lecture, StoredSegment
-from lecturetui.core.moments import Moment
+from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.paths import DataHome
-from lecturetui.core.prompting import merge_hits
 from lecturetui.core.records import AnswerRecord, PassageRecord
-from lecturetui.core.savedanswer import Citation, SavedAnswer
-from lecturetui.core.search import Hit
-from lecturetui.core.store import Store
+from lecturetui.core.retrieval.search import Hit
+from lecturetui.core.storage.history import History
+from lecturetui.core.storage.store import Store
+from lecturetui.core.study.bookmarks import Bookmark
+from lecturetui.core.study.export import Targets, export_answer, export_bookmarks
+from lecturetui.core.study.export.anki import DECK_ID, MODEL_ID, note_guid
+from lecturetui.core.study.export.cards import (
+    Card,
+    Source,
+    answer_cards,
+    bookmark_cards,
+    key_sentences,
+)
+from lecturetui.core.study.export.csvfile import csv_text, write_csv
+from lecturetui.core.study.export.markdown import answer_markdown, bookmarks_markdown
+from lecturetui.core.study.export.text import clean
+from lecturetui.core.study.moments import Moment
+from lecturetui.core.study.saved import Citation, SavedAnswer
 
 from .test_bookmarks import lecture
 

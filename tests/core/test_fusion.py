@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lecturetui.core.fusion import FusionConfig, convex, fuse, minmax
+from lecturetui.core.retrieval.fusion import FusionConfig, convex, fuse, minmax
 
 
 def test_minmax_scales_to_unit_range() -> None:

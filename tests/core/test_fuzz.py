@@ -21,10 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from lecturetui.core.errors import TranscriptError
-from lecturetui.core.ingest import FileResult, IngestOptions, ingest_file, ingest_paths
-from lecturetui.core.repairs import MAX_HOURS
-from lecturetui.core.store import Store
-from lecturetui.core.transcripts import UNEXPECTED, read_transcript
+from lecturetui.core.ingest.formats import UNEXPECTED, read_transcript
+from lecturetui.core.ingest.pipeline import FileResult, IngestOptions, ingest_file, ingest_paths
+from lecturetui.core.ingest.repairs import MAX_HOURS
+from lecturetui.core.storage.store import Store
 
 from ..conftest import SEED_CORPUS
 from ..fakes import FakeEmbedder
@@ -215,7 +215,7 @@ def test_a_cue_11000_years_in_is_refused_unless_allowed(tmp_path: Path) -> None:
 
 
 def test_too_many_cues_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    import lecturetui.core.subtitles as subtitles
+    import lecturetui.core.ingest.subtitles as subtitles
 
     monkeypatch.setattr(subtitles, "MAX_CUES", 1_000)  # 200,000 in use; the same check
     cue = "00:00:01.000 --> 00:00:01.500\nx\n\n"
@@ -274,7 +274,7 @@ def test_a_file_written_during_ingest_never_ends_in_a_traceback(tmp_path: Path) 
 
 
 def test_every_parser_failure_is_one_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
-    import lecturetui.core.transcripts as transcripts
+    import lecturetui.core.ingest.formats as transcripts
 
     def broken(*args: object) -> object:
         raise RecursionError("maximum recursion depth exceeded")

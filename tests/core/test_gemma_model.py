@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lecturetui.core import gemmastore
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.models import gemma as gemmastore
 
 from ..conftest import MODELS_DIR, SEED_CORPUS
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def gemma():  # type: ignore[no-untyped-def]
-    from lecturetui.core.embedding import E5Embedder
+    from lecturetui.core.models.embedding import E5Embedder
 
     state = gemmastore.status(MODELS_DIR)
     assert state.ready, f"{state.problem} (the test set-up installs it: make setup-dev)"

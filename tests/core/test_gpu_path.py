@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from lecturetui.cli import cli
-from lecturetui.core.devicepolicy import WorkloadPolicy, estimate_tokens
-from lecturetui.core.hardware import (
+from lecturetui.core.models.devices import WorkloadPolicy, estimate_tokens
+from lecturetui.core.models.hardware import (
     LlamaReport,
     TorchReport,
     backend_of,
@@ -146,7 +146,7 @@ def test_token_estimate_grows_with_text() -> None:
 def test_auto_stays_on_the_cpu_without_an_accelerator(e5_dir: Path) -> None:
     import torch
 
-    from lecturetui.core.embedding import E5Embedder
+    from lecturetui.core.models.embedding import E5Embedder
 
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
@@ -167,7 +167,7 @@ cuda = pytest.mark.skipif(
 @pytest.mark.cuda
 @cuda
 def test_cuda_pipelined_vectors_match_the_plain_encode(e5_dir: Path) -> None:
-    from lecturetui.core.embedding import E5Embedder
+    from lecturetui.core.models.embedding import E5Embedder
 
     texts = [("aula sobre gradiente " * (i % 40 + 1)).strip() for i in range(300)]
     cpu = E5Embedder(e5_dir, device="cpu").embed_passages(texts[:40])

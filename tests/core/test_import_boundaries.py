@@ -22,7 +22,7 @@ def _loaded_after(code: str) -> list[str]:
 
 def test_every_core_module_imports_without_ui_or_ml_stacks() -> None:
     names = [m.name for m in pkgutil.walk_packages(lecturetui.core.__path__, "lecturetui.core.")]
-    assert "lecturetui.core.store" in names and "lecturetui.core.transcripts" in names
+    assert "lecturetui.core.storage.store" in names and "lecturetui.core.ingest.formats" in names
     code = "\n".join(f"import {n}" for n in names)
     assert _loaded_after(code) == []
 

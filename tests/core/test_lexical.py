@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core import schema as schema_mod
-from lecturetui.core.ingest import ingest_paths
+from lecturetui.core.ingest.pipeline import ingest_paths
 from lecturetui.core.lexical import fold, index_terms, match_expression, query_terms, stems
-from lecturetui.core.store import Store
+from lecturetui.core.storage import schema as schema_mod
+from lecturetui.core.storage.store import Store
 
 from ..conftest import SEED_CORPUS
 
@@ -75,9 +75,9 @@ def test_old_library_gains_the_lexical_table_on_open(tmp_path: Path) -> None:
 def test_common_terms_are_left_out_of_large_libraries_without_losing_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lecturetui.core import store as store_mod
-    from lecturetui.core.models import Segment
-    from lecturetui.core.store import LectureRecord
+    from lecturetui.core.lectures import Segment
+    from lecturetui.core.storage import store as store_mod
+    from lecturetui.core.storage.store import LectureRecord
 
     texts = ["aula sobre a descida do gradiente"] + [
         f"aula sobre {w}" for w in ("tensores", "matrizes", "vetores", "gpus", "cpus")

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.generation import LlamaGenerator
-from lecturetui.core.llmstore import BUNDLED, FAST_LLM, assemble
+from lecturetui.core.answer.generation import LlamaGenerator
+from lecturetui.core.answer.question import ask
+from lecturetui.core.library import Library
+from lecturetui.core.models.gguf import BUNDLED, FAST_LLM, assemble
 from lecturetui.core.paths import DataHome
-from lecturetui.core.question import ask
-from lecturetui.core.service import Library
 
 from ..conftest import MODELS_DIR, ROOT, SEED_CORPUS
 
@@ -51,7 +51,7 @@ def test_seed_question_43_names_the_gpu_and_cites_its_segment(home: Path, e5, ge
 
 
 def test_prompt_budget_with_the_real_tokenizer(generator) -> None:  # type: ignore[no-untyped-def]
-    from lecturetui.core.budget import PromptBudget, plan_prompt
+    from lecturetui.core.answer.budget import PromptBudget, plan_prompt
     from lecturetui.core.errors import LectureTuiError
 
     with pytest.raises(LectureTuiError, match="too long"):
@@ -75,9 +75,9 @@ def test_a_seed_makes_each_answer_reproducible_whatever_came_before() -> None:
 
 
 def test_an_answer_after_a_translation_reads_the_fixed_start_from_its_saved_cache() -> None:
-    from lecturetui.core.llmspeed import prepare
-    from lecturetui.core.prompting import fixed_messages
-    from lecturetui.core.translate import translate
+    from lecturetui.core.answer.prompting import fixed_messages
+    from lecturetui.core.answer.speed import prepare
+    from lecturetui.core.answer.translate import translate
 
     path = assemble(BUNDLED[FAST_LLM], MODELS_DIR)
     gen = LlamaGenerator(path, n_ctx=2048, temperature=0.0)

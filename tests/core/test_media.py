@@ -10,24 +10,29 @@ from types import SimpleNamespace
 
 import pytest
 
-from lecturetui.core.asrmodel import BUNDLED_ASR, assemble_whisper, choose_device, resolve_asr_model
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.ingest import IngestOptions, discover
-from lecturetui.core.media import Cancelled, caption_for, probe
-from lecturetui.core.models import Cue, Transcription
-from lecturetui.core.paths import DataHome
-from lecturetui.core.segmenting import SegmentConfig
-from lecturetui.core.service import Library
-from lecturetui.core.store import SCHEMA_VERSION, Store
-from lecturetui.core.transcribe import (
+from lecturetui.core.ingest.formats import read_transcript
+from lecturetui.core.ingest.media import Cancelled, caption_for, probe
+from lecturetui.core.ingest.pipeline import IngestOptions, discover
+from lecturetui.core.ingest.segmenting import SegmentConfig
+from lecturetui.core.ingest.speech import (
     AudioProgress,
     CancelCheck,
     WhisperTranscriber,
     segment_cues,
     to_vtt,
 )
-from lecturetui.core.transcriptions import Transcriptions
-from lecturetui.core.transcripts import read_transcript
+from lecturetui.core.lectures import Cue, Transcription
+from lecturetui.core.library import Library
+from lecturetui.core.models.whisper import (
+    BUNDLED_ASR,
+    assemble_whisper,
+    choose_device,
+    resolve_asr_model,
+)
+from lecturetui.core.paths import DataHome
+from lecturetui.core.storage.store import SCHEMA_VERSION, Store
+from lecturetui.core.storage.transcriptions import Transcriptions
 
 from ..conftest import old_library
 from ..fakes import FakeEmbedder
@@ -273,7 +278,7 @@ def test_assembled_model_is_checked_before_it_is_used(
                        ("config.json", b"{}"), ("tokenizer.json", b"{}"), ("vocabulary.txt", b"")]:  # fmt: skip
         (parts / name).write_bytes(data)
     model = BUNDLED_ASR["whisper-base"]
-    monkeypatch.setattr(type(model), "data_dir", lambda self, i: parts)
+    monkeypatch.setattr(type(model), "data_dir", lambda self, i, models_dir: parts)
     with pytest.raises(LectureTuiError, match="does not match its checksum"):
         assemble_whisper(model, tmp_path / "models")
     assert not (tmp_path / "models" / model.folder / "model.bin").exists()

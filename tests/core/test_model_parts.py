@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core import modelsetup
-from lecturetui.core.chunks import PARTS_DIR
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.llmstore import BundledGGUF, assemble
+from lecturetui.core.models import setup as modelsetup
+from lecturetui.core.models.gguf import BundledGGUF, assemble
+from lecturetui.core.models.parts import PARTS_DIR
 
 
 def _wheel(folder: Path, module: str, version: str, files: dict[str, bytes]) -> None:

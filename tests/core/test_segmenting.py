@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lecturetui.core.models import Cue
-from lecturetui.core.segmenting import SegmentConfig, segment_cues
-from lecturetui.core.tokens import TokenCounter
+from lecturetui.core.ingest.segmenting import SegmentConfig, segment_cues
+from lecturetui.core.lectures import Cue
+from lecturetui.core.models.tokens import TokenCounter
 
 WORDS = ["gpu", "tensor", "retropropagação", "gradiente", "a", "de", "multiplicação", "núcleo"]
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.ingest import IngestOptions, ingest_file, ingest_paths
-from lecturetui.core.models import Segment
+from lecturetui.core.ingest.pipeline import IngestOptions, ingest_file, ingest_paths
+from lecturetui.core.ingest.segmenting import SegmentConfig
+from lecturetui.core.lectures import Segment
 from lecturetui.core.paths import DataHome
-from lecturetui.core.segmenting import SegmentConfig
-from lecturetui.core.store import SCHEMA_VERSION, LectureRecord, Store
+from lecturetui.core.storage.store import SCHEMA_VERSION, LectureRecord, Store
 
 from ..conftest import SEED_CORPUS, old_library
 

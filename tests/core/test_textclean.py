@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from lecturetui.core.errors import TranscriptError
-from lecturetui.core.models import Cue
-from lecturetui.core.textclean import clean_cue_text, collapse_rolling, decode_transcript
+from lecturetui.core.ingest.textclean import clean_cue_text, collapse_rolling, decode_transcript
+from lecturetui.core.lectures import Cue
 
 
 def test_seed_notebook_mojibake_is_repaired(fixtures: Path) -> None:

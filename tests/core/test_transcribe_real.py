@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.asrmodel import BUNDLED_ASR, DEFAULT_ASR, assemble_whisper
-from lecturetui.core.chunks import join_checked
-from lecturetui.core.media import probe
-from lecturetui.core.models import Transcription
+from lecturetui.core.ingest.media import probe
+from lecturetui.core.ingest.speech import WhisperTranscriber
+from lecturetui.core.lectures import Transcription
+from lecturetui.core.library import Library
+from lecturetui.core.models.parts import join_checked
+from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR, assemble_whisper
 from lecturetui.core.paths import DataHome
-from lecturetui.core.service import Library
-from lecturetui.core.transcribe import WhisperTranscriber
 
 from ..conftest import MODELS_DIR
 
@@ -102,7 +102,7 @@ def test_transcribed_lectures_answer_a_search(
 
 
 def _options(language: str):  # type: ignore[no-untyped-def]
-    from lecturetui.core.ingest import IngestOptions
+    from lecturetui.core.ingest.pipeline import IngestOptions
 
     return IngestOptions(language=language)
 

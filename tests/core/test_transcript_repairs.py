@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from lecturetui.core.errors import TranscriptError
-from lecturetui.core.ingest import IngestOptions, ingest_file
-from lecturetui.core.repairs import ParsePolicy, Repairs, reading_time
-from lecturetui.core.store import Store
-from lecturetui.core.transcripts import read_transcript
+from lecturetui.core.ingest.formats import read_transcript
+from lecturetui.core.ingest.pipeline import IngestOptions, ingest_file
+from lecturetui.core.ingest.repairs import ParsePolicy, Repairs, reading_time
+from lecturetui.core.storage.store import Store
 
 from ..fakes import FakeEmbedder
 from ..transcript_strategies import NOTE_WORDS, Case, repairable, ts

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from lecturetui.core.errors import TranscriptError
-from lecturetui.core.repairs import ParsePolicy
-from lecturetui.core.textclean import decode_transcript
-from lecturetui.core.transcripts import parse_transcript, read_transcript, sniff_format
+from lecturetui.core.ingest.formats import parse_transcript, read_transcript, sniff_format
+from lecturetui.core.ingest.repairs import ParsePolicy
+from lecturetui.core.ingest.textclean import decode_transcript
 
 from ..conftest import SEED_CORPUS
 

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.budget import PromptBudget, plan_prompt
+from lecturetui.core.answer.budget import PromptBudget, plan_prompt
+from lecturetui.core.answer.prompting import merge_hits
+from lecturetui.core.answer.question import ask
 from lecturetui.core.citing import cited_numbers
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.ingest import IngestOptions
-from lecturetui.core.models import Lecture, StoredSegment, join_overlapping
+from lecturetui.core.ingest.pipeline import IngestOptions
+from lecturetui.core.lectures import Lecture, StoredSegment, join_overlapping
+from lecturetui.core.library import Hit, Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.prompting import merge_hits
-from lecturetui.core.question import ask
-from lecturetui.core.service import Hit, Library
 
 from ..conftest import SEED_CORPUS
 from ..fakes import FakeEmbedder, FakeGenerator

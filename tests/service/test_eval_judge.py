@@ -89,8 +89,8 @@ def test_auto_label_thresholds(score: int | None, grounded: list[bool], label: s
 
 @pytest.mark.slow
 def test_real_judge_scores_a_correct_answer_above_a_wrong_one() -> None:
-    from lecturetui.core.generation import LlamaGenerator
-    from lecturetui.core.llmstore import BUNDLED, DEFAULT_LLM, assemble
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM, assemble
 
     from ..conftest import MODELS_DIR
 

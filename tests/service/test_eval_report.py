@@ -12,8 +12,8 @@ from lecturetui.core.evaluation.questions import load_questions
 from lecturetui.core.evaluation.report import parse_report, render_report, summarize
 from lecturetui.core.evaluation.runner import EvalSettings, run_evaluation
 from lecturetui.core.evaluation.runs import Runs
+from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.service import Library
 
 from ..conftest import SEED_CORPUS
 from ..fakes import FakeEmbedder, FakeGenerator, FakeJudgeModel

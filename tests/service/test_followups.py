@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from lecturetui.core.answer.question import ask
 from lecturetui.core.conversation import Exchange, looks_like_follow_up, make_turn
+from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.question import ask
-from lecturetui.core.service import Library
 
 from ..conftest import SEED_CORPUS
 from ..fakes import FakeEmbedder, FakeGenerator

@@ -1,4 +1,4 @@
-"""The lecturer's guess (core/guess.py): asked of the answer model, searched with the question."""
+"""The lecturer's guess (core/answer/guess.py): asked of the answer model, searched with the question."""
 
 from __future__ import annotations
 
@@ -6,13 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.answering import retrieve
-from lecturetui.core.conversation import Turn
-from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.evaluation.metrics import Gold
-from lecturetui.core.evaluation.questions import EvalQuestion
-from lecturetui.core.evaluation.retrieval import WITH_MODEL, evaluate_retrieval
-from lecturetui.core.guess import (
+from lecturetui.core.answer.guess import (
     clean_guess,
     courses_of,
     guess,
@@ -21,11 +15,17 @@ from lecturetui.core.guess import (
     guesser_for,
     wants_guess,
 )
-from lecturetui.core.ingest import IngestOptions
+from lecturetui.core.answer.question import ask
+from lecturetui.core.answer.retrieved import retrieve
+from lecturetui.core.conversation import Turn
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.evaluation.metrics import Gold
+from lecturetui.core.evaluation.questions import EvalQuestion
+from lecturetui.core.evaluation.retrieval import WITH_MODEL, evaluate_retrieval
+from lecturetui.core.ingest.pipeline import IngestOptions
+from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.question import ask
-from lecturetui.core.scope import Scope
-from lecturetui.core.service import Library
+from lecturetui.core.retrieval.scope import Scope
 
 from ..conftest import SEED_CORPUS
 from ..fakes import FakeEmbedder, FakeGenerator
@@ -178,7 +178,8 @@ def test_eval_retrieval_only_adds_the_row_searched_as_asked_with_guess_on(
     library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lecturetui.cli.base import Context
-    from lecturetui.core import generation, hardware
+    from lecturetui.core.answer import generation
+    from lecturetui.core.models import hardware
 
     from ..cli.test_cli import run
 

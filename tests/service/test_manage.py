@@ -6,10 +6,10 @@ import json
 import shutil
 from pathlib import Path
 
-from lecturetui.core.ingest import IngestOptions
+from lecturetui.core.ingest.pipeline import IngestOptions
+from lecturetui.core.ingest.ytdlp import info_path, read_info
+from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.service import Library
-from lecturetui.core.ytdlp import info_path, read_info
 
 from ..fakes import FakeEmbedder
 
@@ -87,7 +87,7 @@ def test_reingesting_with_new_metadata_embeds_nothing_and_clears_nothing(home: P
 
 
 def test_a_yt_dlp_folder_gives_one_lecture_in_the_language_asked(tmp_path: Path) -> None:
-    from lecturetui.core.ingest import discover
+    from lecturetui.core.ingest.pipeline import discover
 
     folder = tmp_path / "downloads"
     pt = downloaded(folder, {**INFO, "language": "pt"})

@@ -1,4 +1,4 @@
-"""One question through the pipeline every face drives (core/question.py), with a fake model."""
+"""One question through the pipeline every face drives (core/answer/question.py), with a fake model."""
 
 from __future__ import annotations
 
@@ -6,11 +6,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from lecturetui.core.conversation import Turn
-from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.generation import Generator
-from lecturetui.core.paths import DataHome
-from lecturetui.core.question import (
+from lecturetui.core.answer.generation import Generator
+from lecturetui.core.answer.question import (
     Answered,
     EvidenceReady,
     Failed,
@@ -21,7 +18,10 @@ from lecturetui.core.question import (
     Token,
     run_question,
 )
-from lecturetui.core.service import Library
+from lecturetui.core.conversation import Turn
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.library import Library
+from lecturetui.core.paths import DataHome
 
 from ..conftest import SEED_CORPUS
 from ..fakes import FakeEmbedder, FakeGenerator

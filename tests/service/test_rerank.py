@@ -1,4 +1,4 @@
-"""The second stage (core/rerank.py) around a stand-in model: scores, pending vectors, kills."""
+"""The second stage (core/retrieval/rerank.py) around a stand-in model: scores, pending vectors, kills."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lecturetui.core.index import VectorIndex
+from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.rerank import FOLDER, RerankConfig, rescore, truncate
-from lecturetui.core.service import Library
+from lecturetui.core.retrieval.index import VectorIndex
+from lecturetui.core.retrieval.rerank import FOLDER, RerankConfig, rescore, truncate
 
 from ..conftest import ROOT, SEED_CORPUS
 from ..fakes import FakeEmbedder
@@ -100,7 +100,7 @@ def test_removed_lectures_lose_their_vectors_and_reindex_rebuilds(home: Path) ->
 
 
 def test_vectors_of_another_model_are_refused(home: Path) -> None:
-    from lecturetui.core.index import SearchIndexError
+    from lecturetui.core.retrieval.index import SearchIndexError
 
     lib = library(home, gemma_stand_in())
     lib.ingest([SEED_CORPUS])
@@ -128,7 +128,7 @@ KILLED = textwrap.dedent(
     sys.path.insert(0, {root!r})
     from pathlib import Path
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.service import Library
+    from lecturetui.core.library import Library
     from tests.fakes import FakeEmbedder
 
     class Slow(FakeEmbedder):

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from lecturetui.cli import cli
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.ingest import IngestOptions
+from lecturetui.core.ingest.pipeline import IngestOptions
+from lecturetui.core.library import Library
 from lecturetui.core.modes import MODES
 from lecturetui.core.paths import DataHome
-from lecturetui.core.scope import Scope
-from lecturetui.core.service import Library
+from lecturetui.core.retrieval.scope import Scope
 
 from ..conftest import FIXTURES, SEED_CORPUS
 from ..fakes import FakeEmbedder

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.index import SearchIndexError, VectorIndex
-from lecturetui.core.ingest import IngestOptions
+from lecturetui.core.ingest.pipeline import IngestOptions
+from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.service import Library
-from lecturetui.core.units import split_units
+from lecturetui.core.retrieval.index import SearchIndexError, VectorIndex
+from lecturetui.core.retrieval.units import split_units
 
 from ..conftest import HIT_FIELDS, SEED_CORPUS
 from ..fakes import FakeEmbedder
@@ -75,7 +75,7 @@ def test_index_catches_up_after_a_crash_between_store_and_index(
 ) -> None:
     library.ingest([SEED_CORPUS])
     # as if killed after the store committed but before the index was saved
-    from lecturetui.core.ingest import ingest_paths
+    from lecturetui.core.ingest.pipeline import ingest_paths
 
     ingest_paths(
         library.store, [fixtures / "whisper.json"], IngestOptions(), library.token_counter()

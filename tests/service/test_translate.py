@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lecturetui.core.paths import DataHome
-from lecturetui.core.question import ask
-from lecturetui.core.service import Library
-from lecturetui.core.translate import (
+from lecturetui.core.answer.question import ask
+from lecturetui.core.answer.translate import (
     clean_translation,
     translate,
     translate_messages,
     translator_for,
 )
+from lecturetui.core.library import Library
+from lecturetui.core.paths import DataHome
 
 from ..conftest import SEED_CORPUS
 from ..fakes import FakeEmbedder, FakeGenerator

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.service import Library
 from lecturetui.core.watch import FolderWatcher, WatchEvent
 
 from ..fakes import FakeEmbedder
@@ -113,7 +113,7 @@ sys.path.insert(0, {tests!r}); sys.path.insert(0, {root!r})
 from pathlib import Path
 from tests.fakes import FakeEmbedder
 from lecturetui.core.paths import DataHome
-from lecturetui.core.service import Library
+from lecturetui.core.library import Library
 from lecturetui.core.watch import FolderWatcher
 
 class Slow(FakeEmbedder):

@@ -1,4 +1,4 @@
-"""The command line: thin faces on `lecturetui.core.service`. Heavy imports happen in commands."""
+"""The command line: thin faces on `lecturetui.core.library`. Heavy imports happen in commands."""
 
 from __future__ import annotations
 

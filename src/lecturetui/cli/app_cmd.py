@@ -48,10 +48,10 @@ def app_cmd(
 ) -> None:
     """Open the app: ask, browse the segments, follow the citations. The mode, time budget and
     guess changed in the app (m, t, g) are kept in the settings file for the next start."""
-    from lecturetui.core.generation import Generator, LlamaGenerator
-    from lecturetui.core.llmstore import DEFAULT_LLM, resolve_llm
-    from lecturetui.core.servergen import ServerGenerator
-    from lecturetui.core.service import Library
+    from lecturetui.core.answer.generation import Generator, LlamaGenerator
+    from lecturetui.core.answer.server import ServerGenerator
+    from lecturetui.core.library import Library
+    from lecturetui.core.models.gguf import DEFAULT_LLM, resolve_llm
     from lecturetui.tui.app import AppServices, LectureApp
 
     server = server_choice(llm_url, llm_model, allow_remote)

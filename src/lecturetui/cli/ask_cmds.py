@@ -32,10 +32,10 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from lecturetui.cli.base import ServerChoice
-    from lecturetui.core.answering import Answer, Retrieved
-    from lecturetui.core.generation import Generator, LlamaGenerator
-    from lecturetui.core.question import Event
-    from lecturetui.core.servergen import ServerGenerator
+    from lecturetui.core.answer.generation import Generator, LlamaGenerator
+    from lecturetui.core.answer.question import Event
+    from lecturetui.core.answer.retrieved import Answer, Retrieved
+    from lecturetui.core.answer.server import ServerGenerator
 
     AnswerModel = LlamaGenerator | ServerGenerator
 
@@ -93,9 +93,9 @@ def ask_cmd(
 ) -> None:
     """Answer QUESTION from your lectures: the best evidence sentences at once, then the
     answer, citing the segments as [1], [2]."""
+    from lecturetui.core.answer.question import QuestionSettings, run_question
     from lecturetui.core.conversation import make_turn
-    from lecturetui.core.question import QuestionSettings, run_question
-    from lecturetui.core.scope import Scope, resolve
+    from lecturetui.core.retrieval.scope import Scope, resolve
 
     server = server_choice(llm_url, llm_model, allow_remote)
     obj.first_run()
@@ -133,7 +133,7 @@ class _Loading:
 
     def for_search(self, needed: Callable[[], bool]) -> Generator | None:
         # the model translates a question in another language than the lectures' first
-        # (core/translate.py) and guesses the lecturer's words (core/guess.py): it loads
+        # (core/answer/translate.py) and guesses the lecturer's words (core/answer/guess.py): it loads
         # before the search when either is wanted
         if not needed():
             return None
@@ -157,7 +157,7 @@ class _Printer:
     def __call__(self, event: Event) -> None:
         from rich.markup import escape
 
-        from lecturetui.core.question import Answered, EvidenceReady, Failed, Token
+        from lecturetui.core.answer.question import Answered, EvidenceReady, Failed, Token
 
         if isinstance(event, Failed):
             raise event.error
@@ -193,10 +193,10 @@ def _load_generator(
     evidence_out: threading.Event,
     server: ServerChoice | None = None,
 ) -> AnswerModel:
-    from lecturetui.core.generation import LlamaGenerator
-    from lecturetui.core.llmspeed import SPEED_FILE, prepare
-    from lecturetui.core.llmstore import resolve_llm
-    from lecturetui.core.servergen import ServerGenerator
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.answer.server import ServerGenerator
+    from lecturetui.core.answer.speed import SPEED_FILE, prepare
+    from lecturetui.core.models.gguf import resolve_llm
 
     generator: AnswerModel
     if server is not None:

@@ -18,11 +18,11 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
-    from lecturetui.core.models import Lecture
-    from lecturetui.core.modelsetup import Prepared
+    from lecturetui.core.lectures import Lecture
+    from lecturetui.core.library import Library
+    from lecturetui.core.models.setup import Prepared
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.service import Library
-    from lecturetui.core.store import Store
+    from lecturetui.core.storage.store import Store
 
 
 def console(stderr: bool = False) -> Console:
@@ -93,7 +93,7 @@ class Context:
 
     def library(self) -> Library:
         if self._library is None:
-            from lecturetui.core.service import Library
+            from lecturetui.core.library import Library
 
             self._library = Library(self.home, self.embed_model, self.device, notify=note)
         return self._library
@@ -102,7 +102,7 @@ class Context:
         """On a fresh install, prepare every offline model once, before the first command that
         needs one (with progress; a model that cannot be prepared is one line, and the command
         goes on without it)."""
-        from lecturetui.core.modelsetup import DOWNLOAD_GB, first_run_done
+        from lecturetui.core.models.setup import DOWNLOAD_GB, first_run_done
 
         if first_run_done(self.home.models_dir):
             return
@@ -171,7 +171,7 @@ scope_options = lecture_options("Search only")
 
 def ttft_option(fn: F) -> F:
     """--ttft, shared by `ask`, `app` and `eval`."""
-    from lecturetui.core.timebudget import DEFAULT_TTFT_S
+    from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
 
     return click.option(
         "--ttft", "ttft", type=click.FloatRange(0, 600), default=DEFAULT_TTFT_S,
@@ -226,7 +226,7 @@ def server_choice(url: str | None, model: str | None, allow_remote: bool) -> Ser
         if model:
             fail("--llm-model names a model of a server: give its --llm-url too.", code=USAGE_ERROR)
         return None
-    from lecturetui.core.servergen import ServerGenerator
+    from lecturetui.core.answer.server import ServerGenerator
 
     server = ServerGenerator(url, model, allow_remote=allow_remote)  # one GET of its models
     return ServerChoice(server.url, server.model, allow_remote)
@@ -393,8 +393,8 @@ def write_rerank_vectors(library: Library) -> None:
 
 
 def prepare_models(obj: Context, stderr: bool = True) -> list[Prepared]:
-    """Every offline model (core/modelsetup.py), with a progress bar per model and a line each."""
-    from lecturetui.core.modelsetup import prepare
+    """Every offline model (core/models/setup.py), with a progress bar per model and a line each."""
+    from lecturetui.core.models.setup import prepare
 
     out = console(stderr=stderr)
     t0 = time.perf_counter()

@@ -16,9 +16,9 @@ from lecturetui.cli.base import Context, console, json_text, pass_ctx
 @pass_ctx
 def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> None:
     """Show the GPU, torch's device and dtype, llama.cpp's backend and offloaded layers."""
+    from lecturetui.core.answer.guess import guess_planned
     from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.guess import guess_planned
-    from lecturetui.core.hardware import diagnose
+    from lecturetui.core.models.hardware import diagnose
     from lecturetui.core.modes import DEFAULT_GUESS
 
     embedder = generator = None
@@ -29,8 +29,8 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
         except LectureTuiError as exc:
             failures.append(f"{exc.message} {exc.hint or ''}".strip())
         try:
-            from lecturetui.core.generation import LlamaGenerator
-            from lecturetui.core.llmstore import resolve_llm
+            from lecturetui.core.answer.generation import LlamaGenerator
+            from lecturetui.core.models.gguf import resolve_llm
 
             path = resolve_llm(obj.home.models_dir, llm)
             generator = LlamaGenerator(path, n_ctx=512, device=obj.device)
@@ -95,8 +95,8 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
 
 def rerank_line(obj: Context, load: bool) -> str:
     """EmbeddingGemma: where it is, its size, device and dtype, its licence; or why it is off."""
-    from lecturetui.core import gemmastore
     from lecturetui.core.errors import LectureTuiError
+    from lecturetui.core.models import gemma as gemmastore
 
     library = obj.library()
     problem = library.rerank_status()

@@ -26,8 +26,8 @@ from lecturetui.cli.base import (
 if TYPE_CHECKING:
     from lecturetui.core.evaluation.questions import QuestionSet
     from lecturetui.core.evaluation.runner import EvalSettings
-    from lecturetui.core.scope import Scope
-    from lecturetui.core.service import Library
+    from lecturetui.core.library import Library
+    from lecturetui.core.retrieval.scope import Scope
 
 
 @click.command("eval")
@@ -90,7 +90,7 @@ def eval_cmd(
     the app (`lecturetui app`, key e) and appear in the report the next time it is written.
     """
     from lecturetui.core.evaluation.questions import load_questions
-    from lecturetui.core.scope import Scope, resolve
+    from lecturetui.core.retrieval.scope import Scope, resolve
 
     json_path = json_path or renamed(old_json_path, "--json FILE", "--json-out FILE")
     lang = renamed(old_lang, "--lang", "--report-lang") or lang
@@ -110,12 +110,12 @@ def _retrieval_only(
     obj: Context, library: Library, qset: QuestionSet, k: int, report: Path | None,
     js: Path | None, scope: Scope, guess: str, llm: str | None, n_ctx: int,
 ) -> None:  # fmt: skip
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.answer.guess import guess_planned
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.evaluation.report import render_retrieval_table
     from lecturetui.core.evaluation.retrieval import evaluate_retrieval
-    from lecturetui.core.generation import LlamaGenerator
-    from lecturetui.core.guess import guess_planned
-    from lecturetui.core.llmstore import resolve_llm
+    from lecturetui.core.models.gguf import resolve_llm
     from lecturetui.core.modes import MODES
 
     with_gold = [q for q in qset.questions if q.gold or q.reference_ranking]
@@ -173,11 +173,11 @@ def _full(
     judge_name: str | None, answer_tokens: int, ttft: float, seed: int, force: bool,
     report: Path | None, js: Path | None, scope: Scope, guess: str,
 ) -> None:  # fmt: skip
+    from lecturetui.core.answer.guess import guess_planned
     from lecturetui.core.evaluation.report import render_report
     from lecturetui.core.evaluation.runner import NO_JUDGE, EvalSettings
     from lecturetui.core.evaluation.runs import Runs, run_key
-    from lecturetui.core.guess import guess_planned
-    from lecturetui.core.llmstore import resolve_llm
+    from lecturetui.core.models.gguf import resolve_llm
     from lecturetui.core.records import to_json
 
     library = obj.library()
@@ -228,10 +228,10 @@ def _evaluate(
     judge_path: Path | None, force: bool, home: Path,
 ) -> tuple[int, float | None, bool]:  # fmt: skip
     """Load the models and evaluate what the run lacks: (questions done, s a question, stopped)."""
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.answer.speed import SPEED_FILE, prepare
     from lecturetui.core.evaluation.judge import Judge
     from lecturetui.core.evaluation.runner import run_evaluation
-    from lecturetui.core.generation import LlamaGenerator
-    from lecturetui.core.llmspeed import SPEED_FILE, prepare
 
     library.warm()
     generator = LlamaGenerator(

@@ -26,7 +26,7 @@ from lecturetui.cli.base import (
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lecturetui.core.ingest import FileResult, IngestOptions
+    from lecturetui.core.ingest.pipeline import FileResult, IngestOptions
 
 
 @click.command("ingest")
@@ -90,8 +90,8 @@ def ingest_cmd(
     unless a caption file of the same name lies beside them; the transcript is kept in the
     library, so nothing is transcribed twice. Unchanged files are skipped.
     """
-    from lecturetui.core.ingest import IngestOptions
-    from lecturetui.core.segmenting import SegmentConfig
+    from lecturetui.core.ingest.pipeline import IngestOptions
+    from lecturetui.core.ingest.segmenting import SegmentConfig
     from lecturetui.core.timefmt import format_timestamp
 
     max_tokens = renamed(old_max_tokens, "--max-tokens", "--segment-tokens") or max_tokens
@@ -219,7 +219,7 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
     """List the lectures in the library."""
     from rich.table import Table
 
-    from lecturetui.core.models import Lecture
+    from lecturetui.core.lectures import Lecture
 
     items = obj.library().lectures()
     if as_json:

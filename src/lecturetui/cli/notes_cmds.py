@@ -19,8 +19,8 @@ from lecturetui.cli.base import (
 )
 
 if TYPE_CHECKING:
-    from lecturetui.core.bookmarks import Bookmark
-    from lecturetui.core.export import Written
+    from lecturetui.core.study.bookmarks import Bookmark
+    from lecturetui.core.study.export import Written
 
 #: the shape of `bookmarks --json`; bumped when a field changes meaning or goes away
 
@@ -30,7 +30,7 @@ _filter_options = lecture_options("Bookmarks of")
 
 
 def _selected(obj: Context, courses: tuple[str, ...], lectures: tuple[str, ...]) -> list[Bookmark]:
-    from lecturetui.core.scope import Scope, resolve
+    from lecturetui.core.retrieval.scope import Scope, resolve
 
     library = obj.library()
     scope = resolve(library.store, Scope(courses, lectures))
@@ -126,7 +126,7 @@ def add_cmd(
     """Bookmark segment SEGMENT_ID (its id in `search --json` or `show --json`), or the
     segment at --at in --lecture; --start and --end narrow or widen the moment. The same
     moment again replaces its note."""
-    from lecturetui.core.scope import Scope, resolve
+    from lecturetui.core.retrieval.scope import Scope, resolve
 
     if (segment_id is None) == (lecture is None or at is None):
         fail("Say what to bookmark: a SEGMENT_ID, or --lecture with --at.",
@@ -188,8 +188,8 @@ def export_cmd(
 ) -> None:
     """Export an answer (question, answer, citations with lecture, times and links) or the
     bookmarks to Markdown, and as flashcards to Anki and CSV."""
-    from lecturetui.core.export import Targets, export_answer, export_bookmarks, no_bookmarks
-    from lecturetui.core.export.markdown import answer_markdown, bookmarks_markdown
+    from lecturetui.core.study.export import Targets, export_answer, export_bookmarks, no_bookmarks
+    from lecturetui.core.study.export.markdown import answer_markdown, bookmarks_markdown
 
     if (answer_ref is None) == (not use_bookmarks):
         fail("Say what to export: --answer ID|last or --bookmarks.",

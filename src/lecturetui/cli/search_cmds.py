@@ -20,7 +20,7 @@ from lecturetui.cli.base import (
 )
 
 if TYPE_CHECKING:
-    from lecturetui.core.search import Hit
+    from lecturetui.core.retrieval.search import Hit
 
 
 @click.command("search")
@@ -47,8 +47,8 @@ def search_cmd(
     """
     from rich.markup import escape
 
-    from lecturetui.core.fusion import retriever_tag
-    from lecturetui.core.scope import Scope
+    from lecturetui.core.retrieval.fusion import retriever_tag
+    from lecturetui.core.retrieval.scope import Scope
     from lecturetui.core.timefmt import format_span
 
     obj.first_run()

@@ -1,1 +1,14 @@
-"""The UI-free core: parsing, segmenting, storage, retrieval. Never imports Textual."""
+"""The UI-free core (never imports Textual), in layers; a part imports only its own layer and
+those below it (tests/core/test_architecture.py checks it):
+
+- values and small helpers, flat here: errors, lectures (cues, segments, lectures), records
+  (what --json prints), paths, settings, language, citing, conversation, lexical, timefmt...
+- storage/: the SQLite library, its schema, the history and the transcriptions
+- models/: the model files, their offline preparation, the hardware, the embedding model
+- ingest/: files to stored segments (formats, repairs, segmenting, audio and video, yt-dlp)
+- retrieval/: vector indexes, BM25, fusion, re-ranking, scopes
+- study/: bookmarks, moments, saved answers and their export
+- library.py (the Library every face uses) and watch.py (a watched folder)
+- answer/: evidence, prompts, the answer models, and the question pipeline (answer/question.py)
+- evaluation/: the evaluation of questions, as the seed reports do it
+"""

@@ -1,6 +1,6 @@
 """Threads of questions: a follow-up ("e por quê?", "give an example") continues the last exchange.
 
-A thread is the id of its first history entry (core/history.py). A follow-up is searched with the
+A thread is the id of its first history entry (core/storage/history.py). A follow-up is searched with the
 previous question's search text joined to it, and its prompt carries the last exchange.
 """
 

@@ -107,7 +107,7 @@ class AnswerRecord:
     question: str
     answer: str = ""
     stopped: bool = False
-    citation_source: str = "none"  # model | similarity | none (core/answering.py)
+    citation_source: str = "none"  # model | similarity | none (core/answer/retrieved.py)
     citations: tuple[PassageRecord, ...] = ()
     evidence: tuple[EvidenceRecord, ...] = ()
     passages: tuple[PassageRecord, ...] = ()
@@ -120,7 +120,7 @@ class AnswerRecord:
     previous_entry: int | None = None
     search_text: str | None = None
     translation: str | None = None  # the question in the library's language, as searched
-    guess: str | None = None  # the lecturer's likely words, searched with it (core/guess.py)
+    guess: str | None = None  # the lecturer's likely words, searched with it (core/answer/guess.py)
 
 
 def to_json(record: object) -> Any:

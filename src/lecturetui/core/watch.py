@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.ingest import FileResult, IngestOptions
-from lecturetui.core.ingest import wanted as ingestible
+from lecturetui.core.ingest.pipeline import FileResult, IngestOptions
+from lecturetui.core.ingest.pipeline import wanted as ingestible
 
 if TYPE_CHECKING:
-    from lecturetui.core.service import Library
+    from lecturetui.core.library import Library
 
 
 @dataclass(frozen=True, slots=True)

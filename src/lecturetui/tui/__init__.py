@@ -1,1 +1,1 @@
-"""The Textual app: a thin face on `lecturetui.core.service`, like the CLI."""
+"""The Textual app: a thin face on `lecturetui.core.library`, like the CLI."""

@@ -109,7 +109,7 @@ class LectureApp(App[None]):
         self.post_message(ModelsChanged(loaded=True))
 
     def _load_models(self) -> None:
-        from lecturetui.core.llmspeed import SPEED_FILE, prepare
+        from lecturetui.core.answer.speed import SPEED_FILE, prepare
 
         library = self.services.library
         library.warm()

@@ -17,14 +17,14 @@ from textual.worker import get_current_worker
 
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
 from lecturetui.core.records import AnswerRecord, EvidenceRecord, HitRecord, PassageRecord
-from lecturetui.core.scope import Scope
+from lecturetui.core.retrieval.scope import Scope
 from lecturetui.tui.context import AppContext, ModelState, WorkFailed, context
 from lecturetui.tui.render import answer_text, evidence_text, hit_row
 
 if TYPE_CHECKING:
-    from lecturetui.core.answering import Retrieved
+    from lecturetui.core.answer.generation import Generator
+    from lecturetui.core.answer.retrieved import Retrieved
     from lecturetui.core.conversation import Exchange, Turn
-    from lecturetui.core.generation import Generator
 
 
 class QuestionMessage(Message):
@@ -105,7 +105,7 @@ class AskingScreen(Screen[None]):
         self.mode = DEFAULT_MODE
         self.scope = Scope()  # where questions are searched (s picks a course or a lecture)
         self.ttft = 0.0  # set from the services on mount
-        # the lecturer's guess (core/guess.py): auto, on, off; `g` toggles it
+        # the lecturer's guess (core/answer/guess.py): auto, on, off; `g` toggles it
         self.guess = DEFAULT_GUESS
         self.previous: Exchange | None = None  # the exchange a follow-up would continue
         self.entry_id: int | None = None  # the history entry of the answer on screen
@@ -130,11 +130,9 @@ class AskingScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="answer", exit_on_error=False)
     def run_question(self, question: str, stop: threading.Event, serial: int) -> None:
-        """The question through the core's pipeline (core/question.py), each of its events
+        """The question through the core's pipeline (core/answer/question.py), each of its events
         posted to this screen as a message; no widget is touched from this thread."""
-        from lecturetui.core.answering import passage_record
-        from lecturetui.core.conversation import make_turn
-        from lecturetui.core.question import (
+        from lecturetui.core.answer.question import (
             Answered,
             EvidenceReady,
             Failed,
@@ -144,6 +142,8 @@ class AskingScreen(Screen[None]):
             Token,
             run_question,
         )  # fmt: skip
+        from lecturetui.core.answer.retrieved import passage_record
+        from lecturetui.core.conversation import make_turn
 
         ctx = self.ctx
         ctx.models.ready.wait()
@@ -287,7 +287,7 @@ class AskingScreen(Screen[None]):
     def warm_sentences(self) -> None:
         """Embed every segment's sentences in the background, paused while a question runs,
         so evidence comes from the cache (when this fails, a question computes its own)."""
-        from lecturetui.core.answering import warm_sentences
+        from lecturetui.core.answer.retrieved import warm_sentences
         from lecturetui.core.errors import LectureTuiError
 
         try:

@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from lecturetui.core.bookmarks import Bookmark
+from lecturetui.core.study.bookmarks import Bookmark
 from lecturetui.tui.context import context, copy_link, open_link
 from lecturetui.tui.notes import NoteScreen, export_to, run_safely
 from lecturetui.tui.screens import SegmentScreen
@@ -144,7 +144,7 @@ class BookmarksScreen(Screen[None]):
             self.refresh_list()
 
     def action_export(self) -> None:
-        from lecturetui.core.export import export_bookmarks
+        from lecturetui.core.study.export import export_bookmarks
 
         folder = context(self).services.export_dir
         export_to(self.app, folder, "bookmarks", lambda to: export_bookmarks(self.marks, to))

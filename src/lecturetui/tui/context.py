@@ -20,11 +20,11 @@ from urllib.parse import unquote, urlsplit
 
 from textual.message import Message
 
+from lecturetui.core.answer.generation import Generator
+from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.generation import Generator
+from lecturetui.core.library import Library
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
-from lecturetui.core.service import Library
-from lecturetui.core.timebudget import DEFAULT_TTFT_S
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -42,7 +42,7 @@ class AppServices:
     load_generator: Callable[[], Generator]
     llm_label: str = ""
     ttft_s: float = DEFAULT_TTFT_S
-    #: search with the answer model's guess at the lecturer's words (core/guess.py): auto/on/off
+    #: search with the answer model's guess at the lecturer's words (core/answer/guess.py): auto/on/off
     guess: str = DEFAULT_GUESS
     mode: str = DEFAULT_MODE
     #: the labels' language: en, pt, or auto (that of most lectures)

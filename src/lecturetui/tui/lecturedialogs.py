@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from lecturetui.core.models import Lecture
+from lecturetui.core.lectures import Lecture
 
 
 class ConfirmScreen(ModalScreen[bool]):

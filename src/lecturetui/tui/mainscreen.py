@@ -10,10 +10,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.worker import Worker
 
+from lecturetui.core.answer.ttft import TTFT_CHOICES
 from lecturetui.core.modes import MODES
 from lecturetui.core.records import HitRecord
-from lecturetui.core.scope import Scope
-from lecturetui.core.timebudget import TTFT_CHOICES
+from lecturetui.core.retrieval.scope import Scope
 from lecturetui.tui.asking import AskingScreen
 from lecturetui.tui.context import WorkFailed, copy_link, open_link, ttft_label, worker_failed
 from lecturetui.tui.notes import bookmark_segment, export_to
@@ -80,8 +80,8 @@ class MainScreen(AskingScreen):
         return scope, settings
 
     def guessing(self) -> bool:
-        """Are questions searched with the lecturer's guess (core/guess.py)?"""
-        from lecturetui.core.guess import wants_guess
+        """Are questions searched with the lecturer's guess (core/answer/guess.py)?"""
+        from lecturetui.core.answer.guess import wants_guess
 
         return wants_guess(self.guess, self.ctx.models.generator)
 
@@ -221,7 +221,7 @@ class MainScreen(AskingScreen):
 
     def action_export(self) -> None:
         """The answer on screen (question, answer, citations) as Markdown, Anki and CSV."""
-        from lecturetui.core.export import export_answer
+        from lecturetui.core.study.export import export_answer
 
         entry = self.entry_id
         if entry is None:

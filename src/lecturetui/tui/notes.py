@@ -16,7 +16,7 @@ from lecturetui.core.errors import LectureTuiError
 from lecturetui.tui.context import context
 
 if TYPE_CHECKING:
-    from lecturetui.core.export import Targets
+    from lecturetui.core.study.export import Targets
 
 
 class NoteScreen(ModalScreen[str | None]):
@@ -77,7 +77,7 @@ def bookmark_segment(screen: Screen[None], segment_id: int, title: str, entry: i
 def export_to(app: App[None], folder: Path, stem: str, write: Callable[[Targets], Sized]) -> None:
     """Export as `folder/stem.md`, `.apkg` and `.csv` (`write` writes them); the notification
     says where, or why not."""
-    from lecturetui.core.export import Targets
+    from lecturetui.core.study.export import Targets
 
     def export() -> str:
         folder.mkdir(parents=True, exist_ok=True)

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from lecturetui.core.citing import CITATION
-from lecturetui.core.fusion import retriever_tag
 from lecturetui.core.records import EvidenceRecord, HitRecord, PassageRecord
+from lecturetui.core.retrieval.fusion import retriever_tag
 from lecturetui.core.timefmt import format_timestamp
 
 

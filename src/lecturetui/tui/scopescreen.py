@@ -9,8 +9,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from lecturetui.core.models import Lecture
-from lecturetui.core.scope import Scope
+from lecturetui.core.lectures import Lecture
+from lecturetui.core.retrieval.scope import Scope
 
 
 class ScopeScreen(ModalScreen[Scope | None]):

@@ -16,8 +16,8 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, get_current_worker
 
 from lecturetui.core.conversation import HistoryEntry
+from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.links import deep_link
-from lecturetui.core.models import Lecture, StoredSegment
 from lecturetui.core.timefmt import format_duration, format_span, format_timestamp
 from lecturetui.tui.context import WorkFailed, context, copy_link, open_link, worker_failed
 from lecturetui.tui.render import highlighted, timeline
@@ -254,7 +254,7 @@ class LibraryScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="doctor", exit_on_error=False)
     def diagnose(self) -> None:
         """What `lecturetui doctor` says, for the models this app has loaded."""
-        from lecturetui.core.hardware import diagnose
+        from lecturetui.core.models.hardware import diagnose
 
         ctx = context(self)
         models = ctx.models
@@ -343,7 +343,7 @@ class LibraryScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="ingest", exit_on_error=False)
     def ingest(self, path: Path) -> None:
-        from lecturetui.core.media import Cancelled
+        from lecturetui.core.ingest.media import Cancelled
 
         def on_file(done: int, total: int, name: str) -> None:
             self.post_message(IngestProgress(done, max(total, 1)))

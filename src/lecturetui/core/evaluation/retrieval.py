@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from lecturetui.core.evaluation.metrics import Gold, RetrievalScores, overlap_at
 from lecturetui.core.evaluation.questions import EvalQuestion
-from lecturetui.core.scope import Scope
-from lecturetui.core.service import Hit, Library
+from lecturetui.core.library import Hit, Library
+from lecturetui.core.retrieval.scope import Scope
 
 if TYPE_CHECKING:
-    from lecturetui.core.generation import Generator
+    from lecturetui.core.answer.generation import Generator
 
 #: the row searched as `ask` searches: hybrid, a question in another language translated and
-#: the lecturer's guess added by the answer model (core/translate.py, core/guess.py)
+#: the lecturer's guess added by the answer model (core/answer/translate.py, core/answer/guess.py)
 WITH_MODEL = "hybrid + model"
 
 
@@ -97,9 +97,9 @@ def evaluate_retrieval(
 ) -> dict[str, ModeSummary]:
     """Search every question in every mode; metrics need gold evidence (others are skipped).
     With the answer model, a `WITH_MODEL` row too: the questions searched as `ask` searches."""
-    from lecturetui.core.answering import search_as_asked
-    from lecturetui.core.guess import guesser_for
-    from lecturetui.core.translate import translator_for
+    from lecturetui.core.answer.guess import guesser_for
+    from lecturetui.core.answer.retrieved import search_as_asked
+    from lecturetui.core.answer.translate import translator_for
 
     rows = [*modes, WITH_MODEL] if generator is not None else list(modes)
     out = {mode: ModeSummary(mode) for mode in rows}

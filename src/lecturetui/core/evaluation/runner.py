@@ -8,19 +8,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from lecturetui.core.answer.generation import Generator
+from lecturetui.core.answer.prompting import Passage
+from lecturetui.core.answer.question import ask
+from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
 from lecturetui.core.evaluation.judge import PROMPT_VERSION, Judge, auto_label
 from lecturetui.core.evaluation.keypoints import CitedExcerpt, KeyPointScore, score_answer
 from lecturetui.core.evaluation.questions import EvalQuestion, QuestionSet
 from lecturetui.core.evaluation.retrieval import score_hits
 from lecturetui.core.evaluation.runs import EvalPayload, EvalRecord, JudgeRecord, Runs, run_key
-from lecturetui.core.fusion import FusionConfig
-from lecturetui.core.generation import Generator
-from lecturetui.core.prompting import Passage
-from lecturetui.core.question import ask
+from lecturetui.core.library import Library
 from lecturetui.core.records import AnswerRecord
-from lecturetui.core.scope import Scope
-from lecturetui.core.service import Library
-from lecturetui.core.timebudget import DEFAULT_TTFT_S
+from lecturetui.core.retrieval.fusion import FusionConfig
+from lecturetui.core.retrieval.scope import Scope
 
 #: the judge setting of a run without the LLM judge
 NO_JUDGE = "none"
@@ -42,7 +42,7 @@ class EvalSettings:
     ttft_s: float = DEFAULT_TTFT_S  # the answers' time budget to the first token (0: none)
     courses: tuple[str, ...] = ()  # the scope the questions are asked in (none: everything)
     lectures: tuple[str, ...] = ()
-    guess: bool = False  # searched with the lecturer's guess too (core/guess.py)
+    guess: bool = False  # searched with the lecturer's guess too (core/answer/guess.py)
 
     def as_dict(self) -> dict[str, Any]:
         """The settings that identify a run (an empty scope and no guess are left out, so runs

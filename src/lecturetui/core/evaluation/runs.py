@@ -16,7 +16,7 @@ from lecturetui.core.evaluation.judge import ContextRelevance, Groundedness, Rel
 from lecturetui.core.evaluation.keypoints import KeyPointScore
 from lecturetui.core.evaluation.retrieval import QuestionRetrieval
 from lecturetui.core.records import AnswerRecord, from_json, to_json
-from lecturetui.core.store import Store
+from lecturetui.core.storage.store import Store
 from lecturetui.core.timefmt import utc_now
 
 LABELS = ("C", "P", "I")

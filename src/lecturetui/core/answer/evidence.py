@@ -1,0 +1,141 @@
+"""The sentences of the retrieved passages that answer the question, scored by E5.
+
+Each sentence of the best passages is compared with the question (the E5 cosine of the sentence
+as a passage and the question as a query). The best ones are shown at once, before the model
+writes anything, and the answer's prompt is cut down to them when time is short (budget.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from lecturetui.core.answer.prompting import Passage
+from lecturetui.core.links import deep_link
+from lecturetui.core.records import EvidenceRecord
+from lecturetui.core.retrieval.index import unit_vector
+from lecturetui.core.retrieval.sentences import Sentence, SentenceVectors, split_sentences
+from lecturetui.core.timefmt import format_timestamp
+
+#: passages whose sentences are scored (in retrieval order): more would cost embedding time for
+#: passages the prompt would not hold anyway
+SCORED_PASSAGES = 6
+EVIDENCE_SHOWN = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredPassage:
+    """A retrieved passage, its sentences and each one's cosine to the question."""
+
+    passage: Passage
+    sentences: tuple[Sentence, ...]
+    scores: tuple[float, ...]
+    n_words: int
+
+    def time_at(self, word: int) -> float:
+        """Where a word falls in the passage's time span (interpolated by position)."""
+        p = self.passage
+        return p.start + (p.end - p.start) * word / max(self.n_words, 1)
+
+    @property
+    def best(self) -> float:
+        return max(self.scores, default=0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceSentence:
+    """One sentence that answers the question, with its place in the lectures."""
+
+    lecture_id: str
+    lecture_title: str
+    start: float  # approximate: interpolated by the sentence's place in its segment
+    text: str
+    before: str  # the sentence before it in its segment ("" at the start)
+    after: str  # and the one after it
+    score: float  # E5 cosine to the question
+    segment_id: int | None  # the segment that holds it
+    url: str | None
+
+    def record(self) -> EvidenceRecord:
+        return EvidenceRecord(
+            text=self.text,
+            lecture=self.lecture_id,
+            lecture_title=self.lecture_title,
+            start_s=self.start,
+            start=format_timestamp(self.start),
+            before=self.before,
+            after=self.after,
+            score=self.score,
+            segment_id=self.segment_id,
+            url=self.url,
+        )
+
+
+def score_passages(
+    passages: Sequence[Passage],
+    query: npt.NDArray[np.float32],
+    vectors: SentenceVectors,
+    limit: int = SCORED_PASSAGES,
+) -> list[ScoredPassage]:
+    """The first `limit` passages with a score per sentence (one embedding call for all)."""
+    split = [(p, split_sentences(p.text)) for p in passages[:limit]]
+    texts = [s.text for _, sentences in split for s in sentences]
+    if not texts:
+        return []
+    sims = (vectors.vectors(texts) @ unit_vector(query)).tolist()
+    out: list[ScoredPassage] = []
+    pos = 0
+    for passage, sentences in split:
+        scores = tuple(float(x) for x in sims[pos : pos + len(sentences)])
+        pos += len(sentences)
+        out.append(ScoredPassage(passage, tuple(sentences), scores, len(passage.text.split())))
+    return out
+
+
+def _segment_of(passage: Passage, text: str) -> int | None:
+    """The id of the passage's segment whose text holds the sentence (else the first one)."""
+    for hit in passage.hits:
+        if text in " ".join(hit.segment.text.split()):
+            return int(hit.segment.id)
+    return int(passage.hits[0].segment.id) if passage.hits else None
+
+
+def best_evidence(
+    scored: Sequence[ScoredPassage], n: int = EVIDENCE_SHOWN
+) -> list[EvidenceSentence]:
+    """The `n` best sentences, no two the same or side by side in one passage."""
+    ranked = sorted(
+        ((sp.scores[i], k, i) for k, sp in enumerate(scored) for i in range(len(sp.sentences))),
+        key=lambda t: -t[0],
+    )
+    chosen: list[tuple[int, int]] = []
+    seen: set[str] = set()
+    out: list[EvidenceSentence] = []
+    for score, k, i in ranked:
+        if len(out) >= n:
+            break
+        sp = scored[k]
+        sentence = sp.sentences[i]
+        if sentence.text in seen or any(k == ck and abs(i - ci) <= 1 for ck, ci in chosen):
+            continue
+        chosen.append((k, i))
+        seen.add(sentence.text)
+        start = sp.time_at(sentence.first)
+        p = sp.passage
+        out.append(
+            EvidenceSentence(
+                p.lecture_id,
+                p.lecture_title,
+                start,
+                sentence.text,
+                sp.sentences[i - 1].text if i > 0 else "",
+                sp.sentences[i + 1].text if i + 1 < len(sp.sentences) else "",
+                score,
+                _segment_of(p, sentence.text),
+                deep_link(p.source_url, start),
+            )
+        )
+    return out

@@ -1,0 +1,325 @@
+"""llama.cpp answers: one worker thread owns the model; tokens are streamed and can be stopped.
+
+llama_cpp is imported when a model is loaded, never at import time. llama.cpp writes its logs to
+the process's stderr even with verbose=False, so loading and generating run with file
+descriptor 2 pointed at /dev/null unless `verbose` is set.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+from lecturetui.core.errors import LectureTuiError
+
+_DONE = object()
+
+
+class Generator(Protocol):
+    """What the answer pipeline needs of a language model."""
+
+    name: str
+    n_ctx: int
+    gpu: bool
+    #: how fast it reads a prompt on this machine (llmspeed.py), None when not measured
+    prompt_tokens_per_s: float | None
+    #: tokens at the start of every prompt already in its cache (the fixed instructions)
+    cached_tokens: int
+
+    def count_prompt_tokens(self, messages: list[dict[str, str]]) -> int: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def stream(
+        self,
+        messages: list[dict[str, str]],
+        max_tokens: int,
+        stop: threading.Event | None = None,
+        temperature: float | None = None,
+    ) -> Iterator[str]: ...
+
+
+_stderr_lock = threading.Lock()
+
+
+@contextmanager
+def quiet_stderr(enabled: bool = True) -> Iterator[None]:
+    """Point file descriptor 2 at /dev/null for the duration (C libraries write there directly)."""
+    if not enabled:
+        yield
+        return
+    with _stderr_lock:
+        saved = os.dup(2)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 2)
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            os.close(devnull)
+
+
+class LlamaGenerator:
+    """A GGUF model in llama-cpp-python, owned by one worker thread (Llama is not thread-safe)."""
+
+    def __init__(
+        self,
+        path: Path,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        verbose: bool = False,
+        gpu_layers: int | None = None,
+        redirect_stderr: bool = True,
+        seed: int | None = None,
+        temperature: float = 0.2,
+        device: str | None = None,
+        flash_attn: bool | None = None,
+        n_batch: int | None = None,
+    ) -> None:
+        self.path = path
+        # None: each answer is sampled afresh; a number: every answer is reproducible (evaluation)
+        self.seed = seed
+        self.temperature = temperature
+        self.name = path.name
+        self.n_ctx = n_ctx
+        self.verbose = verbose
+        # a caller that already routes fd 2 elsewhere (the app) turns the per-call redirection off
+        self._quiet = redirect_stderr and not verbose
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
+        self.gpu = False
+        self.notice: str | None = None
+        self.prompt_tokens_per_s: float | None = None
+        self.cached_tokens = 0
+        self._prefix: list[int] = []
+        # the fixed start's cache (prefill), restored when a side request (a translation, the
+        # lecturer's guess) took the cache over since: the answer then reads only what is new
+        self._fixed: list[dict[str, str]] = []
+        self._prefix_state: Any = None
+        self._cache_taken = False
+        try:
+            import llama_cpp
+        except ImportError:
+            raise LectureTuiError(
+                "llama-cpp-python is not installed, so answers cannot be written.",
+                hint="run the set-up again (make run); search still works",
+            ) from None
+        from lecturetui.core.models.hardware import llama_on_gpu, llama_report
+
+        build = llama_report()
+        offload = build is not None and build.gpu_offload
+        # every layer on the GPU when the build can offload: a 1.5B model fits any GPU's memory,
+        # and reading the prompt is what a CPU is slow at (bench/RESULTS.md, answer models);
+        # --device cpu keeps it on the CPU
+        self.gpu = llama_on_gpu(build, device)
+        self.backend = build.backend if self.gpu and build is not None else "CPU"
+        layers = gpu_layers if gpu_layers is not None else (-1 if self.gpu else 0)
+        if not offload:
+            self.notice = "answers run on the CPU (this llama.cpp build has no GPU offload)"
+        # on a GPU: flash attention and a large prompt batch (one pass reads the whole prompt);
+        # bench/gpu.py `llama` compares them with the defaults once a GPU is at hand
+        flash = self.gpu if flash_attn is None else flash_attn
+        batch = n_batch or (2048 if self.gpu else 512)
+        # one thread per physical core (about half the logical ones); on 2 cores llama.cpp with
+        # 2 threads sometimes stalls 3-100x, with 1 it is steady
+        threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
+        batch_threads = max(threads, os.cpu_count() or 1)  # prompt processing uses every core
+        self.speed_key = "|".join(
+            [path.name, str(path.stat().st_size), "gpu" if self.gpu else "cpu",
+             f"{batch_threads} threads", platform.machine(), f"{os.cpu_count()} cpus",
+             f"llama-cpp-python {getattr(llama_cpp, '__version__', '?')}"]
+        )  # fmt: skip
+
+        def load() -> Any:
+            with quiet_stderr(self._quiet):
+                return llama_cpp.Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=threads,
+                    n_threads_batch=batch_threads,
+                    n_gpu_layers=layers,
+                    n_batch=min(batch, n_ctx),
+                    n_ubatch=min(batch, n_ctx),
+                    flash_attn=flash,
+                    verbose=verbose,
+                )
+
+        try:
+            self._llm: Any = self._pool.submit(load).result()
+        except (ValueError, RuntimeError) as exc:
+            raise LectureTuiError(f"The answer model {path.name} cannot be loaded ({exc}).",
+                                  hint="check the file, or use --llm with another .gguf") from None  # fmt: skip
+        self._formatter = self._chat_formatter()
+        meta = self._llm.metadata or {}
+        arch = meta.get("general.architecture", "")
+        blocks = int(meta.get(f"{arch}.block_count", 0) or 0)
+        self.layers_on_gpu = (blocks if layers < 0 else min(layers, blocks)) if self.gpu else 0
+        self.layers = blocks
+
+    @property
+    def placement(self) -> str:
+        """Where the model runs, for the status line and `doctor`: "CUDA, 28/28 layers"."""
+        if not self.gpu or self.layers_on_gpu == 0:
+            return "CPU"
+        return f"{self.backend}, {self.layers_on_gpu}/{self.layers} layers"
+
+    def _chat_formatter(self) -> Any:
+        template = (self._llm.metadata or {}).get("tokenizer.chat_template")
+        if not template:
+            return None
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        eos = self._llm.detokenize([self._llm.token_eos()]).decode("utf-8", "ignore")
+        bos = self._llm.detokenize([self._llm.token_bos()]).decode("utf-8", "ignore")
+        return Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+
+    def _run(self, fn: Any) -> Any:
+        return self._pool.submit(fn).result()
+
+    def _prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        """The tokens create_chat_completion evaluates for these messages."""
+        assert self._formatter is not None
+        prompt = self._formatter(messages=messages).prompt
+        tokens: list[int] = self._run(
+            lambda: self._llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        )
+        return tokens
+
+    def prefill(self, messages: list[dict[str, str]]) -> tuple[int, float]:
+        """Read the fixed start of every prompt now (`messages`, as they begin each prompt), so
+        every question reuses it from the cache. Returns (tokens read, seconds it took)."""
+        if self._formatter is None:
+            return 0, 0.0
+        a = self._prompt_tokens([*messages, {"role": "user", "content": "a"}])
+        b = self._prompt_tokens([*messages, {"role": "user", "content": "b"}])
+        n = next(
+            (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+        )
+        prefix = a[:n]
+
+        def work() -> tuple[float, Any]:
+            with quiet_stderr(self._quiet):
+                t0 = time.perf_counter()
+                self._llm.reset()
+                self._llm.eval(prefix)
+                seconds = time.perf_counter() - t0
+                return seconds, self._llm.save_state()
+
+        seconds, self._prefix_state = self._run(work)
+        self._prefix = prefix
+        self._fixed = [dict(m) for m in messages]
+        self._cache_taken = False
+        self.cached_tokens = n
+        return n, float(seconds)
+
+    def count_tokens(self, text: str) -> int:
+        return len(
+            self._run(
+                lambda: self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+            )
+        )
+
+    def count_prompt_tokens(self, messages: list[dict[str, str]]) -> int:
+        if self._formatter is not None:
+            prompt = self._formatter(messages=messages).prompt
+        else:  # ChatML-like estimate
+            prompt = "".join(
+                f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages
+            )
+        return len(
+            self._run(
+                lambda: self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+            )
+        )
+
+    def stream(
+        self,
+        messages: list[dict[str, str]],
+        max_tokens: int,
+        stop: threading.Event | None = None,
+        temperature: float | None = None,
+    ) -> Iterator[str]:
+        """Yield text pieces as they are generated; setting `stop` ends it between tokens.
+        `temperature` overrides the model's own for this reply (0: greedy)."""
+        out: queue.Queue[object] = queue.Queue()
+        stop = stop or threading.Event()
+        halt = threading.Event()  # the consumer went away (closed or interrupted)
+
+        # an answer's prompt begins with the fixed start; a translation's or a guess's does not
+        answering = bool(self._fixed) and messages[: len(self._fixed)] == self._fixed
+
+        def work() -> None:
+            try:
+                with quiet_stderr(self._quiet):
+                    if self.seed is not None:
+                        # a prompt partly reused from the cache gets slightly different logits
+                        # than one evaluated whole: start from the fixed start alone, so the
+                        # same seed repeats whatever was asked before
+                        self._llm.reset()
+                        if self._prefix:
+                            self._llm.eval(self._prefix)
+                    elif answering and self._cache_taken and self._prefix_state is not None:
+                        self._llm.load_state(self._prefix_state)
+                    if self._fixed:
+                        self._cache_taken = not answering
+                    chunks = self._llm.create_chat_completion(
+                        messages=messages,
+                        max_tokens=max_tokens,
+                        temperature=self.temperature if temperature is None else temperature,
+                        seed=self.seed,
+                        stream=True,
+                    )
+                    for chunk in chunks:
+                        if stop.is_set() or halt.is_set():
+                            break
+                        piece = chunk["choices"][0]["delta"].get("content")
+                        if piece:
+                            out.put(piece)
+            except Exception as exc:  # surfaced in the consumer thread
+                out.put(exc)
+            finally:
+                out.put(_DONE)
+
+        future: Future[None] = self._pool.submit(work)
+        try:
+            while True:
+                item = out.get()
+                if item is _DONE:
+                    break
+                if isinstance(item, Exception):
+                    raise LectureTuiError(f"The answer model failed ({item}).") from None
+                yield str(item)
+        finally:
+            halt.set()
+            future.result()
+
+    def complete_json(
+        self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int
+    ) -> str:
+        """A whole reply constrained by a JSON schema (llama.cpp turns it into a grammar)."""
+
+        def work() -> str:
+            with quiet_stderr(self._quiet):
+                out = self._llm.create_chat_completion(
+                    messages=messages,
+                    max_tokens=max_tokens,
+                    temperature=0.0,
+                    response_format={"type": "json_object", "schema": schema},
+                )
+            return str(out["choices"][0]["message"]["content"] or "")
+
+        try:
+            return str(self._run(work))
+        except (ValueError, RuntimeError) as exc:
+            raise LectureTuiError(f"The judge model failed ({exc}).") from None
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)

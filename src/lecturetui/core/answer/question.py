@@ -1,0 +1,291 @@
+"""One question, start to end, as a stream of typed events: the pipeline every face drives.
+
+    Started -> EvidenceReady -> PromptReady -> Token ... -> Answered     (or Failed, at any point)
+
+`run_question` translates a question in another language (core/answer/translate.py), guesses the
+lecturer's words (core/answer/guess.py), retrieves and scores the evidence, sizes the prompt to the time
+budget, streams the answer, attributes its citations and keeps it in the history. `ask` prints the
+events, `ask --json` prints the last one, the app's worker posts each as a Textual message, and
+`eval` reads the answer from `Answered`. Cancelling goes through `stop` (Esc, a new question)
+or Ctrl+C (KeyboardInterrupt while the answer streams): the answer keeps what was written.
+
+The answer model may still be loading when the question starts: a `ModelSource` gives it to the
+pipeline when the pipeline needs it (before the search when it translates or guesses, else once
+the evidence is out).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from lecturetui.core.answer.attribution import attribute
+from lecturetui.core.answer.budget import PromptBudget, plan_prompt
+from lecturetui.core.answer.generation import Generator
+from lecturetui.core.answer.guess import guess_planned, guesser_for
+from lecturetui.core.answer.prompting import Passage
+from lecturetui.core.answer.repetition import RepeatGuard
+from lecturetui.core.answer.retrieved import Answer, Retrieved, retrieve
+from lecturetui.core.answer.speed import SPEED_FILE, observe
+from lecturetui.core.answer.translate import target_language, translating
+from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
+from lecturetui.core.citing import cited_numbers
+from lecturetui.core.conversation import Turn
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.language import question_language
+from lecturetui.core.library import Hit, Library
+from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
+from lecturetui.core.records import AnswerRecord
+from lecturetui.core.retrieval.scope import Scope
+
+
+# -- events -----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Started:
+    """The question is being searched (a follow-up: with the previous question's words)."""
+
+    turn: Turn
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceReady:
+    """Hits and evidence sentences, before the model writes anything."""
+
+    found: Retrieved
+
+
+@dataclass(frozen=True, slots=True)
+class PromptReady:
+    """The passages the prompt numbers [1]..[n] (the hits they came from beside them)."""
+
+    hits: list[Hit]
+    passages: list[Passage]
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """A piece of the answer as the model wrote it."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """The whole answer, its record, and its history entry (None when not kept)."""
+
+    answer: Answer
+    record: AnswerRecord
+    entry_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """What stopped the question, in one sentence and a hint (core/errors.py)."""
+
+    error: LectureTuiError
+
+
+Event = Started | EvidenceReady | PromptReady | Token | Answered | Failed
+
+
+# -- what a question needs -------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class QuestionSettings:
+    k: int = 10
+    mode: str = DEFAULT_MODE
+    scope: Scope | None = None
+    guess: str = DEFAULT_GUESS  # auto, on, off (core/answer/guess.py)
+    ttft_s: float | None = DEFAULT_TTFT_S
+    answer_tokens: int = 512
+    keep: bool = True  # keep the answer in the history (eval does not)
+    device: str | None = None  # where the answer model runs (to plan the guess before it loads)
+
+
+class ModelSource(Protocol):
+    """How the pipeline gets the answer model, which may still be loading."""
+
+    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
+        """A model to translate and guess with before the search: whatever is loaded now, or
+        one waited for when `needed()` says the question wants it (a translation or a guess)."""
+        ...
+
+    def for_answer(self, stop: threading.Event) -> Generator | None:
+        """The model to answer with, once the evidence is out: waits for it to load; None when
+        `stop` was set meanwhile; raises LectureTuiError when it cannot load."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A ModelSource for a model already loaded (eval, tests, scripts)."""
+
+    generator: Generator
+
+    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
+        return self.generator
+
+    def for_answer(self, stop: threading.Event) -> Generator | None:
+        return self.generator
+
+
+def run_question(
+    library: Library,
+    turn: Turn,
+    models: ModelSource,
+    settings: QuestionSettings | None = None,
+    stop: threading.Event | None = None,
+) -> Iterator[Event]:
+    """The events of one question (see the module's docstring); ends with Answered or Failed,
+    or after EvidenceReady when `stop` is set before the answer model is there."""
+    s = settings or QuestionSettings()
+    stop = stop or threading.Event()
+    try:
+        yield Started(turn)
+        target = target_language(library, turn.search_text)
+        model = models.for_search(lambda: target is not None or guess_planned(s.guess, s.device))
+        translator = translating(model, target) if model is not None and target else None
+        guesser = guesser_for(library, model, s.guess, s.scope)
+        found = retrieve(library, turn, s.k, s.mode, s.scope, translator, guesser)
+        yield EvidenceReady(found)
+        generator = models.for_answer(stop)
+        if generator is None:
+            return
+        for event in answer_events(library, generator, found, s.answer_tokens, s.ttft_s, stop):
+            if isinstance(event, Answered) and s.keep:
+                entry = library.history.add(event.record)
+                event = Answered(event.answer, event.record, entry)
+            yield event
+    except LectureTuiError as exc:
+        yield Failed(exc)
+
+
+def answer_events(
+    library: Library,
+    generator: Generator,
+    found: Retrieved,
+    answer_tokens: int = 512,
+    ttft_s: float | None = DEFAULT_TTFT_S,
+    stop: threading.Event | None = None,
+) -> Iterator[PromptReady | Token | Answered]:
+    """Write the answer from what `retrieve` found, its prompt sized so that the first token
+    comes within `ttft_s` of the question (None or 0: only the context window limits it).
+    Ctrl+C / `stop` ends it cleanly between tokens, keeping what was written. Ends with
+    Answered (not yet in the history: entry_id None)."""
+    t0 = time.perf_counter() - found.evidence_s  # the clock started with the question
+    turn = found.turn
+    # the search and the evidence took part of the time; the model gets the rest, and at
+    # least half the budget (a first search over a cold cache should not starve the answer)
+    left = None if not ttft_s or ttft_s <= 0 else max(ttft_s - found.evidence_s, ttft_s / 2)
+    budget = PromptBudget.for_time(
+        generator.n_ctx,
+        answer_tokens + 8,  # slack for the chat template's generation prompt
+        generator.cached_tokens,
+        generator.prompt_tokens_per_s,
+        left,
+    )
+    plan = plan_prompt(
+        turn.question,
+        found.passages,
+        found.scored,
+        budget,
+        generator.count_prompt_tokens,
+        generator.count_tokens,
+        question_language(turn.question),
+        turn.previous,
+    )
+    passages = plan.passages
+    yield PromptReady(found.hits, passages)
+    stop = stop or threading.Event()
+    pieces: list[str] = []
+    first: float | None = None
+    stopped = False
+    t2 = time.perf_counter()
+    guard = RepeatGuard()
+    try:
+        for piece in generator.stream(plan.messages, answer_tokens, stop):
+            if first is None:
+                first = time.perf_counter()
+            pieces.append(piece)
+            if guard.feed(piece):
+                break  # a sentence said twice: the model is looping (leaving the stream ends it)
+            yield Token(piece)
+    except KeyboardInterrupt:
+        stopped = True
+    stopped = stopped or stop.is_set()
+    t3 = time.perf_counter()
+    if first is not None:  # the prompt's reading time keeps the measured speed honest
+        observe(generator, library.home.root / SPEED_FILE,
+                plan.prompt_tokens - generator.cached_tokens, first - t2)  # fmt: skip
+    text = guard.answer().strip()
+    gen_s = t3 - (first or t3)
+    cited = cited_numbers(text, len(passages))
+    source = "model" if cited else "none"
+    if not cited and text and not stopped:
+        text, cited = attribute(library, text, passages)
+        source = "similarity" if cited else "none"
+    done = Answer(
+        question=turn.question,
+        text=text,
+        passages=passages,
+        hits=found.hits,
+        cited=cited,
+        stopped=stopped,
+        citation_source=source,
+        timings={
+            "retrieval_ms": found.retrieval_s * 1000,
+            "translate_guess_ms": found.model_s * 1000,
+            "evidence_ms": found.evidence_s * 1000,
+            "prompt_tokens": float(plan.prompt_tokens),
+            "prompt_new_tokens": float(plan.prompt_tokens - generator.cached_tokens),
+            "prompt_limit": float(plan.limit),
+            "prompt_tokens_per_s": generator.prompt_tokens_per_s or 0.0,
+            "prompt_ms": (t2 - t0) * 1000,
+            # from the question (retrieval and evidence included) to the answer's first token
+            "time_to_first_token_ms": ((first or t3) - t0) * 1000,
+            "tokens_per_s": (len(pieces) - 1) / gen_s if len(pieces) > 1 and gen_s > 0 else 0.0,
+            "total_ms": (t3 - t0) * 1000,
+        },
+        evidence=found.evidence,
+        turn=turn,
+        trimmed=plan.trimmed,
+        translation=found.translation,
+        guess=found.guess,
+    )
+    yield Answered(done, done.record(), None)
+
+
+def ask(
+    library: Library,
+    generator: Generator,
+    question: str,
+    k: int = 10,
+    answer_tokens: int = 512,
+    on_token: Callable[[str], None] | None = None,
+    stop: threading.Event | None = None,
+    on_retrieved: Callable[[list[Hit], list[Passage]], None] | None = None,
+    mode: str = DEFAULT_MODE,
+    ttft_s: float | None = DEFAULT_TTFT_S,
+    turn: Turn | None = None,
+    on_evidence: Callable[[Retrieved], None] | None = None,
+    scope: Scope | None = None,
+    guess: str = DEFAULT_GUESS,
+) -> Answer:
+    """A question through `run_question` with a loaded model, its events as callbacks; the
+    answer is not kept in the history (scripts, `eval`, tests). Raises what stopped it."""
+    turn = turn or Turn(question.strip(), question.strip())
+    settings = QuestionSettings(k, mode, scope, guess, ttft_s, answer_tokens, keep=False)
+    for event in run_question(library, turn, Loaded(generator), settings, stop):
+        if isinstance(event, EvidenceReady) and on_evidence:
+            on_evidence(event.found)
+        elif isinstance(event, PromptReady) and on_retrieved:
+            on_retrieved(event.hits, event.passages)
+        elif isinstance(event, Token) and on_token:
+            on_token(event.text)
+        elif isinstance(event, Answered):
+            return event.answer
+        elif isinstance(event, Failed):
+            raise event.error
+    raise LectureTuiError("The question stopped before its answer.")  # pragma: no cover

@@ -1,0 +1,211 @@
+"""What an answer is made of: the retrieved hits and their evidence sentences (`retrieve`), and
+the answer itself (`Answer`); core/answer/question.py runs a question through them."""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from lecturetui.core.answer.evidence import (
+    EvidenceSentence,
+    ScoredPassage,
+    best_evidence,
+    score_passages,
+)
+from lecturetui.core.answer.guess import Guesser, guess_for
+from lecturetui.core.answer.prompting import Passage, merge_hits
+from lecturetui.core.answer.translate import Translator
+from lecturetui.core.conversation import Turn
+from lecturetui.core.library import Hit, Library, SearchResult
+from lecturetui.core.modes import DEFAULT_MODE
+from lecturetui.core.records import AnswerRecord, PassageRecord, to_json
+from lecturetui.core.retrieval.scope import Scope
+from lecturetui.core.retrieval.sentences import SentenceVectors, split_sentences
+from lecturetui.core.timefmt import format_timestamp
+
+
+@dataclass(slots=True)
+class Answer:
+    question: str
+    text: str
+    passages: list[Passage]  # what the prompt numbered [1]..[n]
+    hits: list[Hit]
+    cited: list[int]
+    stopped: bool = False
+    # "model": the model wrote the [n]; "similarity": it wrote none, and each sentence was given
+    # the passage most similar to it (E5 cosine >= ATTRIBUTION_THRESHOLD); "none": neither
+    citation_source: str = "none"
+    timings: dict[str, float] = field(default_factory=dict)
+    evidence: list[EvidenceSentence] = field(default_factory=list)
+    turn: Turn | None = None
+    trimmed: bool = False  # passages cut down to their best sentences to meet the time budget
+    translation: str | None = None  # the question as searched (Retrieved.translation)
+    guess: str | None = None  # the lecturer's likely words searched with it (Retrieved.guess)
+
+    @property
+    def citations(self) -> list[Passage]:
+        return [self.passages[n - 1] for n in self.cited]
+
+    def record(self) -> AnswerRecord:
+        turn = self.turn
+        return AnswerRecord(
+            question=self.question,
+            answer=self.text,
+            stopped=self.stopped,
+            citation_source=self.citation_source,
+            citations=tuple(passage_record(p) for p in self.citations),
+            evidence=tuple(e.record() for e in self.evidence),
+            passages=tuple(passage_record(p) for p in self.passages),
+            trimmed=self.trimmed,
+            hits=tuple(h.record() for h in self.hits),
+            timings=dict(self.timings),
+            thread=turn.thread_id if turn else None,
+            follow_up=turn.follow_up if turn else False,
+            previous_entry=turn.previous.entry_id if turn and turn.previous else None,
+            search_text=turn.search_text if turn else None,
+            translation=self.translation,
+            guess=self.guess,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = to_json(self.record())
+        return data
+
+
+def passage_record(p: Passage) -> PassageRecord:
+    first = p.hits[0] if p.hits else None
+    return PassageRecord(
+        number=p.number,
+        lecture=p.lecture_id,
+        lecture_title=p.lecture_title,
+        course=first.lecture.course if first else None,
+        start_s=p.start,
+        end_s=p.end,
+        start=format_timestamp(p.start),
+        end=format_timestamp(p.end),
+        score=p.score,
+        text=p.text,
+        url=p.url,
+        segment_ids=tuple(p.segment_ids),
+        corpus_ids=tuple(p.corpus_ids),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """What is known before the model writes: hits, passages, and the evidence sentences."""
+
+    turn: Turn
+    hits: list[Hit]
+    passages: list[Passage]  # merged hits, in retrieval order
+    scored: list[ScoredPassage]  # the first passages, with a score per sentence
+    evidence: list[EvidenceSentence]
+    retrieval_s: float
+    evidence_s: float  # retrieval included
+    translation: str | None = None  # the question as searched, in the library's language
+    guess: str | None = None  # the lecturer's likely words, searched with it (core/answer/guess.py)
+    model_s: float = 0.0  # of retrieval_s: the model's translation and guess
+
+
+_vectors: weakref.WeakKeyDictionary[Library, SentenceVectors] = weakref.WeakKeyDictionary()
+
+
+def sentence_vectors(library: Library) -> SentenceVectors:
+    """The library's sentence vector cache (one per library; `index/sentences.sqlite3`)."""
+    if library not in _vectors:
+        emb = library.embedder
+        _vectors[library] = SentenceVectors(
+            library.home.index_dir / "sentences.sqlite3",
+            lambda: library.embedder,
+            f"{emb.model_id}:{emb.fingerprint()[:16]}",
+        )
+    return _vectors[library]
+
+
+@dataclass(frozen=True, slots=True)
+class Searched:
+    """A question searched as `ask` searches it, with what the answer model added."""
+
+    result: SearchResult
+    translation: str | None  # the question in the library's language (core/answer/translate.py)
+    guess: str | None  # the lecturer's likely words (core/answer/guess.py)
+    model_s: float  # the model's time for both, before the search
+
+
+def search_as_asked(
+    library: Library,
+    question: str,
+    k: int,
+    mode: str = DEFAULT_MODE,
+    scope: Scope | None = None,
+    translator: Translator | None = None,
+    guesser: Guesser | None = None,
+) -> Searched:
+    """Translate the question (a translator), guess the lecturer's words (a guesser: in the
+    translation's language when there is one), then search with all of it."""
+    t0 = time.perf_counter()
+    translation = translator(question) if translator else None
+    guess = guess_for(guesser, question, translation)
+    model_s = time.perf_counter() - t0
+    result = library.search(
+        question, k, mode=mode, scope=scope, translation=translation, guess=guess
+    )
+    return Searched(result, translation, guess, model_s)
+
+
+def retrieve(
+    library: Library,
+    turn: Turn,
+    k: int = 10,
+    mode: str = DEFAULT_MODE,
+    scope: Scope | None = None,
+    translator: Translator | None = None,
+    guesser: Guesser | None = None,
+) -> Retrieved:
+    """Search (a follow-up with the previous question's search text) and score the sentences
+    of the best passages: the evidence, shown before any answer. A translator puts a question
+    in another language into the library's; a guesser adds the lecturer's likely words (in the
+    translation's language when there is one)."""
+    library.warm()  # model loading is not retrieval time
+    t0 = time.perf_counter()
+    searched = search_as_asked(library, turn.search_text, k, mode, scope, translator, guesser)
+    t1 = time.perf_counter()
+    passages = merge_hits(searched.result.hits)
+    scored: list[ScoredPassage] = []
+    if passages:
+        query = library.embedder.embed_query(turn.search_text)
+        scored = score_passages(passages, query, sentence_vectors(library))
+    t2 = time.perf_counter()
+    return Retrieved(
+        turn, searched.result.hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
+        searched.translation, searched.guess, searched.model_s,
+    )  # fmt: skip
+
+
+def warm_sentences(
+    library: Library, stop: threading.Event, idle: threading.Event | None = None, batch: int = 16
+) -> int:
+    """Embed the sentences of every segment not yet cached, a few at a time, pausing while
+    `idle` is clear (a question is being answered); returns how many were embedded."""
+    vectors = sentence_vectors(library)
+    store = library.store
+    ids = store.all_segment_ids()
+    done = 0
+    for i in range(0, len(ids), 8):
+        if stop.is_set():
+            break
+        texts = [s.text for seg in store.segments_by_id(ids[i : i + 8]).values()
+                 for s in split_sentences(seg.text)]  # fmt: skip
+        todo = vectors.missing(texts)
+        for j in range(0, len(todo), batch):
+            while idle is not None and not idle.wait(0.2):
+                if stop.is_set():
+                    return done
+            if stop.is_set():
+                return done
+            vectors.vectors(todo[j : j + batch])
+            done += len(todo[j : j + batch])
+    return done

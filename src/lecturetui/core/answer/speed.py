@@ -1,0 +1,134 @@
+"""How fast the answer model reads a prompt on this machine: measured once, kept in the data home.
+
+The answer's prompt is sized from this figure (budget.py). It is measured the first time a model
+is loaded on a device, by timing how long the model takes to read the fixed start of every
+prompt (which it must read anyway, to keep it in its cache) several times, and stored in
+`<data home>/llm_speed.json` under the model file, its size, the device, the threads and the
+llama.cpp version. `lecturetui models speed` measures again.
+
+One measurement taken while another job loads the machine must not shrink every later prompt:
+the figure is the median of the last `KEPT` samples, and an answer whose prompt was read much
+faster or slower than the figure says (`observe`, a factor `OFF_BY` either way) adds its own
+speed as a sample, so the figure follows the machine within a few answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from lecturetui.core.answer.prompting import fixed_messages
+from lecturetui.core.timefmt import utc_now
+
+SPEED_FILE = "llm_speed.json"
+#: reads of the fixed start when measuring (the first also warms the model up and is dropped)
+READS = 4
+#: samples kept per model and device; the figure is their median
+KEPT = 5
+#: an answer's prompt read this many times faster or slower than the figure is a new sample
+OFF_BY = 1.5
+#: prompts shorter than this (tokens) are too short to time
+MIN_OBSERVED_TOKENS = 64
+
+
+@runtime_checkable
+class Prefilling(Protocol):
+    speed_key: str
+    prompt_tokens_per_s: float | None
+
+    def prefill(self, messages: list[dict[str, str]]) -> tuple[int, float]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PromptSpeed:
+    key: str  # model file, size, device, threads, llama.cpp version
+    tokens_per_s: float
+    tokens: int  # how many tokens the measurement read
+    measured_at: str
+    measured_now: bool = False  # measured by this call (else read from the data home)
+    samples: tuple[float, ...] = ()  # the last KEPT speeds measured; tokens_per_s is their median
+
+
+def stored_speed(path: Path, key: str) -> PromptSpeed | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        row = data[key]
+        samples = tuple(float(x) for x in row.get("samples", [])) or (float(row["tokens_per_s"]),)
+        return PromptSpeed(
+            key, statistics.median(samples), int(row["tokens"]), str(row["measured_at"]),
+            samples=samples,
+        )  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def store_speed(path: Path, speed: PromptSpeed) -> None:
+    """Add or replace the figure for speed.key (atomically; other keys are kept)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            data = {}
+    except (OSError, ValueError):
+        data = {}
+    row = asdict(speed)
+    del row["key"], row["measured_now"]
+    row["samples"] = list(speed.samples)
+    data[speed.key] = row
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".llm_speed-", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, ensure_ascii=False)
+    Path(tmp).replace(path)
+
+
+def prepare(generator: object, path: Path | None, remeasure: bool = False) -> PromptSpeed | None:
+    """Put the fixed start of every prompt in the model's cache and set its prompt speed.
+
+    The speed is read from `path` when it was measured before for this model and device;
+    otherwise the fixed start is read READS times, the first (warming up) dropped, and the
+    median of the others is stored. None when the model has no chat template (nothing to cache,
+    no measurement) or cannot read a prompt ahead (a stand-in model).
+    """
+    if not isinstance(generator, Prefilling):
+        return None
+    stored = None if remeasure or path is None else stored_speed(path, generator.speed_key)
+    n, seconds = generator.prefill(fixed_messages())
+    if n == 0 or seconds <= 0:
+        return stored
+    if stored is None:
+        speeds = []
+        for _ in range(READS - 1):
+            n, again = generator.prefill(fixed_messages())
+            speeds.append(n / again)
+        samples = tuple(speeds[-KEPT:])
+        speed = statistics.median(samples)
+        stored = PromptSpeed(generator.speed_key, speed, n, utc_now(), True, samples)
+        if path is not None:
+            store_speed(path, stored)
+    generator.prompt_tokens_per_s = stored.tokens_per_s
+    return stored
+
+
+def observe(generator: object, path: Path | None, tokens: int, seconds: float) -> bool:
+    """An answer's prompt took `seconds` for its `tokens` new tokens: when that is far from the
+    figure (OFF_BY either way), keep it as a sample and move the figure to the new median.
+    Returns whether the figure changed."""
+    if not isinstance(generator, Prefilling) or tokens < MIN_OBSERVED_TOKENS or seconds <= 0:
+        return False
+    current = generator.prompt_tokens_per_s
+    seen = tokens / seconds
+    if current and 1 / OFF_BY <= seen / current <= OFF_BY:
+        return False
+    stored = stored_speed(path, generator.speed_key) if path is not None else None
+    samples = ((*stored.samples, seen) if stored else (seen,))[-KEPT:]
+    speed = PromptSpeed(generator.speed_key, statistics.median(samples), tokens, utc_now(),
+                        True, samples)  # fmt: skip
+    if path is not None:
+        store_speed(path, speed)
+    generator.prompt_tokens_per_s = speed.tokens_per_s
+    return True

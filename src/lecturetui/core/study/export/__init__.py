@@ -1,0 +1,79 @@
+"""Bookmarks and answers leave the app: Markdown (markdown.py), flashcards (cards.py) as an
+Anki package (anki.py) and as CSV (csvfile.py). Both faces call `export_bookmarks` and
+`export_answer` with the files wanted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.study.bookmarks import Bookmark
+from lecturetui.core.study.export.cards import Card, answer_cards, bookmark_cards
+from lecturetui.core.study.export.markdown import answer_markdown, bookmarks_markdown
+from lecturetui.core.study.export.text import write_text
+from lecturetui.core.study.saved import SavedAnswer
+
+__all__ = ["Targets", "Written", "export_answer", "export_bookmarks", "no_bookmarks"]
+
+
+@dataclass(frozen=True, slots=True)
+class Targets:
+    """The files to write; None: not this format."""
+
+    markdown: Path | None = None
+    anki: Path | None = None
+    csv: Path | None = None
+
+    def __bool__(self) -> bool:
+        return any((self.markdown, self.anki, self.csv))
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    path: Path
+    format: str  # "markdown", "anki" or "csv"
+    count: int  # moments (Markdown) or cards
+
+
+def _write(markdown: str, moments: int, cards: Sequence[Card], to: Targets) -> list[Written]:
+    from lecturetui.core.study.export.anki import write_anki
+    from lecturetui.core.study.export.csvfile import write_csv
+
+    if not to:
+        raise LectureTuiError("Nothing to write.", hint="give --md FILE, --anki FILE or --csv FILE")
+    if (to.anki or to.csv) and not cards:
+        raise LectureTuiError("There is nothing to make a card of.",
+                              hint="an empty answer makes no card")  # fmt: skip
+    out = []
+    if to.markdown:
+        write_text(to.markdown, markdown)
+        out.append(Written(to.markdown, "markdown", moments))
+    if to.anki:
+        out.append(Written(to.anki, "anki", write_anki(cards, to.anki)))
+    if to.csv:
+        out.append(Written(to.csv, "csv", write_csv(cards, to.csv)))
+    return out
+
+
+def export_bookmarks(
+    bookmarks: Sequence[Bookmark], to: Targets, title: str = "Bookmarks"
+) -> list[Written]:
+    """Write the bookmarks (in the order given: Bookmarks.all's) to the target files."""
+    if not bookmarks:
+        raise no_bookmarks()
+    return _write(
+        bookmarks_markdown(bookmarks, title), len(bookmarks), bookmark_cards(bookmarks), to
+    )
+
+
+def no_bookmarks() -> LectureTuiError:
+    return LectureTuiError("There are no bookmarks to export.",
+                           hint="bookmark a segment with b in the app, or"
+                           " `lecturetui bookmarks add SEGMENT_ID`")  # fmt: skip
+
+
+def export_answer(answer: SavedAnswer, to: Targets) -> list[Written]:
+    """Write an answer (question, answer, citations) to the target files."""
+    return _write(answer_markdown(answer), len(answer.citations), answer_cards(answer), to)
