@@ -30,6 +30,7 @@ def test_a_folder_of_yt_dlp_downloads(tmp_path: Path, models_env: Path, home: Pa
     assert lecture["source_url"] == "https://www.youtube.com/watch?v=Xk3v9qLm2Ts"
     assert lecture["course"] == "Aprendizado Profundo 2025/1"  # the playlist
     assert lecture["date"] == "2025-03-14" and lecture["language"] == "pt"
+    assert not any("info.json" in n for n in lecture["notes"])  # its notes are repairs only
     table = runner.invoke(cli, ["lectures"], env={"COLUMNS": "200"}).stdout
     assert "2025-03-14" in table and "date" in table
     found = json.loads(runner.invoke(cli, ["search", "GPU acelera o treinamento", "--json"]).stdout)

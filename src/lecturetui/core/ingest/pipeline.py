@@ -246,7 +246,9 @@ def _ingest_file(
 
     transcript = read()
     parsed = transcript.lectures
-    result = FileResult(path, "unchanged", warnings=transcript.warnings, notes=transcript.notes,
+    # the result's notes also say where the metadata came from; the lecture keeps its repairs only
+    result = FileResult(path, "unchanged", warnings=transcript.warnings,
+                        notes=list(transcript.notes),
                         transcript_file=vtt() if vtt else None)  # fmt: skip
     _apply_video_info(parsed, path, result)
     _apply_options(parsed, options, result)
