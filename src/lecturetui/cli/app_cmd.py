@@ -13,11 +13,11 @@ import click
 
 from lecturetui.cli.base import (
     Context,
+    ServerChoice,
     guess_option,
     llm_options,
     mode_option,
     pass_ctx,
-    server_choice,
     server_options,
     ttft_option,
 )
@@ -38,9 +38,7 @@ def app_cmd(
     obj: Context,
     llm: str | None,
     n_ctx: int,
-    llm_url: str | None,
-    llm_model: str | None,
-    allow_remote: bool,
+    server: ServerChoice | None,
     ttft: float,
     guess: str,
     mode: str,
@@ -54,7 +52,6 @@ def app_cmd(
     from lecturetui.core.models.gguf import DEFAULT_LLM, resolve_llm
     from lecturetui.tui.app import AppServices, LectureApp
 
-    server = server_choice(llm_url, llm_model, allow_remote)
     obj.first_run()
     library = Library(obj.home, obj.embed_model, obj.device)
     models = obj.home.models_dir

@@ -23,7 +23,6 @@ from lecturetui.cli.base import (
     note,
     pass_ctx,
     scope_options,
-    server_choice,
     server_options,
     ttft_option,
 )
@@ -78,9 +77,7 @@ def ask_cmd(
     k: int,
     llm: str | None,
     n_ctx: int,
-    llm_url: str | None,
-    llm_model: str | None,
-    allow_remote: bool,
+    server: ServerChoice | None,
     ttft: float,
     cont: bool,
     answer_tokens: int,
@@ -97,7 +94,6 @@ def ask_cmd(
     from lecturetui.core.conversation import make_turn
     from lecturetui.core.retrieval.scope import Scope, resolve
 
-    server = server_choice(llm_url, llm_model, allow_remote)
     obj.first_run()
     library = obj.library()
     previous = library.history.exchange() if cont else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -203,20 +204,29 @@ class ServerChoice:
 
 
 def server_options(fn: F) -> F:
-    """--llm-url, --llm-model and --allow-remote, shared by `ask` and `app`."""
-    fn = click.option(
+    """--llm-url, --llm-model and --allow-remote, shared by `ask` and `app`: the command gets
+    them as one `server` argument (a ServerChoice, or None for the built-in model), checked
+    before anything loads."""
+
+    @functools.wraps(fn)
+    def with_server(*args: Any, llm_url: str | None, llm_model: str | None,
+                    allow_remote: bool, **kwargs: Any) -> Any:  # fmt: skip
+        return fn(*args, server=server_choice(llm_url, llm_model, allow_remote), **kwargs)
+
+    wrapped: F = with_server  # type: ignore[assignment]
+    wrapped = click.option(
         "--allow-remote", is_flag=True,
         help="Let --llm-url name a server on another machine (your questions and lecture text go there).",
-    )(fn)  # fmt: skip
-    fn = click.option(
+    )(wrapped)  # fmt: skip
+    wrapped = click.option(
         "--llm-model", metavar="NAME",
         help="The model the server should answer with (default: the first it lists).",
-    )(fn)  # fmt: skip
+    )(wrapped)  # fmt: skip
     return click.option(
         "--llm-url", metavar="URL",
         help="Answer with a model server already running here (OpenAI-compatible, e.g."
         " http://127.0.0.1:8080/v1 for llama-server, :11434/v1 for Ollama) instead of the built-in model.",
-    )(fn)  # fmt: skip
+    )(wrapped)  # fmt: skip
 
 
 def server_choice(url: str | None, model: str | None, allow_remote: bool) -> ServerChoice | None:
