@@ -1,6 +1,6 @@
 """Answer latency and citations: evidence time, time to first token, total time, tokens/s.
 
-    .venv/bin/python bench/answer_bench.py [--llm qwen2.5-coder-1.5b] [--ttft 8] [--cold]
+    .venv/bin/python bench/answer_bench.py [--llm qwen2.5-coder-1.5b] [--ttft 8] [--cold] [--seed N]
         [--questions bench/data/answer_bench.jsonl] [--answers out.jsonl]
     .venv/bin/python bench/answer_bench.py --summarize answers.jsonl   # a file another run wrote
 
@@ -70,6 +70,7 @@ def main() -> None:
     ap.add_argument("--home", help="an existing data home instead of the demo library")
     ap.add_argument("--cold", action="store_true", help="do not embed the sentences first")
     ap.add_argument("--summarize", type=Path, help="only summarise an answers file")
+    ap.add_argument("--seed", type=int, help="sample with this seed (runs repeat exactly)")
     args = ap.parse_args()
     if args.summarize:
         rows = [json.loads(x) for x in args.summarize.read_text(encoding="utf-8").splitlines()]
@@ -87,7 +88,9 @@ def main() -> None:
     library, tmp = demo_library(args.home)
     library.warm()
     t0 = time.perf_counter()
-    gen = LlamaGenerator(resolve_llm(library.home.models_dir, args.llm), n_ctx=args.ctx)
+    gen = LlamaGenerator(
+        resolve_llm(library.home.models_dir, args.llm), n_ctx=args.ctx, seed=args.seed
+    )
     speed = prepare(gen, library.home.root / SPEED_FILE)
     print(f"model loaded in {time.perf_counter() - t0:.1f} s; {speed}", flush=True)
     if not args.cold:

@@ -45,7 +45,8 @@ from lecturetui.core.retrieval.scope import Scope
 # -- events -----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Started:
-    """The question is being searched (a follow-up: with the previous question's words)."""
+    """The question is being searched: a follow-up with the previous question's words, a
+    question in another language once translated (the turn says which)."""
 
     turn: Turn
 
@@ -67,7 +68,8 @@ class PromptReady:
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    """A piece of the answer as the model wrote it."""
+    """A piece of the answer as the model wrote it (the pieces joined are the answer, up to
+    a repeated sentence, which is dropped)."""
 
     text: str
 

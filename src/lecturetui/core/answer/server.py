@@ -174,13 +174,9 @@ class ServerGenerator:
         self.chars_per_token = max(1.0, chars / max(1, tokens - PER_MESSAGE * len(marked)) * MARGIN)
         return tokens, seconds
 
-    def stream(
-        self,
-        messages: list[dict[str, str]],
-        max_tokens: int,
-        stop: threading.Event | None = None,
-        temperature: float | None = None,
-    ) -> Iterator[str]:
+    def stream(self, messages: list[dict[str, str]], max_tokens: int,
+               stop: threading.Event | None = None,
+               temperature: float | None = None) -> Iterator[str]:  # fmt: skip
         """The reply's pieces as the server sends them; `stop` ends it (the connection is
         closed, which stops a llama.cpp server generating)."""
         body = self._body(
