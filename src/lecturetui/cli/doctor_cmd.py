@@ -96,13 +96,13 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
 def rerank_line(obj: Context, load: bool) -> str:
     """EmbeddingGemma: where it is, its size, device and dtype, its licence; or why it is off."""
     from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.models import gemma as gemmastore
+    from lecturetui.core.models import gemma
 
     library = obj.library()
     problem = library.rerank_status()
     if problem:
         return f"off: {problem} (hint: lecturetui models setup)"
-    found = gemmastore.status(obj.home.models_dir)
+    found = gemma.status(obj.home.models_dir)
     where = "not loaded"
     if load:
         stage = library.rerank_stage()
@@ -117,5 +117,5 @@ def rerank_line(obj: Context, load: bool) -> str:
         )
     return (
         f"EmbeddingGemma-300M ({found.size / 1e9:.1f} GB, {where}); "
-        f"{gemmastore.LICENCE}: {gemmastore.LICENCE_URL}"
+        f"{gemma.LICENCE}: {gemma.LICENCE_URL}"
     )

@@ -27,7 +27,7 @@ def setup_cmd(obj: Context, force: bool) -> None:
     import shutil
 
     from lecturetui.cli.base import fail
-    from lecturetui.core.models import gemma as gemmastore
+    from lecturetui.core.models import gemma
     from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM
     from lecturetui.core.models.locate import setup_default_embedder
     from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR
@@ -37,7 +37,7 @@ def setup_cmd(obj: Context, force: bool) -> None:
         setup_default_embedder(models, force=True)
         (models / BUNDLED[DEFAULT_LLM].filename).unlink(missing_ok=True)
         (models / BUNDLED_ASR[DEFAULT_ASR].folder / "model.bin").unlink(missing_ok=True)
-        shutil.rmtree(models / gemmastore.GEMMA_DIR, ignore_errors=True)
+        shutil.rmtree(models / gemma.GEMMA_DIR, ignore_errors=True)
     results = prepare_models(obj, stderr=False)
     if any(r.path is None for r in results):
         fail(
@@ -59,13 +59,13 @@ def _setup_gemma(obj: Context, force: bool) -> None:
 
     from lecturetui.cli.base import fail, progress_bars
     from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.models import gemma as gemmastore
+    from lecturetui.core.models import gemma
 
     models = obj.home.models_dir
     if force:
-        shutil.rmtree(models / gemmastore.GEMMA_DIR, ignore_errors=True)
+        shutil.rmtree(models / gemma.GEMMA_DIR, ignore_errors=True)
     t0 = time.perf_counter()
-    if not gemmastore.status(models).ready:
+    if not gemma.status(models).ready:
         with progress_bars() as bar:
             task = bar.add_task("EmbeddingGemma", total=None, rate="")
 
@@ -73,13 +73,13 @@ def _setup_gemma(obj: Context, force: bool) -> None:
                 bar.update(task, description=f"EmbeddingGemma: {step}", completed=done, total=total)
 
             try:
-                gemmastore.install(models, progress=on_step)
+                gemma.install(models, progress=on_step)
             except LectureTuiError as exc:
                 bar.stop()
                 fail(exc.message, hint=exc.hint, code=1)
     console().print(
-        f"Re-ranking model ready: {models / gemmastore.GEMMA_DIR} ({time.perf_counter() - t0:.1f} s;"
-        f" {gemmastore.LICENCE}, {gemmastore.LICENCE_URL})"
+        f"Re-ranking model ready: {models / gemma.GEMMA_DIR} ({time.perf_counter() - t0:.1f} s;"
+        f" {gemma.LICENCE}, {gemma.LICENCE_URL})"
     )
 
 
@@ -99,7 +99,7 @@ def pull_cmd(obj: Context, name: str, filename: str | None) -> None:
 @pass_ctx
 def list_cmd(obj: Context) -> None:
     """List the models in the models folder."""
-    from lecturetui.core.models import gemma as gemmastore
+    from lecturetui.core.models import gemma
 
     folder = obj.home.models_dir
     out = console()
@@ -116,11 +116,9 @@ def list_cmd(obj: Context) -> None:
             else p.stat().st_size
         )
         note = ""
-        if p.name == gemmastore.GEMMA_DIR:
-            state = gemmastore.status(folder)
-            note = f"  re-ranking; {gemmastore.LICENCE}" + (
-                "" if state.ready else f"; {state.problem}"
-            )
+        if p.name == gemma.GEMMA_DIR:
+            state = gemma.status(folder)
+            note = f"  re-ranking; {gemma.LICENCE}" + ("" if state.ready else f"; {state.problem}")
         out.print(f"{p.name:40} {size / 1e6:8.0f} MB{note}")
 
 

@@ -50,9 +50,9 @@ def _answers(models_dir: Path, progress: Progress) -> Path:
 
 
 def _rerank(models_dir: Path, progress: Progress) -> Path:
-    from lecturetui.core.models import gemma as gemmastore
+    from lecturetui.core.models import gemma
 
-    return gemmastore.install(
+    return gemma.install(
         models_dir, progress=lambda s, d, t: progress(f"re-ranking ({s})", d, t)
     )
 
