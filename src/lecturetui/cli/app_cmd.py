@@ -8,12 +8,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from lecturetui.cli.base import (
     Context,
-    ServerChoice,
     guess_option,
     llm_options,
     mode_option,
@@ -21,6 +21,9 @@ from lecturetui.cli.base import (
     server_options,
     ttft_option,
 )
+
+if TYPE_CHECKING:
+    from lecturetui.core.answer.server import ServerGenerator
 
 
 @click.command("app")
@@ -38,7 +41,7 @@ def app_cmd(
     obj: Context,
     llm: str | None,
     n_ctx: int,
-    server: ServerChoice | None,
+    server: ServerGenerator | None,
     ttft: float,
     guess: str,
     mode: str,
@@ -47,7 +50,6 @@ def app_cmd(
     """Open the app: ask, browse the segments, follow the citations. The mode, time budget and
     guess changed in the app (m, t, g) are kept in the settings file for the next start."""
     from lecturetui.core.answer.generation import Generator, LlamaGenerator
-    from lecturetui.core.answer.server import ServerGenerator
     from lecturetui.core.library import Library
     from lecturetui.core.models.gguf import DEFAULT_LLM, resolve_llm
     from lecturetui.tui.app import AppServices, LectureApp
@@ -58,7 +60,7 @@ def app_cmd(
 
     def load_generator() -> Generator:
         if server is not None:
-            return ServerGenerator(server.url, server.model, n_ctx, server.allow_remote)
+            return server
         # fd 2 already goes to the log while the app runs (see below): no per-call redirection
         return LlamaGenerator(
             resolve_llm(models, llm), n_ctx=n_ctx, redirect_stderr=False, device=obj.device
@@ -68,7 +70,7 @@ def app_cmd(
         AppServices(
             library,
             load_generator,
-            llm_label=(server.model or "server") if server else (llm or DEFAULT_LLM).split("/")[-1],
+            llm_label=server.model if server else (llm or DEFAULT_LLM).split("/")[-1],
             ttft_s=ttft,
             guess=guess,
             mode=mode,

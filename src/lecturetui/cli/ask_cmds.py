@@ -30,7 +30,6 @@ from lecturetui.cli.base import (
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lecturetui.cli.base import ServerChoice
     from lecturetui.core.answer.generation import Generator, LlamaGenerator
     from lecturetui.core.answer.question import Event
     from lecturetui.core.answer.retrieved import Answer, Retrieved
@@ -77,7 +76,7 @@ def ask_cmd(
     k: int,
     llm: str | None,
     n_ctx: int,
-    server: ServerChoice | None,
+    server: ServerGenerator | None,
     ttft: float,
     cont: bool,
     answer_tokens: int,
@@ -187,16 +186,15 @@ def _load_generator(
     n_ctx: int,
     verbose: bool,
     evidence_out: threading.Event,
-    server: ServerChoice | None = None,
+    server: ServerGenerator | None = None,
 ) -> AnswerModel:
     from lecturetui.core.answer.generation import LlamaGenerator
-    from lecturetui.core.answer.server import ServerGenerator
     from lecturetui.core.answer.speed import SPEED_FILE, prepare
     from lecturetui.core.models.gguf import resolve_llm
 
     generator: AnswerModel
     if server is not None:
-        generator = ServerGenerator(server.url, server.model, n_ctx, server.allow_remote)
+        generator = server
     else:
         path = resolve_llm(obj.home.models_dir, llm, note)
         generator = LlamaGenerator(path, n_ctx=n_ctx, verbose=verbose, device=obj.device)

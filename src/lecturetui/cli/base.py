@@ -7,7 +7,6 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -19,6 +18,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
+    from lecturetui.core.answer.server import ServerGenerator
     from lecturetui.core.lectures import Lecture
     from lecturetui.core.library import Library
     from lecturetui.core.models.setup import Prepared
@@ -194,24 +194,16 @@ def llm_options(fn: F) -> F:
     )(fn)  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class ServerChoice:
-    """--llm-url and its companions: answers from a local OpenAI-compatible server."""
-
-    url: str
-    model: str | None
-    allow_remote: bool
-
-
 def server_options(fn: F) -> F:
-    """--llm-url, --llm-model and --allow-remote, shared by `ask` and `app`: the command gets
-    them as one `server` argument (a ServerChoice, or None for the built-in model), checked
-    before anything loads."""
+    """--llm-url, --llm-model and --allow-remote, shared by `ask` and `app` (with llm_options,
+    whose --ctx it reads): the command gets them as one `server` argument, the server's
+    generator (or None for the built-in model), checked before anything loads."""
 
     @functools.wraps(fn)
     def with_server(*args: Any, llm_url: str | None, llm_model: str | None,
                     allow_remote: bool, **kwargs: Any) -> Any:  # fmt: skip
-        return fn(*args, server=server_choice(llm_url, llm_model, allow_remote), **kwargs)
+        server = server_choice(llm_url, llm_model, allow_remote, kwargs["n_ctx"])
+        return fn(*args, server=server, **kwargs)
 
     wrapped: F = with_server  # type: ignore[assignment]
     wrapped = click.option(
@@ -229,17 +221,19 @@ def server_options(fn: F) -> F:
     )(wrapped)  # fmt: skip
 
 
-def server_choice(url: str | None, model: str | None, allow_remote: bool) -> ServerChoice | None:
+def server_choice(
+    url: str | None, model: str | None, allow_remote: bool, n_ctx: int
+) -> ServerGenerator | None:
     """The server to answer with, or None for the built-in model. Checked before anything loads:
-    an address that would leave the machine is refused, and one where no server answers is said."""
+    an address that would leave the machine is refused, and one where no server answers is said
+    (one GET of its models, which also names the default model)."""
     if not url:
         if model:
             fail("--llm-model names a model of a server: give its --llm-url too.", code=USAGE_ERROR)
         return None
     from lecturetui.core.answer.server import ServerGenerator
 
-    server = ServerGenerator(url, model, allow_remote=allow_remote)  # one GET of its models
-    return ServerChoice(server.url, server.model, allow_remote)
+    return ServerGenerator(url, model, n_ctx, allow_remote)
 
 
 def guess_option(fn: F) -> F:
