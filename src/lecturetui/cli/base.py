@@ -284,20 +284,17 @@ def cli(ctx: click.Context, home: str | None, embed_model: str | None, device: s
     from lecturetui.core.paths import DataHome
     from lecturetui.core.settings import ROOT, SETTINGS_FILE, load_settings
 
-    tables = load_settings(DataHome.resolve(home).root / SETTINGS_FILE)
+    path = DataHome.resolve(home).root / SETTINGS_FILE
+    tables = load_settings(path)
     own = tables.pop(ROOT, {})  # `device`, `embed_model`: the command line and env still win
     if "device" in own and ctx.get_parameter_source("device") == click.core.ParameterSource.DEFAULT:
-        device = str(own["device"])
-        if device not in ("auto", "cuda", "mps", "cpu"):
-            fail(
-                f"The settings' device {device!r} is not auto, cuda, mps or cpu.", code=USAGE_ERROR
-            )
+        device = setting_value(ctx, ctx.command, "device", own["device"], path)
     if embed_model is None and own.get("embed_model"):
         embed_model = str(own["embed_model"])
     obj = Context(home, embed_model, device)
     ctx.obj = obj
     ctx.call_on_close(obj.close)
-    ctx.default_map = settings_defaults(obj.home.root, ctx, tables)
+    ctx.default_map = settings_defaults(path, ctx, tables)
     if ctx.invoked_subcommand is None:
         # in a terminal the app; else (a pipe, a script) the library's lectures, as text
         name = "app" if sys.stdin.isatty() and sys.stdout.isatty() else "lectures"
@@ -306,14 +303,31 @@ def cli(ctx: click.Context, home: str | None, embed_model: str | None, device: s
         ctx.invoke(command)
 
 
+def setting_names(param: click.Parameter) -> set[str]:
+    """The keys a settings file may give an option: its parameter's name and each spelling on
+    the command line without the dashes, `_` for `-` (`max_tokens` for --max-tokens)."""
+    return {
+        *([param.name] if param.name else []),
+        *(o.lstrip("-").replace("-", "_") for o in param.opts),
+    }
+
+
+def setting_value(
+    ctx: click.Context, command: click.Command, name: str, value: Any, path: Path
+) -> Any:
+    """A setting's value checked and converted as its option checks a command-line value."""
+    param = next(p for p in command.params if p.name == name)
+    try:
+        return param.type.convert(value, param, ctx)
+    except click.BadParameter as exc:
+        fail(f"{path}: {value!r} is not a value of `{name}`: {exc.message}", code=USAGE_ERROR)
+
+
 def settings_defaults(
-    root: Path, ctx: click.Context, tables: dict[str, dict[str, Any]]
+    path: Path, ctx: click.Context, tables: dict[str, dict[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """The settings file's tables as click's defaults per command; an unknown command or option
     is named in a note and left out (a typo should not pass in silence)."""
-    from lecturetui.core.settings import SETTINGS_FILE
-
-    path = root / SETTINGS_FILE
     group = ctx.command
     assert isinstance(group, click.Group)
     out: dict[str, dict[str, Any]] = {}
@@ -322,14 +336,12 @@ def settings_defaults(
         if command is None:
             note(f"{path}: there is no command `{name}`; its settings are ignored.")
             continue
-        # an option by its spelling on the command line (`max_tokens` for --max-tokens) or its
-        # parameter's name
-        known: dict[str, str] = {}
-        for param in command.params:
-            if param.name and not getattr(param, "hidden", False):
-                known[param.name] = param.name
-                for opt in param.opts:
-                    known[opt.lstrip("-").replace("-", "_")] = param.name
+        known = {
+            key: param.name
+            for param in command.params
+            if param.name and not getattr(param, "hidden", False)
+            for key in setting_names(param)
+        }
         for key in sorted(set(table) - set(known)):
             note(f"{path}: `{name}` has no option `{key}`; it is ignored.")
         out[name] = {known[k]: v for k, v in table.items() if k in known}

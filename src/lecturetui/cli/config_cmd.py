@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from lecturetui.cli.base import USAGE_ERROR, Context, LtGroup, console, fail
+from lecturetui.cli.base import USAGE_ERROR, Context, LtGroup, console, fail, setting_names
 
 
 @click.group("config", cls=LtGroup, invoke_without_command=True)
@@ -54,8 +54,7 @@ def _option(ctx: click.Context, key: str) -> tuple[str, str, click.Parameter]:
     for param in command.params:
         if not isinstance(param, click.Option) or param.hidden or param.name is None:
             continue
-        spellings = {param.name, *(o.lstrip("-").replace("-", "_") for o in param.opts)}
-        if wanted in spellings:
+        if wanted in setting_names(param):
             if param.multiple or param.nargs != 1:
                 fail(f"--{option} takes several values; it cannot be a setting.",
                      code=USAGE_ERROR)  # fmt: skip
