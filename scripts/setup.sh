@@ -21,7 +21,15 @@ stamp=.venv/.lecturetui-setup
 why="$(mktemp)"
 trap 'rm -f "$why"' EXIT
 llama_args="$(scripts/llama_cmake_args.sh 2>"$why")"
-want="$(cat pyproject.toml scripts/setup.sh scripts/llama_cmake_args.sh | sha256sum | cut -d' ' -f1) $extra $llama_args"
+# llama.cpp's AMX kernels (Xeon CPUs with AMX) crash on the first prompt of more than one token
+# (ggml-org/llama.cpp#20824, not fixed): on such a CPU it is built without them (the compiler's
+# explicit -mno-* flags win over -march=native)
+no_amx=""
+if grep -qw amx_int8 /proc/cpuinfo 2>/dev/null; then
+  no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+  export CFLAGS="${CFLAGS:-} $no_amx" CXXFLAGS="${CXXFLAGS:-} $no_amx"
+fi
+want="$(cat pyproject.toml scripts/setup.sh scripts/llama_cmake_args.sh | sha256sum | cut -d' ' -f1) $extra $llama_args $no_amx"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
@@ -42,6 +50,13 @@ target="."
 [ "$extra" = "dev" ] && target=".[dev]"
 echo "Installing lecturetui${extra:+ with its $extra tools} (llama-cpp-python compiles once, ~6 min)…"
 CMAKE_ARGS="$llama_args" pipi -e "$target"
+llama_lib="$(.venv/bin/python -c "import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec('llama_cpp').origin).parent / 'lib')")"
+if [ -n "$no_amx" ] && grep -qs ggml_backend_amx_mul_mat "$llama_lib"/libggml-cpu.so*; then
+  # a wheel built earlier with AMX (pip's cache): built again without it
+  version="$(.venv/bin/python -c "import importlib.metadata as m; print(m.version('llama-cpp-python'))")"
+  echo "Building llama.cpp $version again without its AMX kernels (they crash on this CPU)…"
+  CMAKE_ARGS="$llama_args" pipi --force-reinstall --no-deps --no-cache-dir "llama-cpp-python==$version"
+fi
 case "$llama_args" in
   *GGML_CUDA=on*)
     # a CPU build installed earlier satisfies pip: rebuild it for the GPU
