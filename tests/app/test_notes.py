@@ -26,7 +26,7 @@ NOTE = 'GPU primeiro: "*rápida*" #prova'
 def make_app(out: Path) -> LectureApp:
     library = Library(DataHome.resolve(), embedder=FakeEmbedder())
     library.ingest([SEED_CORPUS])
-    gen = FakeGenerator("O TensorFlow prioriza a GPU [1].")
+    gen = FakeGenerator("Ele prioriza a placa [1].")
     return LectureApp(AppServices(library, lambda: gen, llm_label="fake", export_dir=out))
 
 
@@ -97,7 +97,7 @@ async def test_x_exports_the_answer_on_screen(home: Path, tmp_path: Path) -> Non
         await pilot.press("x")
         await pilot.pause()
         text = (out / f"answer-{entry}.md").read_text(encoding="utf-8")
-        assert "prioriza a GPU" in text and app.main.passages[0].lecture_title in text
+        assert "prioriza a placa" in text and app.main.passages[0].lecture_title in text
         assert {p.name for p in out.iterdir()} == {
             f"answer-{entry}.{x}" for x in ("md", "apkg", "csv")
         }

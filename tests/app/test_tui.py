@@ -41,7 +41,7 @@ def make_app(
     library = Library(DataHome.resolve(), embedder=FakeEmbedder())
     if ingest:
         library.ingest([SEED_CORPUS])
-    gen = generator or FakeGenerator("O TensorFlow prioriza a GPU [1]. Veja também [2].")
+    gen = generator or FakeGenerator("Ele prioriza a placa [1]. Veja também [2].")
     return LectureApp(AppServices(library, lambda: gen, llm_label=llm_label))
 
 
@@ -68,7 +68,7 @@ async def test_ask_shows_hits_and_a_cited_answer(home: Path) -> None:
         assert "Aula" in first and "–" in first and "0." in first
         assert "[1]" in first  # the cited row is marked
         text = answer_text(app)
-        assert "prioriza a GPU [1]" in text and "Referências" in text
+        assert "prioriza a placa [1]" in text and "Referências" in text
         assert app.focused is hits
         assert app.services.library.history.rows()[0][2] == QUESTION
 
@@ -263,7 +263,7 @@ async def test_a_hostile_question_leaves_the_app_running(home: Path, question: s
         await pilot.press("enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "TensorFlow" in answer_text(app)
+        assert "prioriza a placa" in answer_text(app)
 
 
 async def test_the_scope_picker_limits_the_hits_and_shows_in_the_status_line(home: Path) -> None:
@@ -352,7 +352,7 @@ async def test_history_reopens_an_old_answer_and_help_lists_keys(home: Path) -> 
         assert isinstance(app.screen, HistoryScreen)
         await pilot.press("enter")
         await pilot.pause()
-        assert "prioriza a GPU [1]" in answer_text(app)
+        assert "prioriza a placa [1]" in answer_text(app)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
@@ -466,7 +466,7 @@ def evidence_text(app: LectureApp) -> str:
 
 
 async def test_evidence_is_shown_before_the_first_answer_token(home: Path) -> None:
-    gen = GatedGenerator("O TensorFlow prioriza a GPU [1].")
+    gen = GatedGenerator("Ele prioriza a placa [1].")
     app = make_app(home, gen)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.workers.wait_for_complete()  # models loaded, sentences embedded
@@ -479,12 +479,14 @@ async def test_evidence_is_shown_before_the_first_answer_token(home: Path) -> No
                 break
         shown = evidence_text(app)
         assert shown.startswith("Evidência") and "Aula" in shown
-        assert gen.prompts and answer_text(app) == ""  # the model has its prompt, wrote nothing
+        # the model has its prompt and wrote nothing: the answer shows the lecturer's words alone
+        assert gen.prompts and answer_text(app).startswith("“")
+        assert answer_text(app).rstrip().endswith("[1]")
         assert app.query_one("#hits", OptionList).option_count == 10
         gen.gate.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "prioriza a GPU [1]" in answer_text(app)
+        assert "prioriza a placa [1]" in answer_text(app)
         history = app.services.library.history
         entry = history.exchange()
         assert entry is not None
@@ -518,7 +520,7 @@ def test_highlighted_marks_the_sentences_a_segment_holds() -> None:
 
 
 async def test_a_follow_up_is_searched_with_the_previous_question(home: Path) -> None:
-    gen = FakeGenerator("O TensorFlow prioriza a GPU [1]. Isso acelera as operações [2].")
+    gen = FakeGenerator("Ele prioriza a placa [1]. Isso acelera as operações [2].")
     app = make_app(home, gen)
     library = app.services.library
     searched: list[str] = []
@@ -575,7 +577,7 @@ async def test_the_settings_changed_in_the_app_are_kept_for_the_next_start(home:
 
     library = Library(DataHome.resolve(), embedder=FakeEmbedder())
     library.ingest([SEED_CORPUS])
-    gen = FakeGenerator("O TensorFlow prioriza a GPU [1].")
+    gen = FakeGenerator("Ele prioriza a placa [1].")
     services = AppServices(library, lambda: gen, mode="lexical", remember=remembering(home))
     app = LectureApp(services)
     async with app.run_test(size=(120, 32)) as pilot:

@@ -258,7 +258,7 @@ def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_m
             self, path: Path, n_ctx: int = 4096, seed: int | None = None, device: str | None = None
         ) -> None:
             FakeJudgeModel.__init__(self)
-            FakeGenerator.__init__(self, "O TensorFlow prioriza a GPU [1].", n_ctx)
+            FakeGenerator.__init__(self, "Ele prioriza a placa [1].", n_ctx)
             self.notice = None
             loaded.append(seed)
 

@@ -72,19 +72,19 @@ def test_budget_drops_lowest_scored_first() -> None:
         hit(i + 1, i + 1, i * 1000, i * 1000 + 100, f"palavra{i} " * 100, 0.9 - i * 0.01)
         for i in range(6)
     ]
-    gen = FakeGenerator(n_ctx=700)
+    gen = FakeGenerator(n_ctx=720)
     plan = plan_prompt(
         "pergunta?", merge_hits(hits), [], PromptBudget(gen.n_ctx, 100),
         gen.count_prompt_tokens, gen.count_tokens,
     )  # fmt: skip
     kept, messages = plan.passages, plan.messages
     assert [p.segment_ids[0] for p in kept] == [1, 2, 3] and not plan.trimmed
-    assert gen.count_prompt_tokens(messages) + 100 <= 700
+    assert gen.count_prompt_tokens(messages) + 100 <= gen.n_ctx
     assert "Excerpt [3] (Aula C" in messages[-1]["content"] and "[4]" not in messages[-1]["content"]
 
 
 def test_question_too_long_is_one_sentence() -> None:
-    gen = FakeGenerator(n_ctx=600)
+    gen = FakeGenerator(n_ctx=720)
     with pytest.raises(LectureTuiError, match="too long for the answer model's context"):
         plan_prompt("muito " * 700, [], [], PromptBudget(gen.n_ctx, 100),
                     gen.count_prompt_tokens, gen.count_tokens)  # fmt: skip
@@ -104,10 +104,12 @@ def library(home: Path) -> Library:
 
 
 def test_ask_streams_and_resolves_citations(library: Library) -> None:
-    gen = FakeGenerator("O TensorFlow prioriza a GPU [1]. Ver também [2].")
+    gen = FakeGenerator("Prioriza a GPU [1]. Ver também [2].")
     pieces: list[str] = []
     answer = ask(library, gen, "tensor Flow prioriza GPU", k=5, on_token=pieces.append)
-    assert "".join(pieces).strip() == answer.text
+    # the answer opens with the lecturer's words, then what the model streamed
+    assert answer.quote is not None and answer.text.startswith(f"“{answer.quote.text}”")
+    assert answer.text.endswith("".join(pieces).strip()) and answer.explanation in answer.text
     assert len(pieces) > 3  # streamed, not one block
     assert answer.cited == [1, 2]
     assert answer.citations[0] is answer.passages[0]
@@ -115,7 +117,10 @@ def test_ask_streams_and_resolves_citations(library: Library) -> None:
     assert prompt.startswith("Lecture excerpts:") and "Question: tensor Flow prioriza GPU" in prompt
     assert "the language of the question" in prompt  # the final instruction names it
     data = answer.to_json()
-    assert {"question", "answer", "citations", "hits", "timings"} <= set(data)
+    assert {"question", "answer", "quote", "explanation", "citations", "hits", "timings"} <= set(
+        data
+    )
+    assert data["quote"]["text"] == answer.quote.text and data["abstained"] is False
     assert {"retrieval_ms", "time_to_first_token_ms", "tokens_per_s"} <= set(data["timings"])
     assert {"lecture", "start_s", "end_s", "score", "text", "url", "corpus_ids"} <= set(
         data["citations"][0]
@@ -133,7 +138,7 @@ def test_stop_ends_generation_between_tokens(library: Library) -> None:
             stop.set()
 
     answer = ask(library, gen, "gpu", on_token=on_token, stop=stop)
-    assert answer.stopped and len(seen) == 5 and answer.text.split() == ["palavra"] * 5
+    assert answer.stopped and len(seen) == 5 and answer.explanation.split() == ["palavra"] * 5
 
 
 @pytest.mark.slow
@@ -148,9 +153,10 @@ def test_uncited_answer_gets_similarity_citations(home: Path, e5) -> None:  # ty
     assert answer.cited and "[" in answer.text.split(".")[0]
     first = answer.citations[0]
     assert "priorizar GPU" in first.text
-    assert answer.text.endswith("Zebras listradas correm.")  # unsupported: left uncited
+    assert answer.explanation.endswith("Zebras listradas correm.")  # unsupported: left uncited
 
 
 def test_model_citations_are_kept_as_written(library: Library) -> None:
-    answer = ask(library, FakeGenerator("Na GPU [2]."), "tensor Flow prioriza GPU", k=5)
-    assert (answer.citation_source, answer.cited, answer.text) == ("model", [2], "Na GPU [2].")
+    answer = ask(library, FakeGenerator("Na placa de vídeo [2]."), "tensor Flow prioriza GPU", k=5)
+    assert (answer.citation_source, answer.explanation) == ("model", "Na placa de vídeo [2].")
+    assert answer.cited == [1, 2]  # the quote is [1]

@@ -37,7 +37,7 @@ def _library() -> Library:
 
 def test_the_events_come_in_order_and_the_answer_is_kept(home: Path) -> None:
     library = _library()
-    gen = FakeGenerator("O TensorFlow prioriza a GPU [1]. Veja [2].")
+    gen = FakeGenerator("Prioriza a GPU [1]. Veja [2].")
     events = list(run_question(library, Turn(QUESTION, QUESTION), Loaded(gen)))
     kinds = [type(e) for e in events]
     assert kinds[:3] == [Started, EvidenceReady, PromptReady]
@@ -45,7 +45,8 @@ def test_the_events_come_in_order_and_the_answer_is_kept(home: Path) -> None:
     done = events[-1]
     assert isinstance(done, Answered)
     streamed = "".join(e.text for e in events if isinstance(e, Token))
-    assert done.answer.text == streamed.strip() and done.answer.cited == [1, 2]
+    assert done.answer.explanation == streamed.strip() and done.answer.cited == [1, 2]
+    assert done.answer.text.endswith(streamed.strip())
     assert done.entry_id is not None  # kept in the history, as ask and the app keep it
     assert library.history.exchange() is not None
     prompt = next(e for e in events if isinstance(e, PromptReady))
@@ -100,6 +101,7 @@ def test_stop_keeps_what_was_written_and_eval_keeps_nothing(home: Path) -> None:
         elif isinstance(event, Answered):
             done = event
     assert done is not None and done.answer.stopped and done.entry_id is None
-    assert done.answer.text.startswith("palavra0") and "palavra49" not in done.answer.text
+    assert done.answer.explanation.startswith("palavra0")
+    assert "palavra49" not in done.answer.explanation
     assert library.history.exchange() is None
     library.close()

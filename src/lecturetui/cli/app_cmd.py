@@ -41,6 +41,7 @@ def app_cmd(
     obj: Context,
     llm: str | None,
     n_ctx: int,
+    temperature: float,
     server: ServerGenerator | None,
     ttft: float,
     guess: str,
@@ -63,7 +64,11 @@ def app_cmd(
             return server
         # fd 2 already goes to the log while the app runs (see below): no per-call redirection
         return LlamaGenerator(
-            resolve_llm(models, llm), n_ctx=n_ctx, redirect_stderr=False, device=obj.device
+            resolve_llm(models, llm),
+            n_ctx=n_ctx,
+            redirect_stderr=False,
+            device=obj.device,
+            temperature=temperature,
         )
 
     app = LectureApp(

@@ -76,6 +76,7 @@ def ask_cmd(
     k: int,
     llm: str | None,
     n_ctx: int,
+    temperature: float,
     server: ServerGenerator | None,
     ttft: float,
     cont: bool,
@@ -106,7 +107,8 @@ def ask_cmd(
     # (and measures its speed the first time) once the evidence is out
     evidence_out = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        loading = pool.submit(_load_generator, obj, llm, n_ctx, verbose, evidence_out, server)
+        loading = pool.submit(_load_generator, obj, llm, n_ctx, verbose, evidence_out, server,
+                              temperature)  # fmt: skip
         models = _Loading(loading, evidence_out)
         try:
             events = run_question(library, turn, models, settings)
@@ -160,7 +162,8 @@ class _Printer:
             if self.as_json:
                 click.echo(json_text(event.record))
             else:
-                print_answer_end(self.out, event.answer, self.model.result())
+                abstained = event.answer.abstained  # no model ran: not waited for
+                print_answer_end(self.out, event.answer, None if abstained else self.model.result())
             return
         if self.as_json:
             return
@@ -175,6 +178,10 @@ class _Printer:
                     f"[dim](searched with the lecturer's likely words: {escape(found.guess)})[/]"
                 )
             print_evidence(self.out, found)
+            if found.quote is not None:  # the answer opens with the lecturer's words
+                from lecturetui.core.answer.question import quote_block
+
+                self.out.print(f"[italic cyan]{escape(quote_block(found.quote).rstrip())}[/]\n")
         elif isinstance(event, Token):
             sys.stdout.write(event.text)
             sys.stdout.flush()
@@ -187,6 +194,7 @@ def _load_generator(
     verbose: bool,
     evidence_out: threading.Event,
     server: ServerGenerator | None = None,
+    temperature: float = 0.0,
 ) -> AnswerModel:
     from lecturetui.core.answer.generation import LlamaGenerator
     from lecturetui.core.answer.speed import SPEED_FILE, prepare
@@ -197,7 +205,8 @@ def _load_generator(
         generator = server
     else:
         path = resolve_llm(obj.home.models_dir, llm, note)
-        generator = LlamaGenerator(path, n_ctx=n_ctx, verbose=verbose, device=obj.device)
+        generator = LlamaGenerator(path, n_ctx=n_ctx, verbose=verbose, device=obj.device,
+                                   temperature=temperature)  # fmt: skip
     evidence_out.wait()  # both need the CPU: the evidence first (and a fair speed measurement)
     speed = prepare(generator, obj.home.root / SPEED_FILE)
     if speed is not None and speed.measured_now:
@@ -230,14 +239,21 @@ def print_evidence(out: Console, found: Retrieved) -> None:
     out.print()
 
 
-def print_answer_end(out: Console, answer: Answer, generator: AnswerModel) -> None:
+def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None) -> None:
     from rich.markup import escape
 
     from lecturetui.core.timefmt import format_span
 
     sys.stdout.write("\n")
+    if answer.abstained:
+        out.print(escape(answer.text), soft_wrap=True)
     if answer.stopped:
         note("(stopped)")
+    for u in answer.unsupported:
+        missing = ", ".join(u.missing)
+        note(
+            f"(not in the excerpts it cites: {missing}; check it against the lecture) {u.sentence}"
+        )
     if answer.citation_source == "similarity":
         note("The model cited no segment; each sentence is cited with its most similar segment:")
         out.print(escape(answer.text), soft_wrap=True)
@@ -263,6 +279,9 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel) -> No
             soft_wrap=True,
         )
     t = answer.timings
+    if answer.abstained or generator is None:
+        note(f"retrieval {t['retrieval_ms']:.0f} ms · no answer model run")
+        return
     note(
         f"retrieval {t['retrieval_ms']:.0f} ms · evidence {t['evidence_ms']:.0f} ms · first token"
         f" {t['time_to_first_token_ms'] / 1000:.1f} s · {t['tokens_per_s']:.1f} tok/s ·"

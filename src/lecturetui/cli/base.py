@@ -183,7 +183,11 @@ def ttft_option(fn: F) -> F:
 
 
 def llm_options(fn: F) -> F:
-    """--llm and --ctx, shared by `ask` and `app`."""
+    """--llm, --ctx and --temperature, shared by `ask` and `app`."""
+    fn = click.option(
+        "--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True,
+        help="Sampling temperature of the answer model (0: greedy, the same answer every time).",
+    )(fn)  # fmt: skip
     fn = click.option(
         "--ctx", "n_ctx", type=click.IntRange(512, 131072), default=4096, show_default=True,
         help="Context window of the answer model, tokens.",
@@ -203,6 +207,8 @@ def server_options(fn: F) -> F:
     def with_server(*args: Any, llm_url: str | None, llm_model: str | None,
                     allow_remote: bool, **kwargs: Any) -> Any:  # fmt: skip
         server = server_choice(llm_url, llm_model, allow_remote, kwargs["n_ctx"])
+        if server is not None:
+            server.temperature = kwargs["temperature"]
         return fn(*args, server=server, **kwargs)
 
     wrapped: F = with_server  # type: ignore[assignment]

@@ -74,6 +74,7 @@ def eval_cmd(
     old_lang: str | None,
     llm: str | None,
     n_ctx: int,
+    temperature: float,
     judge: str | None,
     answer_tokens: int,
     ttft: float,
@@ -103,7 +104,7 @@ def eval_cmd(
         _retrieval_only(obj, library, qset, k, report_path, json_path, scope, guess, llm, n_ctx)
         return
     _full(obj, qset, k, mode, lang, llm, n_ctx, judge, answer_tokens, ttft, seed, force,
-          report_path, json_path, scope, guess)  # fmt: skip
+          report_path, json_path, scope, guess, temperature)  # fmt: skip
 
 
 def _retrieval_only(
@@ -171,7 +172,7 @@ def _retrieval_only(
 def _full(
     obj: Context, qset: QuestionSet, k: int, mode: str, lang: str, llm: str | None, n_ctx: int,
     judge_name: str | None, answer_tokens: int, ttft: float, seed: int, force: bool,
-    report: Path | None, js: Path | None, scope: Scope, guess: str,
+    report: Path | None, js: Path | None, scope: Scope, guess: str, temperature: float = 0.0,
 ) -> None:  # fmt: skip
     from lecturetui.core.answer.guess import guess_planned
     from lecturetui.core.evaluation.report import render_report
@@ -190,6 +191,7 @@ def _full(
     settings = EvalSettings(
         mode, k, llm_path.name, judge_path.name if judge_path else NO_JUDGE, answer_tokens, n_ctx, seed=seed, ttft_s=ttft,
         courses=scope.courses, lectures=scope.lectures, guess=guess_planned(guess, obj.device),
+        temperature=temperature,
     )  # fmt: skip
     runs = Runs(library.store)
     key = run_key(qset.sha256, settings.as_dict())
@@ -235,7 +237,11 @@ def _evaluate(
 
     library.warm()
     generator = LlamaGenerator(
-        llm_path, n_ctx=settings.n_ctx, seed=settings.seed, device=library.device
+        llm_path,
+        n_ctx=settings.n_ctx,
+        seed=settings.seed,
+        device=library.device,
+        temperature=settings.temperature,
     )
     prepare(generator, home / SPEED_FILE)  # the answers' prompts are sized as `ask` sizes them
     if generator.notice:

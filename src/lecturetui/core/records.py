@@ -100,6 +100,29 @@ class EvidenceRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class QuoteRecord:
+    """The lecturer's own sentences the answer opens with (core/answer/quote.py)."""
+
+    text: str
+    lecture: str = ""
+    lecture_title: str = ""
+    start_s: float = 0.0
+    end_s: float = 0.0
+    start: str = ""
+    score: float = 0.0  # the relevance model's cosine of its best sentence to the question
+    segment_id: int | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UnsupportedRecord:
+    """A sentence of the model's explanation that its cited excerpts do not bear out."""
+
+    sentence: str
+    missing: tuple[str, ...] = ()  # the numbers, names or terms no cited excerpt contains
+
+
+@dataclass(frozen=True, slots=True)
 class AnswerRecord:
     """A question's answer with everything shown beside it: what `ask --json` prints, what the
     history keeps and the app reopens."""
@@ -121,6 +144,12 @@ class AnswerRecord:
     search_text: str | None = None
     translation: str | None = None  # the question in the library's language, as searched
     guess: str | None = None  # the lecturer's likely words, searched with it (core/answer/guess.py)
+    #: the lecturer's sentences the answer opens with; `answer` holds them and the explanation
+    quote: QuoteRecord | None = None
+    explanation: str = ""  # the model's part of `answer`
+    #: the lectures do not cover the question: no model ran, `answer` says so in one sentence
+    abstained: bool = False
+    unsupported: tuple[UnsupportedRecord, ...] = ()
 
 
 def to_json(record: object) -> Any:

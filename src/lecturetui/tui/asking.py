@@ -98,6 +98,7 @@ class AskingScreen(Screen[None]):
         self.hits: list[HitRecord] = []
         self.passages: list[PassageRecord] = []
         self.evidence: list[EvidenceRecord] = []  # the evidence sentences on screen
+        self.quote = ""  # the lecturer's sentences the answer on screen opens with
         self.stop_event = threading.Event()
         self.idle = threading.Event()  # clear while a question is answered (warm-up waits)
         self.idle.set()
@@ -140,6 +141,7 @@ class AskingScreen(Screen[None]):
             QuestionSettings,
             Started,
             Token,
+            quote_block,
             run_question,
         )  # fmt: skip
         from lecturetui.core.answer.retrieved import passage_record
@@ -161,6 +163,7 @@ class AskingScreen(Screen[None]):
                 if isinstance(event, Started):
                     self.post_message(QuestionStarted(serial))
                 elif isinstance(event, EvidenceReady):
+                    text = quote_block(event.found.quote)  # the answer opens with the quote
                     self.post_message(EvidenceShown(serial, event.found))
                 elif isinstance(event, PromptReady):
                     self.post_message(PromptShown(serial, [h.record() for h in event.hits],
@@ -213,7 +216,10 @@ class AskingScreen(Screen[None]):
         self.show_answer_text("", self.ctx.labels["retrieving"])
 
     def show_found(self, found: Retrieved) -> None:
-        """The hits and the evidence sentences, before the model writes anything."""
+        """The hits, the evidence sentences and the quote the answer opens with, before the
+        model writes anything."""
+        from lecturetui.core.answer.question import quote_block
+
         labels = self.ctx.labels
         self.show_hits([h.record() for h in found.hits], [])
         self.evidence = [e.record() for e in found.evidence]
@@ -227,9 +233,13 @@ class AskingScreen(Screen[None]):
         if found.guess:  # searched with the lecturer's likely words too
             status += f" · {labels['guess']}"
         self.show_answer_text("", status)
+        self.quote = found.quote.text if found.quote else ""
+        self.stream_update(quote_block(found.quote))
 
     def stream_update(self, text: str) -> None:
-        self.query_one("#answer", Static).update(answer_text(text, [], self.ctx.labels))
+        self.query_one("#answer", Static).update(
+            answer_text(text, [], self.ctx.labels, quote=self.quote)
+        )
 
     def show_hits(self, hits: list[HitRecord], passages: list[PassageRecord]) -> None:
         labels = self.ctx.labels
@@ -264,7 +274,7 @@ class AskingScreen(Screen[None]):
         self.evidence = list(record.evidence)
         self.query_one("#evidence", Static).update(evidence_text(self.evidence, labels))
         note = {"similarity": labels["similarity_note"]}.get(record.citation_source, "")
-        if not record.citations and record.answer:
+        if not record.citations and record.answer and not record.abstained:
             note = labels["not_covered"]
         status = labels["stopped"] if record.stopped else ""
         t = record.timings
@@ -276,7 +286,14 @@ class AskingScreen(Screen[None]):
         if record.follow_up:
             status += f" · ↳ {labels['follow_up']}"
         self.query_one("#answer", Static).update(
-            answer_text(record.answer, record.citations, labels, note)
+            answer_text(
+                record.answer,
+                record.citations,
+                labels,
+                note,
+                record.quote.text if record.quote else "",
+                [u.sentence for u in record.unsupported],
+            )
         )
         self.query_one("#answer-status", Static).update(status)
 

@@ -60,8 +60,15 @@ def highlighted(
 
 
 def answer_text(
-    answer: str, references: Sequence[PassageRecord], labels: dict[str, str], note: str = ""
+    answer: str,
+    references: Sequence[PassageRecord],
+    labels: dict[str, str],
+    note: str = "",
+    quote: str = "",
+    unsupported: Sequence[str] = (),
 ) -> Text:
+    """The answer: the quote it opens with (italic), the explanation with its citations
+    highlighted, sentences its excerpts do not bear out dimmed with a note, the references."""
     out = Text()
     pos = 0
     for m in CITATION.finditer(answer):
@@ -69,6 +76,11 @@ def answer_text(
         out.append(m.group(0), style="bold magenta")
         pos = m.end()
     out.append(answer[pos:])
+    if quote:
+        out.highlight_words([quote], style="italic cyan")
+    if unsupported:
+        out.highlight_words(list(unsupported), style="dim strike")
+        out.append("\n" + labels["unsupported_note"], style="dim italic")
     if note:
         out.append("\n" + note, style="dim italic")
     if references:

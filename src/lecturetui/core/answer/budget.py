@@ -1,23 +1,22 @@
-"""How much of the passages an answer's prompt holds: the context window and the time budget.
+"""What an answer's prompt holds: whole passages when the model reads fast enough, else sentences.
 
-The model reads a prompt at a measured speed (llmspeed.py); the fixed start of the prompt is
-already in its cache. So the first token comes within `seconds` when the rest of the prompt is at
-most speed × seconds tokens. When whole passages fit (a GPU, a fast model) they are given whole;
-else the best-ranked passage is given whole and the others are cut down to their best
-sentences, each with its neighbours for context, until the budget is spent.
-
-The time budget is a goal, never a reason to answer from the wrong passage: however slow the
-machine, the prompt holds at least the floor (`FLOOR_TOP_TOKENS` of the best-ranked passage and
-`FLOOR_NEXT_TOKENS` of the next ones' best sentences); the first token then comes later.
+The model reads a prompt at a measured speed (core/answer/speed.py); the fixed start of the
+prompt is already in its cache. When at least MIN_WHOLE_PASSAGES whole passages can be read
+within the time budget (a GPU, a fast model) they are given whole. Otherwise (a laptop CPU) the
+prompt is made of sentences: the quote the answer opens with and its neighbours, then the best
+sentence of each next window with its better neighbour, within SENTENCE_ROOM tokens. That size
+does not follow the measured speed, so the same question gets the same prompt, and the first
+token comes within about 5 s on 2 cores with the default model (bench/RESULTS.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lecturetui.core.answer.evidence import ScoredPassage
 from lecturetui.core.answer.prompting import Passage, messages_for
+from lecturetui.core.answer.quote import Quote
 from lecturetui.core.conversation import Exchange
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.links import deep_link
@@ -29,16 +28,15 @@ Messages = list[dict[str, str]]
 SAFETY = 0.85
 #: whole passages are given when at least this many fit (else trimmed ones hold more evidence)
 MIN_WHOLE_PASSAGES = 3
-#: sentences this far below the best one (E5 cosine) are not worth their reading time
-SCORE_SPAN = 0.05
 #: the last exchange of a follow-up takes at most this share of the tokens there is time for
 PREVIOUS_SHARE = 1 / 3
 GAP = " … "
-#: the floor of every prompt: the best-ranked passage whole, up to this many tokens (else its
-#: best sentences within them; a two-minute window is about 450 tokens) ...
-FLOOR_TOP_TOKENS = 300
-#: ... and this many tokens of the next passages' best sentences
-FLOOR_NEXT_TOKENS = 120
+#: what a prompt of sentences holds past its fixed start and the question, in tokens: the
+#: quote with its neighbours and the next windows' best sentences (bench/RESULTS.md, "The
+#: lecturer's words first": coverage and first token measured together)
+SENTENCE_ROOM = 200
+#: sentences on each side of the quote that the prompt gives the model as context
+QUOTE_CONTEXT = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +90,7 @@ def plan_prompt(
     count_tokens: Callable[[str], int],
     language: str | None = None,
     previous: Exchange | None = None,
+    quote: Quote | None = None,
 ) -> PromptPlan:
     """The prompt for `question` within `budget`: whole passages when enough fit, else the best
     sentences of the scored ones. A question too long for the context is refused in one sentence."""
@@ -111,22 +110,21 @@ def plan_prompt(
             hint="ask a shorter question, or raise --ctx",
         )
     limit = budget.limit
-    if passages:  # the floor holds however slow the machine is
-        top = min(count_tokens(passages[0].text) + HEADER_TOKENS, FLOOR_TOP_TOKENS)
-        next_room = FLOOR_NEXT_TOKENS if len(passages) > 1 else 0
-        limit = min(window, max(limit, base + top + next_room))
     kept = list(passages)
     while kept:
         messages, numbered, used = build(kept)
         if used <= limit:
             break
         kept.pop()
-    if kept and (len(kept) == len(passages) or len(kept) >= MIN_WHOLE_PASSAGES or not scored):
+    whole = kept and (len(kept) == len(passages) or len(kept) >= MIN_WHOLE_PASSAGES)
+    if whole or not scored:
+        if not kept:
+            messages, numbered, used = build([])
         return PromptPlan(messages, numbered, used, limit, False)
-    if not scored:
-        messages, numbered, used = build([])
-        return PromptPlan(messages, numbered, used, limit, False)
-    units = _choose_sentences(scored, limit - base, count_tokens)
+    # too slow for whole passages: the quote with its neighbours and the next windows' best
+    # sentences, a fixed size whatever the measured speed (the same question, the same prompt)
+    limit = min(window, base + SENTENCE_ROOM)
+    units = _sentence_units(scored, quote, SENTENCE_ROOM, count_tokens)
     while True:
         messages, numbered, used = build(_trimmed(scored, units))
         if used <= limit or len(units) <= 1:
@@ -157,80 +155,44 @@ Unit = tuple[int, frozenset[int]]  # (scored passage index, sentence indices)
 HEADER_TOKENS = 24
 
 
-def _choose_sentences(
-    scored: Sequence[ScoredPassage], room: int, count_tokens: Callable[[str], int]
+def _sentence_units(
+    scored: Sequence[ScoredPassage],
+    quote: Quote | None,
+    room: int,
+    count_tokens: Callable[[str], int],
 ) -> list[Unit]:
-    """The best-ranked passage whole (or, when it is longer than the floor allows, its best
-    sentences within that), then greedy over the other passages: the best sentences first,
-    each with both neighbours, else the better one, else alone, while they fit in `room`
-    tokens."""
-    sizes: dict[tuple[int, int], int] = {}
-
-    def size(k: int, i: int) -> int:
-        if (k, i) not in sizes:
-            sizes[(k, i)] = count_tokens(scored[k].sentences[i].text) + 1
-        return sizes[(k, i)]
-
+    """The quote's sentences with QUOTE_CONTEXT neighbours on each side (from the best-ranked
+    window), then each next window's best sentence with its better neighbour, else alone,
+    while they fit in `room` tokens."""
     if not scored or not scored[0].sentences:
         return []
-    chosen: dict[int, set[int]] = {}
-    units: list[Unit] = []
-    gap = count_tokens(GAP)
     top = scored[0]
-    whole = sum(size(0, i) for i in range(len(top.sentences))) + HEADER_TOKENS
-    if whole <= min(room, FLOOR_TOP_TOKENS):
-        chosen[0] = set(range(len(top.sentences)))
-        units.append((0, frozenset(chosen[0])))
-        room -= whole
-    else:  # longer than the floor: its best sentences within it
-        top_room = min(room, FLOOR_TOP_TOKENS)
-        left = _greedy(scored, [0], top_room, chosen, units, size, gap)
-        room -= top_room - left
-    _greedy(scored, range(1, len(scored)), room, chosen, units, size, gap)
-    return units
-
-
-def _greedy(
-    scored: Sequence[ScoredPassage],
-    passages: Iterable[int],
-    room: int,
-    chosen: dict[int, set[int]],
-    units: list[Unit],
-    size: Callable[[int, int], int],
-    gap: int,
-) -> int:
-    """Add the best sentences of these passages to `units`, each with both neighbours, else
-    the better one, else alone, while they fit in `room` (at least one sentence when `units`
-    is empty); sentences more than SCORE_SPAN below the best are not worth their reading time.
-    Returns the room left."""
-    ranked = sorted(
-        ((scored[k].scores[i], k, i) for k in passages for i in range(len(scored[k].sentences))),
-        key=lambda t: -t[0],
-    )
-    if not ranked:
-        return room
-    best = ranked[0][0]
-    for score, k, i in ranked:
-        if score < best - SCORE_SPAN:
-            break
-        have = chosen.get(k, set())
-        if i in have:
-            continue
+    if quote is not None:
+        first, last = quote.first, quote.last
+    else:
+        first = last = max(range(len(top.sentences)), key=lambda i: top.scores[i])
+    n = len(top.sentences)
+    units: list[Unit] = [
+        (0, frozenset(range(max(0, first - QUOTE_CONTEXT), min(n, last + QUOTE_CONTEXT + 1))))
+    ]
+    gap = count_tokens(GAP)
+    room -= HEADER_TOKENS + sum(count_tokens(top.sentences[i].text) + 1 for i in units[0][1])
+    for k in range(1, len(scored)):
         sp = scored[k]
+        if not sp.sentences:
+            continue
+        i = max(range(len(sp.sentences)), key=lambda j: sp.scores[j])
         around = [j for j in (i - 1, i + 1) if 0 <= j < len(sp.sentences)]
-        options = [{i, *around}]
-        if len(around) == 2:
-            options.append({i, max(around, key=lambda j: sp.scores[j])})
+        options = [{i, max(around, key=lambda j: sp.scores[j])}] if around else []
         options.append({i})
         for option in options:
-            new = option - have
-            cost = sum(size(k, j) for j in new) + gap + (0 if have else HEADER_TOKENS)
-            if cost <= room or not units:
+            cost = sum(count_tokens(sp.sentences[j].text) + 1 for j in option)
+            cost += gap + HEADER_TOKENS
+            if cost <= room:
                 room -= cost
-                chosen.setdefault(k, set()).update(new)
-                units.append((k, frozenset(new)))
+                units.append((k, frozenset(option)))
                 break
-    return room
+    return units
 
 
 def _trimmed(scored: Sequence[ScoredPassage], units: Sequence[Unit]) -> list[Passage]:

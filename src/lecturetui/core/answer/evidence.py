@@ -1,8 +1,9 @@
-"""The sentences of the retrieved passages that answer the question, scored by E5.
+"""The sentences of the retrieved windows that answer the question, scored by the relevance model.
 
-Each sentence of the best passages is compared with the question (the E5 cosine of the sentence
-as a passage and the question as a query). The best ones are shown at once, before the model
-writes anything, and the answer's prompt is cut down to them when time is short (budget.py).
+Each sentence of the best windows is compared with the question (the cosine of the sentence as
+a document and the question as a query; EmbeddingGemma when it re-ranks, else E5: quote.py). The
+best ones are shown at once, before the model writes anything; the answer opens with the best of
+the best-ranked window (quote.py) and its prompt is made of them (budget.py).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class EvidenceSentence:
     text: str
     before: str  # the sentence before it in its segment ("" at the start)
     after: str  # and the one after it
-    score: float  # E5 cosine to the question
+    score: float  # the relevance model's cosine to the question
     segment_id: int | None  # the segment that holds it
     url: str | None
 

@@ -80,13 +80,14 @@ class LlamaGenerator:
         gpu_layers: int | None = None,
         redirect_stderr: bool = True,
         seed: int | None = None,
-        temperature: float = 0.2,
+        temperature: float = 0.0,
         device: str | None = None,
         flash_attn: bool | None = None,
         n_batch: int | None = None,
     ) -> None:
         self.path = path
-        # None: each answer is sampled afresh; a number: every answer is reproducible (evaluation)
+        # temperature 0 (the default): greedy, the same answer every time; above 0 answers are
+        # sampled, afresh each time with no seed, reproducibly with one (evaluation)
         self.seed = seed
         self.temperature = temperature
         self.name = path.name
@@ -266,7 +267,10 @@ class LlamaGenerator:
                         self._llm.reset()
                         if self._prefix:
                             self._llm.eval(self._prefix)
-                    elif answering and self._cache_taken and self._prefix_state is not None:
+                    elif answering and self._prefix_state is not None:
+                        # every answer starts from the same state, the fixed start alone: one
+                        # that reused more of the cache (the same question again) would read its
+                        # prompt in other batches and could turn out another greedy answer
                         self._llm.load_state(self._prefix_state)
                     if self._fixed:
                         self._cache_taken = not answering

@@ -17,13 +17,14 @@ from lecturetui.core.links import deep_link
 from lecturetui.core.timefmt import format_span
 
 SYSTEM_PROMPT = (
-    "You answer a student's question about their recorded lectures using ONLY the numbered "
-    "lecture excerpts given. Write the answer in the language the question asks for, in 2 to 5 "
-    "sentences that explain, not only name. End every sentence with the number of the excerpt "
-    "that supports it in square brackets, like [1] or [2][3]. Do not invent facts that are not in "
-    "the excerpts. If the excerpts do not answer the question, say so plainly in one sentence. "
-    "Excerpts are automatic transcriptions of speech and may contain recognition errors; "
-    "'…' marks words left out."
+    "You explain a lecture's answer to a student's question, using ONLY the numbered lecture "
+    "excerpts given; the student already sees the lecturer's own words from excerpt [1]. Write at "
+    "most three short sentences, in the language the question asks for, that state the answer "
+    "and explain it. End every sentence with the number of the excerpt that supports it in "
+    "square brackets, like [1] or [2]. Keep the lecturer's numbers, names and terms exactly as "
+    "the excerpts give them and add no fact they do not state. If the excerpts do not answer the "
+    "question, say so plainly in one sentence. Excerpts are automatic transcriptions of speech "
+    "and may contain recognition errors; '…' marks words left out."
 )
 
 # A worked example, fixed like the instructions: the model sees what a cited answer looks like.
@@ -38,8 +39,8 @@ EXAMPLE_QUESTION = (
     "… já a tupla não dá para alterar depois de criada por isso ela pode ser usada como chave "
     "de um dicionário e a lista não …\n\n"
     "Question: Qual a diferença entre lista e tupla em Python?\n\n"
-    "(Answer in Portuguese, the language of the question; end every sentence with the excerpt "
-    "that supports it, like [1].)"
+    "(Answer in Portuguese, the language of the question, in at most three sentences; end every "
+    "sentence with the excerpt that supports it, like [1].)"
 )
 EXAMPLE_ANSWER = (
     "A lista é mutável: dá para adicionar elementos com append e remover com pop a qualquer "
@@ -165,7 +166,8 @@ def render_user_message(
         else "in the language of the question"
     )
     parts.append(
-        f"(Answer {lang}; end every sentence with the excerpt that supports it, like [1].)"
+        f"(Answer {lang}, in at most three sentences; end every sentence with the excerpt that"
+        " supports it, like [1].)"
     )
     return "\n\n".join(parts)
 

@@ -3,8 +3,11 @@
     Started -> EvidenceReady -> PromptReady -> Token ... -> Answered     (or Failed, at any point)
 
 `run_question` translates a question in another language (core/answer/translate.py), guesses the
-lecturer's words (core/answer/guess.py), retrieves and scores the evidence, sizes the prompt to the time
-budget, streams the answer, attributes its citations and keeps it in the history. `ask` prints the
+lecturer's words (core/answer/guess.py), retrieves the hits and chooses the lecturer's sentences
+the answer opens with (core/answer/quote.py; when the lectures do not cover the question, it says
+so and no model runs), builds the prompt (core/answer/budget.py), streams the model's short
+explanation, checks it against the excerpts it cites (core/answer/check.py) and keeps it in the
+history. `ask` prints the
 events, `ask --json` prints the last one, the app's worker posts each as a Textual message, and
 `eval` reads the answer from `Answered`. Cancelling goes through `stop` (Esc, a new question)
 or Ctrl+C (KeyboardInterrupt while the answer streams): the answer keeps what was written.
@@ -24,9 +27,11 @@ from typing import Protocol
 
 from lecturetui.core.answer.attribution import attribute
 from lecturetui.core.answer.budget import PromptBudget, plan_prompt
+from lecturetui.core.answer.check import check
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.guess import guess_planned, guesser_for
 from lecturetui.core.answer.prompting import Passage
+from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.repetition import RepeatGuard
 from lecturetui.core.answer.retrieved import Answer, Retrieved, retrieve
 from lecturetui.core.answer.speed import SPEED_FILE, observe
@@ -40,6 +45,7 @@ from lecturetui.core.library import Hit, Library
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
 from lecturetui.core.records import AnswerRecord
 from lecturetui.core.retrieval.scope import Scope
+from lecturetui.core.timefmt import format_timestamp
 
 
 # -- events -----------------------------------------------------------------------------------
@@ -68,8 +74,9 @@ class PromptReady:
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    """A piece of the answer as the model wrote it (the pieces joined are the answer, up to
-    a repeated sentence, which is dropped)."""
+    """A piece of the model's explanation as it wrote it (the pieces joined are the explanation
+    before its citations are checked; the answer opens with the quote, `quote_block`, which the
+    faces show at EvidenceReady)."""
 
     text: str
 
@@ -152,6 +159,11 @@ def run_question(
         guesser = guesser_for(library, model, s.guess, s.scope)
         found = retrieve(library, turn, s.k, s.mode, s.scope, translator, guesser)
         yield EvidenceReady(found)
+        if not found.covered:  # nothing to explain: say so, show the closest moments
+            done = abstention(found)
+            entry = library.history.add(done.record()) if s.keep else None
+            yield Answered(done, done.record(), entry)
+            return
         generator = models.for_answer(stop)
         if generator is None:
             return
@@ -197,6 +209,7 @@ def answer_events(
         generator.count_tokens,
         question_language(turn.question),
         turn.previous,
+        found.quote,
     )
     passages = plan.passages
     yield PromptReady(found.hits, passages)
@@ -205,14 +218,22 @@ def answer_events(
     first: float | None = None
     stopped = False
     t2 = time.perf_counter()
-    guard = RepeatGuard()
+    guard = RepeatGuard(MAX_SENTENCES)
+    opening = quote_block(found.quote)  # on screen since EvidenceReady
+    shown = 0
     try:
         for piece in generator.stream(plan.messages, answer_tokens, stop):
             if first is None:
                 first = time.perf_counter()
             pieces.append(piece)
             if guard.feed(piece):
-                break  # a sentence said twice: the model is looping (leaving the stream ends it)
+                # a sentence said twice (the model is looping) or the last sentence allowed:
+                # what is kept is shown, and leaving the stream ends it
+                rest = guard.answer()[shown:]
+                if rest:
+                    yield Token(rest)
+                break
+            shown += len(piece)
             yield Token(piece)
     except KeyboardInterrupt:
         stopped = True
@@ -221,13 +242,16 @@ def answer_events(
     if first is not None:  # the prompt's reading time keeps the measured speed honest
         observe(generator, library.home.root / SPEED_FILE,
                 plan.prompt_tokens - generator.cached_tokens, first - t2)  # fmt: skip
-    text = guard.answer().strip()
+    explanation = guard.answer().strip()
     gen_s = t3 - (first or t3)
+    source = "model" if cited_numbers(explanation, len(passages)) else "none"
+    if source == "none" and explanation and not stopped:
+        explanation, attributed = attribute(library, explanation, passages)
+        source = "similarity" if attributed else "none"
+    checked = check(explanation, {p.number: p.text for p in passages})
+    explanation = checked.text
+    text = opening + explanation
     cited = cited_numbers(text, len(passages))
-    source = "model" if cited else "none"
-    if not cited and text and not stopped:
-        text, cited = attribute(library, text, passages)
-        source = "similarity" if cited else "none"
     done = Answer(
         question=turn.question,
         text=text,
@@ -255,8 +279,58 @@ def answer_events(
         trimmed=plan.trimmed,
         translation=found.translation,
         guess=found.guess,
+        quote=found.quote,
+        explanation=explanation,
+        unsupported=checked.unsupported,
     )
     yield Answered(done, done.record(), None)
+
+
+#: the model's explanation, in sentences, at most
+MAX_SENTENCES = 3
+
+_NOT_COVERED = {
+    "Portuguese": "As aulas não parecem tratar desta pergunta: os momentos mais próximos estão"
+    " abaixo.",
+    "Spanish": "Las clases no parecen tratar esta pregunta: los momentos más cercanos están abajo.",
+}
+_NOT_COVERED_EN = "The lectures do not seem to cover this question: the closest moments are below."
+
+
+def quote_block(quote: Quote | None) -> str:
+    """The answer's opening: the lecturer's sentences in quotes, with lecture and time, [1]."""
+    if quote is None:
+        return ""
+    return f"“{quote.text}” ({quote.lecture_title}, {format_timestamp(quote.start)}) [1]\n\n"
+
+
+def abstention(found: Retrieved) -> Answer:
+    """The answer when the lectures do not cover the question: one sentence, no model."""
+    turn = found.turn
+    text = _NOT_COVERED.get(question_language(turn.question) or "", _NOT_COVERED_EN)
+    ms = found.evidence_s * 1000
+    return Answer(
+        question=turn.question,
+        text=text,
+        passages=[],
+        hits=found.hits,
+        cited=[],
+        timings={
+            "retrieval_ms": found.retrieval_s * 1000,
+            "evidence_ms": ms,
+            "translate_guess_ms": found.model_s * 1000,
+            "time_to_first_token_ms": ms,
+            "prompt_tokens": 0.0,
+            "prompt_new_tokens": 0.0,
+            "tokens_per_s": 0.0,
+            "total_ms": ms,
+        },
+        evidence=found.evidence,
+        turn=turn,
+        translation=found.translation,
+        guess=found.guess,
+        abstained=True,
+    )
 
 
 def ask(

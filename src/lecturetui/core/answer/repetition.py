@@ -4,7 +4,8 @@ Small answer models sometimes repeat a sentence until the token limit (one answe
 model repeated itself for 55 s). A repeat penalty would also penalise the citations `[1]` that
 every sentence must carry, so the answer is watched instead: when a sentence of at least
 `MIN_WORDS` words (citations and case aside) repeats an earlier one, the stream is stopped and
-the repeat is dropped.
+the repeat is dropped. The explanation is also held to `max_sentences` sentences: the stream
+stops once that many are finished.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ def _key(sentence: str) -> str:
 class RepeatGuard:
     """Fed the answer's pieces as they come; `stopped` turns true at the first repeat."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_sentences: int | None = None) -> None:
+        self.max_sentences = max_sentences
+        self._sentences = 0
         self.text = ""
         self._done = 0  # how much of `text` is cut into finished sentences
         self._seen: set[str] = set()
@@ -45,6 +48,12 @@ class RepeatGuard:
                     return True
                 self._seen.add(key)
             self._done = match.end()
+            if len(key.split()) >= 2:
+                self._sentences += 1
+            if self.max_sentences is not None and self._sentences >= self.max_sentences:
+                self.stopped = True
+                self._kept = self._done
+                return True
         return False
 
     def answer(self) -> str:

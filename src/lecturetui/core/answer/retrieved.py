@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import threading
 import time
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from lecturetui.core.answer.check import Unsupported
 from lecturetui.core.answer.evidence import (
     EvidenceSentence,
     ScoredPassage,
@@ -17,13 +17,21 @@ from lecturetui.core.answer.evidence import (
 )
 from lecturetui.core.answer.guess import Guesser, guess_for
 from lecturetui.core.answer.prompting import Passage, merge_hits
+from lecturetui.core.answer.quote import (
+    SCORED_WINDOWS,
+    Quote,
+    best_window,
+    choose_quote,
+    covers,
+    sentence_scorer,
+)
 from lecturetui.core.answer.translate import Translator
 from lecturetui.core.conversation import Turn
 from lecturetui.core.library import Hit, Library, SearchResult
 from lecturetui.core.modes import DEFAULT_MODE
-from lecturetui.core.records import AnswerRecord, PassageRecord, to_json
+from lecturetui.core.records import AnswerRecord, PassageRecord, UnsupportedRecord, to_json
 from lecturetui.core.retrieval.scope import Scope
-from lecturetui.core.retrieval.sentences import SentenceVectors, split_sentences
+from lecturetui.core.retrieval.sentences import split_sentences
 from lecturetui.core.timefmt import format_timestamp
 
 
@@ -44,6 +52,10 @@ class Answer:
     trimmed: bool = False  # passages cut down to their best sentences to meet the time budget
     translation: str | None = None  # the question as searched (Retrieved.translation)
     guess: str | None = None  # the lecturer's likely words searched with it (Retrieved.guess)
+    quote: Quote | None = None  # the lecturer's sentences `text` opens with
+    explanation: str = ""  # the model's part of `text`, its citations checked
+    abstained: bool = False  # the lectures do not cover the question: no model ran
+    unsupported: tuple[Unsupported, ...] = ()  # explanation sentences no excerpt bears out
 
     @property
     def citations(self) -> list[Passage]:
@@ -68,6 +80,10 @@ class Answer:
             search_text=turn.search_text if turn else None,
             translation=self.translation,
             guess=self.guess,
+            quote=self.quote.record() if self.quote else None,
+            explanation=self.explanation,
+            abstained=self.abstained,
+            unsupported=tuple(UnsupportedRecord(u.sentence, u.missing) for u in self.unsupported),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -101,28 +117,16 @@ class Retrieved:
     turn: Turn
     hits: list[Hit]
     passages: list[Passage]  # merged hits, in retrieval order
-    scored: list[ScoredPassage]  # the first passages, with a score per sentence
+    #: the best-ranked window of each of the first passages, with a score per sentence
+    scored: list[ScoredPassage]
     evidence: list[EvidenceSentence]
     retrieval_s: float
     evidence_s: float  # retrieval included
     translation: str | None = None  # the question as searched, in the library's language
     guess: str | None = None  # the lecturer's likely words, searched with it (core/answer/guess.py)
     model_s: float = 0.0  # of retrieval_s: the model's translation and guess
-
-
-_vectors: weakref.WeakKeyDictionary[Library, SentenceVectors] = weakref.WeakKeyDictionary()
-
-
-def sentence_vectors(library: Library) -> SentenceVectors:
-    """The library's sentence vector cache (one per library; `index/sentences.sqlite3`)."""
-    if library not in _vectors:
-        emb = library.embedder
-        _vectors[library] = SentenceVectors(
-            library.home.index_dir / "sentences.sqlite3",
-            lambda: library.embedder,
-            f"{emb.model_id}:{emb.fingerprint()[:16]}",
-        )
-    return _vectors[library]
+    quote: Quote | None = None  # the lecturer's sentences that answer (core/answer/quote.py)
+    covered: bool = True  # False: the lectures do not answer the question (quote.covers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,15 +177,19 @@ def retrieve(
     t0 = time.perf_counter()
     searched = search_as_asked(library, turn.search_text, k, mode, scope, translator, guesser)
     t1 = time.perf_counter()
-    passages = merge_hits(searched.result.hits)
+    hits = searched.result.hits
+    passages = merge_hits(hits)
     scored: list[ScoredPassage] = []
+    covered = covers(hits)
     if passages:
-        query = library.embedder.embed_query(turn.search_text)
-        scored = score_passages(passages, query, sentence_vectors(library))
+        scorer = sentence_scorer(library)
+        windows = [best_window(p) for p in passages[:SCORED_WINDOWS]]
+        scored = score_passages(windows, scorer.query(turn.search_text), scorer.vectors)
+    quote = choose_quote(scored[0]) if scored and covered else None
     t2 = time.perf_counter()
     return Retrieved(
-        turn, searched.result.hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
-        searched.translation, searched.guess, searched.model_s,
+        turn, hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
+        searched.translation, searched.guess, searched.model_s, quote, covered,
     )  # fmt: skip
 
 
@@ -190,7 +198,7 @@ def warm_sentences(
 ) -> int:
     """Embed the sentences of every segment not yet cached, a few at a time, pausing while
     `idle` is clear (a question is being answered); returns how many were embedded."""
-    vectors = sentence_vectors(library)
+    vectors = sentence_scorer(library).vectors
     store = library.store
     ids = store.all_segment_ids()
     done = 0

@@ -84,7 +84,7 @@ class ServerGenerator:
         model: str | None = None,
         n_ctx: int = 4096,
         allow_remote: bool = False,
-        temperature: float = 0.2,
+        temperature: float = 0.0,
     ) -> None:
         self.url = check_local(url, allow_remote)
         self.n_ctx = n_ctx

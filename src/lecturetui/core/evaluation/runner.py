@@ -43,6 +43,7 @@ class EvalSettings:
     courses: tuple[str, ...] = ()  # the scope the questions are asked in (none: everything)
     lectures: tuple[str, ...] = ()
     guess: bool = False  # searched with the lecturer's guess too (core/answer/guess.py)
+    temperature: float = 0.0  # the answers' sampling temperature (0: greedy)
 
     def as_dict(self) -> dict[str, Any]:
         """The settings that identify a run (an empty scope and no guess are left out, so runs

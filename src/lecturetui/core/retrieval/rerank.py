@@ -111,6 +111,8 @@ class RerankStage:
         self._embedder: Embedder | None = None
         self._index: VectorIndex | None = None
         self._lock = threading.Lock()  # one sync at a time in this process
+        # the last questions' vectors: the answer's sentences are scored against the same one
+        self._queries: dict[str, npt.NDArray[np.float32]] = {}
 
     @property
     def embedder(self) -> Embedder:
@@ -191,6 +193,17 @@ class RerankStage:
             self._index.save()
         return self.sync(store, progress)
 
+    def query_vector(self, query: str) -> npt.NDArray[np.float32]:
+        """EmbeddingGemma's unit vector of a question (the last few kept: search and the
+        answer's sentence scoring embed the same question once)."""
+        vector = self._queries.get(query)
+        if vector is None:
+            vector = unit_vector(self.embedder.embed_query(query))
+            if len(self._queries) >= 8:
+                self._queries.pop(next(iter(self._queries)))
+            self._queries[query] = vector
+        return vector
+
     def scores(
         self, query: str, segment_ids: Sequence[int], dims: int | None = None
     ) -> dict[int, float]:
@@ -199,7 +212,7 @@ class RerankStage:
         have = [s for s in segment_ids if s in index]
         if not have:
             return {}
-        vector = truncate(unit_vector(self.embedder.embed_query(query)), dims)
+        vector = truncate(self.query_vector(query), dims)
         mat = truncate(index.vectors(have), dims)
         return dict(zip(have, (mat @ vector).tolist(), strict=True))
 

@@ -1,0 +1,180 @@
+"""The lecturer's words first: which sentence the answer opens with, and when to say the lectures
+do not cover a question. No answer model writes anything here (it only translates a question
+in another language than the lectures', as `ask` does).
+
+    .venv/bin/python bench/quote_bench.py [--half heldout|tune|both] [--out rows.jsonl]
+
+Part 1, the quote: for each question of bench/data/answer_keypoints.jsonl (the realistic
+library of bench/realistic.py, whose EmbeddingGemma vectors `bench/rerank.py` writes), the
+product's own `retrieve` (core/answer/retrieved.py) runs, and the key-point matcher
+(core/evaluation/keypoints.py) scores several texts: the best-ranked window whole, the quote as
+the product chooses it, and variants (the best sentence alone, with both neighbours, chosen by
+E5 instead of EmbeddingGemma). Also: how long choosing the quote took, cold (no sentence vector
+cached) and warm.
+
+Part 2, abstention: the relevance of the best-ranked window (EmbeddingGemma's cosine, the
+`rerank` score of the first hit) for every covered question (bench/data/realistic_questions.jsonl
+and answer_keypoints.jsonl) and every uncovered one (bench/data/answer_uncovered.jsonl), and
+for thresholds around the product's: abstention on uncovered, false abstention on covered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import ROOT
+
+DATA = ROOT / "bench" / "data"
+
+
+def load(name: str) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (DATA / name).read_text("utf-8").splitlines() if x.strip()]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--half", choices=["tune", "heldout", "both"], default="heldout")
+    ap.add_argument("--out", type=Path, help="write every question's figures here (JSONL)")
+    ap.add_argument("--no-translate", action="store_true", help="search as asked (no model)")
+    args = ap.parse_args()
+    os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
+
+    from realistic import library as realistic_library
+
+    from lecturetui.core.answer import quote as quoting
+    from lecturetui.core.answer.evidence import score_passages
+    from lecturetui.core.answer.retrieved import retrieve
+    from lecturetui.core.answer.translate import target_language, translating
+    from lecturetui.core.conversation import Turn
+    from lecturetui.core.evaluation.keypoints import KeyPoint, score_answer
+    from lecturetui.core.retrieval.index import unit_vector
+    from lecturetui.core.retrieval.sentences import SentenceVectors
+
+    lib = realistic_library()
+    lib.warm()
+    generator = None
+    if not args.no_translate:
+        from lecturetui.core.answer.generation import LlamaGenerator
+        from lecturetui.core.models.gguf import resolve_llm
+
+        generator = LlamaGenerator(resolve_llm(ROOT / "models", None), n_ctx=4096)
+    # a cold cache: the sentence vectors are made as a first question makes them
+    cache = lib.home.index_dir / "sentences.sqlite3"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{cache}{suffix}").unlink(missing_ok=True)
+    e5_vectors = SentenceVectors(None, lambda: lib.embedder, "e5")
+
+    rows = [r for r in load("answer_keypoints.jsonl")
+            if r["half"] != "seed" and args.half in ("both", r["half"])]  # fmt: skip
+    out: list[dict[str, Any]] = []
+    print(
+        "| qid | lang | window | quote | best alone | best ± 1 | E5 quote | relevance | cold ms |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        points = [KeyPoint.from_json(p) for p in row["key_points"]]
+        question = row["question"]
+        target = target_language(lib, question) if generator else None
+        translator = translating(generator, target) if generator and target else None
+        t0 = time.perf_counter()
+        found = retrieve(lib, Turn(question, question), 10, translator=translator)
+        evidence_ms = (found.evidence_s - found.model_s) * 1000
+        # the product: EmbeddingGemma over the best windows' sentences
+        sp = found.scored[0] if found.scored else None
+        q = found.quote
+        cov = {}
+        if sp is not None:
+            best = max(range(len(sp.sentences)), key=lambda i: sp.scores[i])
+            texts = {
+                "window": sp.passage.text,
+                "quote": q.text if q else "",
+                "best": sp.sentences[best].text,
+                "best±1": " ".join(s.text for s in sp.sentences[max(0, best - 1) : best + 2]),
+            }
+            e5 = score_passages([sp.passage], unit_vector(lib.embedder.embed_query(question)),
+                                e5_vectors)[0]  # fmt: skip
+            e5_quote = quoting.choose_quote(e5)
+            texts["e5 quote"] = e5_quote.text if e5_quote else ""
+            cov = {name: score_answer(t, points).coverage for name, t in texts.items()}
+        relevance = quoting.relevance(found.hits)
+        item = {"qid": row["qid"], "lang": row["lang"], "style": row["style"],
+                "half": row["half"], "coverage": cov, "relevance": relevance,
+                "quote": q.text if q else None, "evidence_ms": evidence_ms,
+                "seconds": time.perf_counter() - t0}  # fmt: skip
+        out.append(item)
+        print(f"| {row['qid']} | {row['lang']} | {cov.get('window', 0):.2f} |"
+              f" {cov.get('quote', 0):.2f} | {cov.get('best', 0):.2f} | {cov.get('best±1', 0):.2f} |"
+              f" {cov.get('e5 quote', 0):.2f} | {relevance or 0:.3f} | {evidence_ms:.0f} |",
+              flush=True)  # fmt: skip
+    print(f"\n| text | key-point coverage ({len(out)} questions, {args.half}) |")
+    print("|---|---|")
+    for name in ("window", "quote", "best", "best±1", "e5 quote"):
+        vals = [r["coverage"].get(name, 0.0) for r in out]
+        print(f"| {name} | {statistics.mean(vals):.3f} |")
+    cold = [r["evidence_ms"] for r in out]
+    print(f"\nretrieval + quote, cold cache: median {statistics.median(cold):.0f} ms,"
+          f" max {max(cold):.0f} ms")  # fmt: skip
+    warm = []
+    for row in rows[:10]:
+        found = retrieve(lib, Turn(row["question"], row["question"]), 10)
+        warm.append((found.evidence_s - found.model_s) * 1000)
+    print(
+        f"retrieval + quote, warm cache (10 questions again): median {statistics.median(warm):.0f} ms"
+    )
+
+    # -- part 2: abstention -------------------------------------------------------------------
+    covered = [(r["question"], r["lang"]) for r in load("realistic_questions.jsonl")]
+    covered += [(r["question"], r["lang"]) for r in load("answer_keypoints.jsonl")
+                if r["half"] != "seed"]  # fmt: skip
+    uncovered = [(r["question"], r["lang"], r["kind"]) for r in load("answer_uncovered.jsonl")]
+
+    def top(question: str) -> float:
+        hits = lib.search(question, 10).hits
+        return quoting.relevance(hits) or 0.0
+
+    cov_scores = [(top(qq), lang) for qq, lang in covered]
+    unc_scores = [(top(qq), lang, kind) for qq, lang, kind in uncovered]
+    print(
+        f"\ncovered ({len(cov_scores)}): relevance median"
+        f" {statistics.median(s for s, _ in cov_scores):.3f}, min {min(s for s, _ in cov_scores):.3f}"
+    )
+    print(f"uncovered ({len(unc_scores)}): median {statistics.median(s for s, *_ in unc_scores):.3f},"
+          f" max {max(s for s, *_ in unc_scores):.3f}")  # fmt: skip
+    print(
+        "\n| threshold | abstains, uncovered (far / near) | false abstention, covered (en / pt) |"
+    )
+    print("|---|---|---|")
+    for t in (0.30, 0.33, 0.35, 0.38, 0.40, 0.42, 0.45, 0.48, 0.50):
+        unc = sum(s < t for s, *_ in unc_scores) / len(unc_scores)
+        far = [s for s, _, k in unc_scores if k == "far"]
+        near = [s for s, _, k in unc_scores if k == "near"]
+        fa = sum(s < t for s, _ in cov_scores) / len(cov_scores)
+        en = [s for s, lang in cov_scores if lang == "en"]
+        pt = [s for s, lang in cov_scores if lang == "pt"]
+        mark = " (product)" if abs(t - quoting.COVERAGE_THRESHOLD) < 1e-9 else ""
+        print(f"| {t:.2f}{mark} | {unc:.2f} ({sum(s < t for s in far)}/{len(far)} far,"
+              f" {sum(s < t for s in near)}/{len(near)} near) | {fa:.3f}"
+              f" ({sum(s < t for s in en)}/{len(en)} en, {sum(s < t for s in pt)}/{len(pt)} pt) |")  # fmt: skip
+    if args.out:
+        args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), "utf-8")
+        extra = [{"question": q, "relevance": s, "covered": True} for (q, _), (s, _) in
+                 zip(covered, cov_scores, strict=True)]  # fmt: skip
+        extra += [{"question": q, "relevance": s, "covered": False, "kind": k}
+                  for (q, _, k), (s, *_) in zip(uncovered, unc_scores, strict=True)]  # fmt: skip
+        with args.out.open("a", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in extra)
+    if generator is not None:
+        generator.close()
+
+
+if __name__ == "__main__":
+    main()

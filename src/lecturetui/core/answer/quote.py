@@ -1,0 +1,162 @@
+"""The lecturer's own words that answer the question: the sentence the answer opens with.
+
+The ranking is strong and the passage it puts first holds the answer most of the time; a small
+model rewriting it loses it more often than it keeps it. So the answer opens with the best
+sentence of the best-ranked window, quoted with its lecture and time, chosen by the relevance
+model (EmbeddingGemma when it is installed, else E5): each sentence of the candidate windows
+is compared with the question (cosine of the sentence as a document and the question as a
+query). Sentence vectors are cached on disk by model and text (`index/sentences.sqlite3`), so
+a sentence is embedded once; the app embeds the library's sentences while it is idle.
+
+The same scores choose what else the prompt holds (core/answer/budget.py), and the best-ranked
+window's relevance says whether the lectures cover the question at all (`covers`).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from lecturetui.core.answer.evidence import ScoredPassage
+from lecturetui.core.answer.prompting import Passage
+from lecturetui.core.library import Hit, Library
+from lecturetui.core.links import deep_link
+from lecturetui.core.models.embedding import Embedder
+from lecturetui.core.records import QuoteRecord
+from lecturetui.core.retrieval.index import unit_vector
+from lecturetui.core.retrieval.sentences import SentenceVectors
+from lecturetui.core.timefmt import format_timestamp
+
+#: windows whose sentences are scored: the quote comes from the first, the prompt's other
+#: excerpts from the next (bench/RESULTS.md, "The lecturer's words first")
+SCORED_WINDOWS = 3
+#: a neighbour joins the quote when it scores at least this close to the best sentence
+NEIGHBOUR_SPAN = 0.02
+#: the quote's length in words, at most, when a neighbour joins it
+QUOTE_WORDS = 60
+#: below this EmbeddingGemma cosine between the question and the best-ranked window, the
+#: lectures are taken not to cover the question (chosen on the answer benchmark: RESULTS.md)
+COVERAGE_THRESHOLD = 0.40
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """The sentences of a window that best answer the question."""
+
+    lecture_id: str
+    lecture_title: str
+    start: float  # approximate: interpolated by the sentences' place in the window
+    end: float
+    text: str
+    score: float  # the relevance model's cosine of its best sentence to the question
+    segment_id: int | None
+    url: str | None
+    first: int  # the sentences quoted: [first, last] of the window's sentences
+    last: int
+
+    def record(self) -> QuoteRecord:
+        return QuoteRecord(
+            text=self.text,
+            lecture=self.lecture_id,
+            lecture_title=self.lecture_title,
+            start_s=self.start,
+            end_s=self.end,
+            start=format_timestamp(self.start),
+            score=self.score,
+            segment_id=self.segment_id,
+            url=self.url,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceScorer:
+    """The model that scores sentences, its question vectors and its sentence cache."""
+
+    name: str  # "EmbeddingGemma" or "E5"
+    embedder: Embedder
+    vectors: SentenceVectors
+    library: Library
+
+    def query(self, text: str) -> npt.NDArray[np.float32]:
+        stage = self.library.rerank_stage()
+        if stage is not None and stage.embedder is self.embedder:
+            return stage.query_vector(text)
+        return unit_vector(self.embedder.embed_query(text))
+
+
+_scorers: weakref.WeakKeyDictionary[Library, SentenceScorer] = weakref.WeakKeyDictionary()
+
+
+def sentence_scorer(library: Library) -> SentenceScorer:
+    """The library's sentence scorer: EmbeddingGemma when it re-ranks, else E5 (one per library;
+    vectors cached in `index/sentences.sqlite3`, keyed by the model's id and weights)."""
+    if library not in _scorers:
+        stage = library.rerank_stage()
+        name, emb = ("EmbeddingGemma", stage.embedder) if stage else ("E5", library.embedder)
+        vectors = SentenceVectors(
+            library.home.index_dir / "sentences.sqlite3",
+            lambda: emb,
+            f"{emb.model_id}:{emb.fingerprint()[:16]}",
+        )
+        _scorers[library] = SentenceScorer(name, emb, vectors, library)
+    return _scorers[library]
+
+
+def best_window(passage: Passage) -> Passage:
+    """The passage cut to its best-ranked window (the hit that ranked it), keeping its hits:
+    its sentences are what is scored (a merged passage can be three windows long)."""
+    if len(passage.hits) <= 1:
+        return passage
+    hit: Hit = max(passage.hits, key=lambda h: h.score)
+    seg = hit.segment
+    return Passage(passage.number, passage.lecture_id, passage.lecture_title, seg.start, seg.end,
+                   seg.text, passage.score, deep_link(passage.source_url, seg.start),
+                   passage.source_url, passage.hits)  # fmt: skip
+
+
+def choose_quote(sp: ScoredPassage) -> Quote | None:
+    """The best sentence of the window, with a neighbour that scores nearly as well (one or two
+    sentences, at most QUOTE_WORDS words with the neighbour)."""
+    if not sp.sentences:
+        return None
+    i = max(range(len(sp.sentences)), key=lambda j: sp.scores[j])
+    first = last = i
+    near = [j for j in (i - 1, i + 1) if 0 <= j < len(sp.sentences)]
+    if near:
+        j = max(near, key=lambda n: sp.scores[n])
+        words = len(sp.sentences[i].text.split()) + len(sp.sentences[j].text.split())
+        if sp.scores[j] >= sp.scores[i] - NEIGHBOUR_SPAN and words <= QUOTE_WORDS:
+            first, last = min(i, j), max(i, j)
+    text = " ".join(sp.sentences[n].text for n in range(first, last + 1))
+    p = sp.passage
+    start = sp.time_at(sp.sentences[first].first)
+    end = sp.time_at(sp.sentences[last].last)
+    return Quote(p.lecture_id, p.lecture_title, start, end, text, sp.scores[i],
+                 _segment_of(p, sp.sentences[i].text), deep_link(p.source_url, start),
+                 first, last)  # fmt: skip
+
+
+def _segment_of(passage: Passage, text: str) -> int | None:
+    for hit in passage.hits:
+        if text in " ".join(hit.segment.text.split()):
+            return int(hit.segment.id)
+    return int(passage.hits[0].segment.id) if passage.hits else None
+
+
+def relevance(hits: Sequence[Hit]) -> float | None:
+    """The relevance model's cosine of the question to the best-ranked window (None without
+    EmbeddingGemma: E5's cosines are too compressed to tell)."""
+    if not hits:
+        return 0.0
+    return hits[0].retrievers.get("rerank")
+
+
+def covers(hits: Sequence[Hit], threshold: float = COVERAGE_THRESHOLD) -> bool:
+    """Whether the lectures answer the question at all: the best window's relevance reaches
+    the threshold (always True when it cannot be told)."""
+    score = relevance(hits)
+    return score is None or score >= threshold
