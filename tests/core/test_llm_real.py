@@ -68,8 +68,11 @@ def test_a_seed_makes_each_answer_reproducible_whatever_came_before() -> None:
     try:
         first = "".join(gen.stream(messages, 32))
         assert first and "".join(gen.stream(messages, 32)) == first
-        gen.seed = 8
-        assert "".join(gen.stream(messages, 32)) != first
+        others = set()
+        for seed in (8, 9, 10):  # the seed is what decides: another one samples other words
+            gen.seed = seed
+            others.add("".join(gen.stream(messages, 32)))
+        assert others - {first}
     finally:
         gen.close()
 
@@ -90,11 +93,12 @@ def test_an_answer_after_a_translation_reads_the_fixed_start_from_its_saved_cach
         restored: list[int] = []
         load = gen._llm.load_state
         gen._llm.load_state = lambda state: (restored.append(1), load(state))[1]
-        "".join(gen.stream(prompt, 24))
-        assert restored == []  # one answer after another shares the cache as it is
+        again = "".join(gen.stream(prompt, 24))
+        assert again == alone  # the same question twice: the same answer
         assert translate(gen, "Which device does TensorFlow prioritise?", "pt")
         after = "".join(gen.stream(prompt, 24))
-        assert restored == [1]  # the translation took the cache; the fixed start came back
+        # every answer starts from the saved fixed start, a translation before it or not
+        assert restored == [1, 1]
         assert after == alone  # and the answer is the one written from a clean cache
     finally:
         gen.close()

@@ -132,8 +132,13 @@ KILLED = textwrap.dedent(
     from tests.fakes import FakeEmbedder
 
     class Slow(FakeEmbedder):
+        calls = 0
+
         def embed_passages(self, texts, progress=None):
-            time.sleep(0.3)
+            Slow.calls += 1
+            if Slow.calls > 1:  # the second batch never ends: the kill comes inside it
+                print("busy", flush=True)
+                time.sleep(600)
             return super().embed_passages(texts, progress)
 
     lib = Library(DataHome.resolve({home!r}), embedder=FakeEmbedder(),
@@ -153,7 +158,7 @@ def test_killing_the_process_while_vectors_are_written_leaves_a_consistent_libra
     assert proc.stdout is not None
     first = proc.stdout.readline()  # one batch saved
     assert first.strip() == "16"
-    time.sleep(0.1)  # inside the next batch
+    assert proc.stdout.readline().strip() == "busy"  # inside the next batch
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
     saved = VectorIndex.read_manifest(home / "index" / FOLDER)
