@@ -1,15 +1,18 @@
 """Answers by their key points: coverage, citation precision, who cited, first token, repetition.
 
     .venv/bin/python bench/answer_points.py [--half heldout|tune|both] [--ttft 8] [--seed-only]
-        [--answers out.jsonl] [--label NAME]
+        [--uncovered] [--room TOKENS] [--answers out.jsonl] [--label NAME]
 
 The questions of bench/data/answer_keypoints.jsonl are asked the way `lecturetui eval` asks them
 (`core/evaluation/runner.evaluate_question`, no judge) with the default settings and the model
-loaded as `ask` loads it (no fixed seed: answers vary a little from run to run), the sentence
-vectors embedded first as the app does while idle: the realistic
+loaded as `ask` loads it (greedy: the same answers every run), the sentence vectors embedded
+first as the app does while idle: the realistic
 library's questions over the bench home of bench/realistic.py (the lectures must be ingested and
 their EmbeddingGemma vectors written: `bench/rerank.py` does both), the three seed questions over
-the demo library. Each answer is scored by `core/evaluation/keypoints.py`. The answer model's
+the demo library. Each answer is scored by `core/evaluation/keypoints.py`: the answer as the
+student reads it, the quote it opens with alone, the model's explanation alone. `--uncovered`
+also asks the questions the lectures do not cover (bench/data/answer_uncovered.jsonl) and counts
+how often the product says so. The answer model's
 prompt speed is measured in the bench home, as a student's first run does.
 """
 
@@ -31,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, demo_library
 
 POINTS = ROOT / "bench" / "data" / "answer_keypoints.jsonl"
+UNCOVERED = ROOT / "bench" / "data" / "answer_uncovered.jsonl"
 
 
 def repeated(text: str) -> bool:
@@ -75,7 +79,9 @@ def main() -> None:
     ap.add_argument("--no-seed", action="store_true", help="leave the seed questions out")
     ap.add_argument("--answers", type=Path, help="write every answer and its score here")
     ap.add_argument("--label", default="")
-    ap.add_argument("--floor", help="TOP,NEXT: the prompt floor's tokens (default: the product's)")
+    ap.add_argument("--room", type=int, help="the sentence prompt's tokens (default: the product's)")
+    ap.add_argument("--uncovered", action="store_true",
+                    help="also ask bench/data/answer_uncovered.jsonl: how often it abstains")  # fmt: skip
     args = ap.parse_args()
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
     if args.summarize:
@@ -94,10 +100,10 @@ def main() -> None:
     from lecturetui.core.evaluation.runner import NO_JUDGE, EvalSettings, evaluate_question
     from lecturetui.core.models.gguf import resolve_llm
 
-    if args.floor:
+    if args.room:
         import lecturetui.core.answer.budget as budget
 
-        budget.FLOOR_TOP_TOKENS, budget.FLOOR_NEXT_TOKENS = (int(x) for x in args.floor.split(","))
+        budget.SENTENCE_ROOM = args.room
     rows = [json.loads(x) for x in POINTS.read_text(encoding="utf-8").splitlines() if x.strip()]
     seed = [r for r in rows if r["half"] == "seed"]
     mine = [r for r in rows if r["half"] != "seed" and args.half in ("both", r["half"])]
@@ -108,7 +114,7 @@ def main() -> None:
     tmp = tempfile.TemporaryDirectory()
     folder = Path(tmp.name)
     bench = realistic_library()
-    # as `ask` loads it (no fixed seed: a seed makes every answer re-read the fixed start)
+    # as `ask` loads it (greedy, the product's default)
     generator = LlamaGenerator(resolve_llm(ROOT / "models", None), n_ctx=4096)
     speed = prepare(generator, bench.home.root / SPEED_FILE)
     print(f"prompt speed: {speed}", flush=True)
@@ -145,6 +151,10 @@ def main() -> None:
                 "prompt_passages": len(p.passages), "trimmed": p.trimmed,
                 "excerpts": [[x.number, x.lecture, x.start_s, x.end_s, x.text]
                              for x in p.passages],
+                "quote": p.quote.text if p.quote else None, "explanation": p.explanation,
+                "quote_coverage": points_of(p.quote.text if p.quote else "", row),
+                "model_coverage": points_of(p.explanation, row),
+                "abstained": p.abstained, "unsupported": [u.sentence for u in p.unsupported],
                 "seconds": time.perf_counter() - t0,
             }  # fmt: skip
             out.append(item)
@@ -152,6 +162,16 @@ def main() -> None:
             print(f"| {row['qid']} | {row['lang']} | {row['style']} | {kp.stated}/{len(kp.points)}"
                   f" | {prec} | {p.citation_source} | {item['ttft_s']:.1f} | {kp.words} |"
                   f" {'yes' if loop else ''} |", flush=True)  # fmt: skip
+    if args.uncovered:
+        from lecturetui.core.answer.question import ask
+
+        for row in [json.loads(x) for x in UNCOVERED.read_text("utf-8").splitlines() if x.strip()]:
+            answer = ask(bench, generator, row["question"], ttft_s=ttft)
+            out.append({"qid": row["qid"], "lang": row["lang"], "kind": row["kind"],
+                        "half": "uncovered", "question": row["question"], "answer": answer.text,
+                        "abstained": answer.abstained})  # fmt: skip
+            print(f"| {row['qid']} | {row['lang']} | {row['kind']} | abstained: {answer.abstained} |",
+                  flush=True)  # fmt: skip
     generator.close()
     summarize(out, args.label or f"ttft {ttft:g} s")
     if args.answers:
@@ -161,23 +181,39 @@ def main() -> None:
     del tmp, demo
 
 
+def points_of(text: str, row: dict[str, Any]) -> float:
+    """The key-point coverage of a text (the quote alone, the explanation alone)."""
+    from lecturetui.core.evaluation.keypoints import KeyPoint, score_answer
+
+    return score_answer(text, [KeyPoint.from_json(p) for p in row["key_points"]]).coverage
+
+
 def summarize(out: list[dict[str, Any]], label: str) -> None:
+    def mean(rows: list[dict[str, Any]], key: str) -> str:
+        vals = [r[key] for r in rows if r.get(key) is not None]
+        return f"{statistics.mean(vals):.2f}" if vals else "—"
+
     def block(rows: list[dict[str, Any]], name: str) -> str:
         if not rows:
             return ""
         precision = [r["citation_precision"] for r in rows if r["citation_precision"] is not None]
         cov = statistics.mean(r["coverage"] for r in rows)
         prec = f"{statistics.mean(precision):.2f}" if precision else "—"
-        own = sum(r["cited_by"] == "model" for r in rows) / len(rows)
-        ttft = statistics.median(r["ttft_s"] for r in rows)
-        loops = sum(r["loop"] for r in rows)
+        answered = [r for r in rows if not r.get("abstained")]
+        firsts = sorted(r["ttft_s"] for r in answered) or [0.0]
+        p90 = firsts[min(len(firsts) - 1, int(0.9 * len(firsts)))]
+        abstained = sum(bool(r.get("abstained")) for r in rows)
+        unsupported = sum(bool(r.get("unsupported")) for r in rows)
         words = statistics.median(r["words"] for r in rows)
-        return (f"| {label} | {name} ({len(rows)}) | {cov:.2f} | {prec} | {own:.0%} |"
-                f" {ttft:.1f} s | {words:.0f} | {loops} |")  # fmt: skip
+        return (f"| {label} | {name} ({len(rows)}) | {cov:.2f} | {mean(rows, 'quote_coverage')} |"
+                f" {mean(rows, 'model_coverage')} | {prec} | {abstained} | {unsupported} |"
+                f" {statistics.median(firsts):.1f} s | {p90:.1f} s | {words:.0f} |")  # fmt: skip
 
-    print("\n| run | questions | key-point coverage | citation precision | cite by themselves |"
-          " median first token | median words | loops |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| run | questions | key points: answer | quote alone | model alone | citation precision |"
+          " abstained | with unsupported | first token median | p90 | median words |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    uncovered = [r for r in out if r["half"] == "uncovered"]
+    out = [r for r in out if r["half"] != "uncovered"]
     realistic = [r for r in out if r["half"] != "seed"]
     for name, rows in (
         ("all", realistic),
@@ -189,6 +225,12 @@ def summarize(out: list[dict[str, Any]], label: str) -> None:
         line = block(rows, name)
         if line:
             print(line)
+    if uncovered:
+        far = [r for r in uncovered if r["kind"] == "far"]
+        near = [r for r in uncovered if r["kind"] == "near"]
+        rate = sum(r["abstained"] for r in uncovered) / len(uncovered)
+        print(f"\nuncovered questions: abstained on {rate:.2f} ({sum(r['abstained'] for r in far)}/"
+              f"{len(far)} far, {sum(r['abstained'] for r in near)}/{len(near)} near)")  # fmt: skip
 
 
 if __name__ == "__main__":

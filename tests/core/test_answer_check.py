@@ -160,7 +160,7 @@ def test_a_question_the_lectures_do_not_cover_is_said_so_without_the_model(
 ) -> None:
     import lecturetui.core.answer.retrieved as retrieved
 
-    monkeypatch.setattr(retrieved, "covers", lambda hits: False)
+    monkeypatch.setattr(retrieved, "covers", lambda *args: False)
     question = "Quais são as fases da Lua?"
     events = list(run_question(library, Turn(question, question), NoModel(),  # type: ignore[arg-type]
                                QuestionSettings(keep=True)))  # fmt: skip
@@ -171,8 +171,18 @@ def test_a_question_the_lectures_do_not_cover_is_said_so_without_the_model(
     assert done.record.hits and not done.record.citations  # the closest moments are shown
     assert done.entry_id is not None  # kept in the history like any answer
     # a covered one is answered, with abstained false
-    monkeypatch.setattr(retrieved, "covers", lambda hits: True)
+    monkeypatch.setattr(retrieved, "covers", lambda *args: True)
     gen = FakeGenerator("Prioriza a GPU [1].")
     events = list(run_question(library, Turn(question, question), Loaded(gen)))
     last = events[-1]
     assert isinstance(last, Answered) and not last.record.abstained and last.record.quote
+
+
+def test_the_model_saying_the_excerpts_do_not_answer_is_an_abstention() -> None:
+    from lecturetui.core.answer.check import says_not_answered
+
+    assert says_not_answered("Os trechos não mencionam decoradores em Python.")
+    assert says_not_answered("The excerpts do not answer this question [1].")
+    assert says_not_answered("Isso não é mencionado nas aulas.")
+    assert not says_not_answered("A lista é mutável [1]. Os trechos não falam de tuplas [2].")
+    assert not says_not_answered("The CPU executes one instruction at a time [1].")

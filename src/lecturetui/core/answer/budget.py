@@ -3,8 +3,9 @@
 The model reads a prompt at a measured speed (core/answer/speed.py); the fixed start of the
 prompt is already in its cache. When at least MIN_WHOLE_PASSAGES whole passages can be read
 within the time budget (a GPU, a fast model) they are given whole. Otherwise (a laptop CPU) the
-prompt is made of sentences: the quote the answer opens with and its neighbours, then the best
-sentence of each next window with its better neighbour, within SENTENCE_ROOM tokens. That size
+prompt is made of sentences: the quote the answer opens with and the sentences around it in its
+window, then the best sentence of each next window with its better neighbour, within
+SENTENCE_ROOM tokens. That size
 does not follow the measured speed, so the same question gets the same prompt, and the first
 token comes within about 5 s on 2 cores with the default model (bench/RESULTS.md).
 """
@@ -35,8 +36,10 @@ GAP = " … "
 #: quote with its neighbours and the next windows' best sentences (bench/RESULTS.md, "The
 #: lecturer's words first": coverage and first token measured together)
 SENTENCE_ROOM = 200
-#: sentences on each side of the quote that the prompt gives the model as context
-QUOTE_CONTEXT = 1
+#: the share of SENTENCE_ROOM that the best-ranked window's sentences around the quote may take
+#: before the next windows' best sentences are added (the best-ranked window holds the answer
+#: most often: bench/RESULTS.md)
+TOP_SHARE = 0.7
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,22 +164,38 @@ def _sentence_units(
     room: int,
     count_tokens: Callable[[str], int],
 ) -> list[Unit]:
-    """The quote's sentences with QUOTE_CONTEXT neighbours on each side (from the best-ranked
-    window), then each next window's best sentence with its better neighbour, else alone,
-    while they fit in `room` tokens."""
+    """The quote's sentences and, around them, more of the best-ranked window (the side whose
+    next sentence scores higher first) within TOP_SHARE of `room`; then each next window's best
+    sentence with its better neighbour, else alone, while they fit; then more of the first
+    window with what is left."""
     if not scored or not scored[0].sentences:
         return []
     top = scored[0]
+    n = len(top.sentences)
     if quote is not None:
         first, last = quote.first, quote.last
     else:
-        first = last = max(range(len(top.sentences)), key=lambda i: top.scores[i])
-    n = len(top.sentences)
-    units: list[Unit] = [
-        (0, frozenset(range(max(0, first - QUOTE_CONTEXT), min(n, last + QUOTE_CONTEXT + 1))))
-    ]
+        first = last = max(range(n), key=lambda i: top.scores[i])
+
+    def size(sp: ScoredPassage, i: int) -> int:
+        return count_tokens(sp.sentences[i].text) + 1
+
+    used = HEADER_TOKENS + sum(size(top, i) for i in range(first, last + 1))
+
+    def grow(limit: int) -> None:
+        nonlocal first, last, used
+        while True:
+            sides = [i for i in (first - 1, last + 1) if 0 <= i < n]
+            sides = [i for i in sides if used + size(top, i) <= limit]
+            if not sides:
+                return
+            i = max(sides, key=lambda j: top.scores[j])
+            used += size(top, i)
+            first, last = min(first, i), max(last, i)
+
+    grow(int(room * TOP_SHARE))
+    others: list[Unit] = []
     gap = count_tokens(GAP)
-    room -= HEADER_TOKENS + sum(count_tokens(top.sentences[i].text) + 1 for i in units[0][1])
     for k in range(1, len(scored)):
         sp = scored[k]
         if not sp.sentences:
@@ -186,13 +205,13 @@ def _sentence_units(
         options = [{i, max(around, key=lambda j: sp.scores[j])}] if around else []
         options.append({i})
         for option in options:
-            cost = sum(count_tokens(sp.sentences[j].text) + 1 for j in option)
-            cost += gap + HEADER_TOKENS
-            if cost <= room:
-                room -= cost
-                units.append((k, frozenset(option)))
+            cost = sum(size(sp, j) for j in option) + gap + HEADER_TOKENS
+            if used + cost <= room:
+                used += cost
+                others.append((k, frozenset(option)))
                 break
-    return units
+    grow(room)
+    return [(0, frozenset(range(first, last + 1))), *others]
 
 
 def _trimmed(scored: Sequence[ScoredPassage], units: Sequence[Unit]) -> list[Passage]:

@@ -168,3 +168,26 @@ def _cite(bare: str, n: int) -> str:
     """The sentence (citations removed) with `[n]` before its closing punctuation."""
     stripped = bare.rstrip(".!?")
     return f"{stripped.rstrip()} [{n}]{bare[len(stripped) :]}"
+
+
+_NOT_ANSWERED = [
+    re.compile(p)
+    for p in (
+        r"\b(excerpts?|lectures?|texts?|context|passages?)\b[^.]{0,60}\b(do|does|did) not\b"
+        r"[^.]{0,40}\b(answer|cover|mention|address|say|discuss|contain|provide|explain)",
+        r"\bnot (mentioned|covered|discussed|addressed|explained)\b",
+        r"\bno (information|mention)\b",
+        r"\b(trechos?|excertos?|aulas?|textos?|contexto)\b[^.]{0,60}\bnao\b[^.]{0,40}"
+        r"\b(respond|abord|mencion|trat|fala|cont[eé]m|cobr|explic|diz|menciona)",
+        r"\bnao (e|foi|sao|foram|esta|estao) (mencionad|abordad|tratad|discutid|explicad)",
+        r"\bnao ha (informac|mencao)",
+    )
+]
+
+
+def says_not_answered(explanation: str) -> bool:
+    """Whether the explanation opens by saying the excerpts do not answer the question (the
+    model was asked to say so in one sentence): then the lectures do not cover it."""
+    first = next(iter(_SENTENCE.findall(explanation.strip())), "")
+    text = fold(CITATION.sub(" ", first))
+    return any(p.search(text) for p in _NOT_ANSWERED)

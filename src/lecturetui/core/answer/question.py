@@ -27,13 +27,13 @@ from typing import Protocol
 
 from lecturetui.core.answer.attribution import attribute
 from lecturetui.core.answer.budget import PromptBudget, plan_prompt
-from lecturetui.core.answer.check import check
+from lecturetui.core.answer.check import check, says_not_answered
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.guess import guess_planned, guesser_for
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.repetition import RepeatGuard
-from lecturetui.core.answer.retrieved import Answer, Retrieved, retrieve
+from lecturetui.core.answer.retrieved import Answer, Retrieved, retrieve, score_rest
 from lecturetui.core.answer.speed import SPEED_FILE, observe
 from lecturetui.core.answer.translate import target_language, translating
 from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
@@ -200,10 +200,11 @@ def answer_events(
         generator.prompt_tokens_per_s,
         left,
     )
+    scored = score_rest(library, found)
     plan = plan_prompt(
         turn.question,
         found.passages,
-        found.scored,
+        scored,
         budget,
         generator.count_prompt_tokens,
         generator.count_tokens,
@@ -250,7 +251,9 @@ def answer_events(
         source = "similarity" if attributed else "none"
     checked = check(explanation, {p.number: p.text for p in passages})
     explanation = checked.text
-    text = opening + explanation
+    # the model read the excerpts and found no answer: the lectures do not cover the question
+    abstained = not stopped and says_not_answered(explanation)
+    text = _not_covered(turn.question) if abstained else opening + explanation
     cited = cited_numbers(text, len(passages))
     done = Answer(
         question=turn.question,
@@ -279,8 +282,9 @@ def answer_events(
         trimmed=plan.trimmed,
         translation=found.translation,
         guess=found.guess,
-        quote=found.quote,
+        quote=None if abstained else found.quote,
         explanation=explanation,
+        abstained=abstained,
         unsupported=checked.unsupported,
     )
     yield Answered(done, done.record(), None)
@@ -297,6 +301,10 @@ _NOT_COVERED = {
 _NOT_COVERED_EN = "The lectures do not seem to cover this question: the closest moments are below."
 
 
+def _not_covered(question: str) -> str:
+    return _NOT_COVERED.get(question_language(question) or "", _NOT_COVERED_EN)
+
+
 def quote_block(quote: Quote | None) -> str:
     """The answer's opening: the lecturer's sentences in quotes, with lecture and time, [1]."""
     if quote is None:
@@ -307,7 +315,7 @@ def quote_block(quote: Quote | None) -> str:
 def abstention(found: Retrieved) -> Answer:
     """The answer when the lectures do not cover the question: one sentence, no model."""
     turn = found.turn
-    text = _NOT_COVERED.get(question_language(turn.question) or "", _NOT_COVERED_EN)
+    text = _not_covered(turn.question)
     ms = found.evidence_s * 1000
     return Answer(
         question=turn.question,

@@ -28,6 +28,7 @@ from lecturetui.core.links import deep_link
 from lecturetui.core.models.embedding import Embedder
 from lecturetui.core.records import QuoteRecord
 from lecturetui.core.retrieval.index import unit_vector
+from lecturetui.core.retrieval.rerank import RerankStage
 from lecturetui.core.retrieval.sentences import SentenceVectors
 from lecturetui.core.timefmt import format_timestamp
 
@@ -40,7 +41,7 @@ NEIGHBOUR_SPAN = 0.02
 QUOTE_WORDS = 60
 #: below this EmbeddingGemma cosine between the question and the best-ranked window, the
 #: lectures are taken not to cover the question (chosen on the answer benchmark: RESULTS.md)
-COVERAGE_THRESHOLD = 0.40
+COVERAGE_THRESHOLD = 0.35
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,16 +148,29 @@ def _segment_of(passage: Passage, text: str) -> int | None:
     return int(passage.hits[0].segment.id) if passage.hits else None
 
 
-def relevance(hits: Sequence[Hit]) -> float | None:
-    """The relevance model's cosine of the question to the best-ranked window (None without
-    EmbeddingGemma: E5's cosines are too compressed to tell)."""
+def relevance(
+    hits: Sequence[Hit], stage: RerankStage | None = None, translation: str | None = None
+) -> float | None:
+    """The relevance model's cosine of the question to the best-ranked window, or of its
+    translation when that is higher (a question in another language than the lectures' scores
+    lower as asked); None without EmbeddingGemma, whose cosines are too compressed to tell."""
     if not hits:
         return 0.0
-    return hits[0].retrievers.get("rerank")
+    score = hits[0].retrievers.get("rerank")
+    if score is not None and translation and stage is not None:
+        seg = hits[0].segment.id
+        score = max(score, stage.scores(translation, [seg]).get(seg, score))
+    return score
 
 
-def covers(hits: Sequence[Hit], threshold: float = COVERAGE_THRESHOLD) -> bool:
+def covers(
+    hits: Sequence[Hit],
+    stage: RerankStage | None = None,
+    translation: str | None = None,
+    threshold: float | None = None,
+) -> bool:
     """Whether the lectures answer the question at all: the best window's relevance reaches
     the threshold (always True when it cannot be told)."""
-    score = relevance(hits)
-    return score is None or score >= threshold
+    score = relevance(hits, stage, translation)
+    limit = COVERAGE_THRESHOLD if threshold is None else threshold
+    return score is None or score >= limit

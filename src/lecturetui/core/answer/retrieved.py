@@ -180,17 +180,28 @@ def retrieve(
     hits = searched.result.hits
     passages = merge_hits(hits)
     scored: list[ScoredPassage] = []
-    covered = covers(hits)
-    if passages:
+    covered = covers(hits, library.rerank_stage(), searched.translation)
+    if passages:  # the quote's window now; the next ones when the prompt is built (`rest`)
         scorer = sentence_scorer(library)
-        windows = [best_window(p) for p in passages[:SCORED_WINDOWS]]
-        scored = score_passages(windows, scorer.query(turn.search_text), scorer.vectors)
+        top = [best_window(passages[0])]
+        scored = score_passages(top, scorer.query(turn.search_text), scorer.vectors)
     quote = choose_quote(scored[0]) if scored and covered else None
     t2 = time.perf_counter()
     return Retrieved(
         turn, hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
         searched.translation, searched.guess, searched.model_s, quote, covered,
     )  # fmt: skip
+
+
+def score_rest(library: Library, found: Retrieved) -> list[ScoredPassage]:
+    """The best-ranked windows' sentences with their scores: the quote's window, scored by
+    `retrieve`, and the next ones, scored now (after the quote is on screen) for the prompt."""
+    if len(found.passages) <= 1 or not found.scored:
+        return list(found.scored)
+    scorer = sentence_scorer(library)
+    windows = [best_window(p) for p in found.passages[1:SCORED_WINDOWS]]
+    query = scorer.query(found.turn.search_text)
+    return [*found.scored, *score_passages(windows, query, scorer.vectors)]
 
 
 def warm_sentences(
