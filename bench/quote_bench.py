@@ -46,6 +46,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="write every question's figures here (JSONL)")
     ap.add_argument("--no-translate", action="store_true", help="search as asked (no model)")
     ap.add_argument("--abstention-only", action="store_true", help="part 2 alone")
+    ap.add_argument("--as-asked", action="store_true",
+                    help="part 2: no translation (as `ask` does when EmbeddingGemma re-ranks)")  # fmt: skip
     args = ap.parse_args()
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
 
@@ -140,7 +142,8 @@ def main() -> None:
     # its English twin (same id, same meaning) stands in for the model's translation here
     def twins(rows: list[dict[str, Any]]) -> list[tuple[str, str, str | None, str]]:
         en = {r["qid"]: r["question"] for r in rows if r["lang"] == "en"}
-        return [(r["question"], r["lang"], en.get(r["qid"]) if r["lang"] != "en" else None,
+        return [(r["question"], r["lang"],
+                 en.get(r["qid"]) if r["lang"] != "en" and not args.as_asked else None,
                  r.get("kind", "covered")) for r in rows]  # fmt: skip
 
     covered = twins(load("realistic_questions.jsonl"))
@@ -172,8 +175,11 @@ def main() -> None:
         en = [s for s, lang in cov_scores if lang == "en"]
         pt = [s for s, lang in cov_scores if lang == "pt"]
         mark = " (product)" if abs(t - quoting.COVERAGE_THRESHOLD) < 1e-9 else ""
+        u_en = [s for s, lang, _ in unc_scores if lang == "en"]
+        u_pt = [s for s, lang, _ in unc_scores if lang == "pt"]
         print(f"| {t:.2f}{mark} | {unc:.2f} ({sum(s < t for s in far)}/{len(far)} far,"
-              f" {sum(s < t for s in near)}/{len(near)} near) | {fa:.3f}"
+              f" {sum(s < t for s in near)}/{len(near)} near; {sum(s < t for s in u_en)}/{len(u_en)} en,"
+              f" {sum(s < t for s in u_pt)}/{len(u_pt)} pt) | {fa:.3f}"
               f" ({sum(s < t for s in en)}/{len(en)} en, {sum(s < t for s in pt)}/{len(pt)} pt) |")  # fmt: skip
     if args.out:
         args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), "utf-8")

@@ -153,7 +153,12 @@ def run_question(
     stop = stop or threading.Event()
     try:
         yield Started(turn)
-        target = target_language(library, turn.search_text)
+        # a question in another language than the lectures' is translated first only when E5
+        # searches alone: EmbeddingGemma matches it across languages as asked, and the
+        # translation would cost seconds before the quote (bench/RESULTS.md)
+        target = (
+            target_language(library, turn.search_text) if library.rerank_stage() is None else None
+        )
         model = models.for_search(lambda: target is not None or guess_planned(s.guess, s.device))
         translator = translating(model, target) if model is not None and target else None
         guesser = guesser_for(library, model, s.guess, s.scope)

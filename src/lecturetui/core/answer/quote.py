@@ -40,8 +40,11 @@ NEIGHBOUR_SPAN = 0.02
 #: the quote's length in words, at most, when a neighbour joins it
 QUOTE_WORDS = 60
 #: below this EmbeddingGemma cosine between the question and the best-ranked window, the
-#: lectures are taken not to cover the question (chosen on the answer benchmark: RESULTS.md)
+#: lectures are taken not to cover the question (chosen on the answer benchmark: RESULTS.md) ...
 COVERAGE_THRESHOLD = 0.35
+#: ... and below this one for a question in another language than the lectures' (a question
+#: and a passage in two languages score lower together)
+OTHER_LANGUAGE_THRESHOLD = 0.30
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,3 +177,8 @@ def covers(
     score = relevance(hits, stage, translation)
     limit = COVERAGE_THRESHOLD if threshold is None else threshold
     return score is None or score >= limit
+
+
+def coverage_threshold(same_language: bool) -> float:
+    """The relevance under which a question counts as not covered."""
+    return COVERAGE_THRESHOLD if same_language else OTHER_LANGUAGE_THRESHOLD

@@ -22,6 +22,7 @@ from lecturetui.core.answer.quote import (
     Quote,
     best_window,
     choose_quote,
+    coverage_threshold,
     covers,
     sentence_scorer,
 )
@@ -180,7 +181,9 @@ def retrieve(
     hits = searched.result.hits
     passages = merge_hits(hits)
     scored: list[ScoredPassage] = []
-    covered = covers(hits, library.rerank_stage(), searched.translation)
+    same = searched.translation is not None or library.same_language(turn.search_text)
+    covered = covers(hits, library.rerank_stage(), searched.translation,
+                     coverage_threshold(same))  # fmt: skip
     if passages:  # the quote's window now; the next ones when the prompt is built (`rest`)
         scorer = sentence_scorer(library)
         top = [best_window(passages[0])]
