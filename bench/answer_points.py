@@ -79,7 +79,9 @@ def main() -> None:
     ap.add_argument("--no-seed", action="store_true", help="leave the seed questions out")
     ap.add_argument("--answers", type=Path, help="write every answer and its score here")
     ap.add_argument("--label", default="")
-    ap.add_argument("--room", type=int, help="the sentence prompt's tokens (default: the product's)")
+    ap.add_argument(
+        "--room", type=int, help="the sentence prompt's tokens (default: the product's)"
+    )
     ap.add_argument("--uncovered", action="store_true",
                     help="also ask bench/data/answer_uncovered.jsonl: how often it abstains")  # fmt: skip
     args = ap.parse_args()

@@ -70,10 +70,13 @@ def main() -> None:
         from lecturetui.core.models.gguf import resolve_llm
 
         generator = LlamaGenerator(resolve_llm(ROOT / "models", None), n_ctx=4096)
-    # a cold cache: the sentence vectors are made as a first question makes them
-    cache = lib.home.index_dir / "sentences.sqlite3"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{cache}{suffix}").unlink(missing_ok=True)
+    # a cold cache: the sentence vectors are made as a first question makes them (in memory,
+    # so the library's own cache, which the app and answer_points.py fill, is left alone)
+    stage = lib.rerank_stage()
+    emb = stage.embedder if stage else lib.embedder
+    quoting._scorers[lib] = quoting.SentenceScorer(
+        "EmbeddingGemma" if stage else "E5", emb, SentenceVectors(None, lambda: emb, "cold"), lib
+    )
     e5_vectors = SentenceVectors(None, lambda: lib.embedder, "e5")
 
     rows = [r for r in load("answer_keypoints.jsonl")
@@ -104,6 +107,8 @@ def main() -> None:
                 "quote": q.text if q else "",
                 "best": sp.sentences[best].text,
                 "best±1": " ".join(s.text for s in sp.sentences[max(0, best - 1) : best + 2]),
+                "best+next": " ".join(s.text for s in sp.sentences[best : best + 2]),
+                "best+next 2": " ".join(s.text for s in sp.sentences[best : best + 3]),
             }
             e5 = score_passages([sp.passage], unit_vector(lib.embedder.embed_query(question)),
                                 e5_vectors)[0]  # fmt: skip
@@ -123,7 +128,7 @@ def main() -> None:
     if out:
         print(f"\n| text | key-point coverage ({len(out)} questions, {args.half}) |")
         print("|---|---|")
-        for name in ("window", "quote", "best", "best±1", "e5 quote"):
+        for name in ("window", "quote", "best", "best±1", "best+next", "best+next 2", "e5 quote"):
             vals = [r["coverage"].get(name, 0.0) for r in out]
             print(f"| {name} | {statistics.mean(vals):.3f} |")
         cold = [r["evidence_ms"] for r in out]
@@ -149,7 +154,6 @@ def main() -> None:
     covered = twins(load("realistic_questions.jsonl"))
     covered += twins([r for r in load("answer_keypoints.jsonl") if r["half"] != "seed"])
     uncovered = twins(load("answer_uncovered.jsonl"))
-    stage = lib.rerank_stage()
 
     def top(question: str, translation: str | None) -> float:
         hits = lib.search(question, 10, translation=translation).hits

@@ -84,17 +84,21 @@ def _scored(text: str, scores: list[float]) -> ScoredPassage:
     return ScoredPassage(p, sentences, tuple(scores), len(text.split()))
 
 
-def test_the_quote_is_the_best_sentence_with_a_neighbour_that_scores_nearly_as_well() -> None:
-    text = ("Today we talk about money. The total supply is capped at 21 million coins. "
-            "The reward halves every four years. Now let us look at mining hardware.")  # fmt: skip
-    alone = choose_quote(_scored(text, [0.2, 0.7, 0.5, 0.1]))
-    assert alone is not None and alone.text == "The total supply is capped at 21 million coins."
-    assert 100.0 < alone.start < alone.end < 220.0 and alone.segment_id == 1
-    pair = choose_quote(_scored(text, [0.2, 0.7, 0.69, 0.1]))
-    assert pair is not None and pair.text.endswith("halves every four years.")
-    assert (pair.first, pair.last) == (1, 2)
-    block = quote_block(pair)
-    assert block.startswith("“The total supply") and "(Bitcoin 1, 00:02:" in block
+def test_the_quote_is_the_best_sentence_and_the_one_after_it() -> None:
+    text = ("Today we talk about money. How many coins will there ever be? "
+            "The total supply is capped at 21 million coins. Now let us look at mining hardware.")  # fmt: skip
+    quote = choose_quote(_scored(text, [0.2, 0.7, 0.5, 0.1]))
+    assert quote is not None
+    assert (
+        quote.text
+        == "How many coins will there ever be? The total supply is capped at 21 million coins."
+    )
+    assert (quote.first, quote.last) == (1, 2) and quote.score == 0.7
+    assert 100.0 < quote.start < quote.end < 220.0 and quote.segment_id == 1
+    last = choose_quote(_scored(text, [0.2, 0.3, 0.5, 0.9]))  # the last: with the one before
+    assert last is not None and (last.first, last.last) == (2, 3)
+    block = quote_block(quote)
+    assert block.startswith("“How many coins") and "(Bitcoin 1, 00:02:" in block
     assert block.rstrip().endswith("[1]")
 
 

@@ -35,10 +35,6 @@ from lecturetui.core.timefmt import format_timestamp
 #: windows whose sentences are scored: the quote comes from the first, the prompt's other
 #: excerpts from the next (bench/RESULTS.md, "The lecturer's words first")
 SCORED_WINDOWS = 3
-#: a neighbour joins the quote when it scores at least this close to the best sentence
-NEIGHBOUR_SPAN = 0.02
-#: the quote's length in words, at most, when a neighbour joins it
-QUOTE_WORDS = 60
 #: below this EmbeddingGemma cosine between the question and the best-ranked window, the
 #: lectures are taken not to cover the question (chosen on the answer benchmark: RESULTS.md) ...
 COVERAGE_THRESHOLD = 0.35
@@ -123,18 +119,16 @@ def best_window(passage: Passage) -> Passage:
 
 
 def choose_quote(sp: ScoredPassage) -> Quote | None:
-    """The best sentence of the window, with a neighbour that scores nearly as well (one or two
-    sentences, at most QUOTE_WORDS words with the neighbour)."""
+    """The best sentence of the window and the one after it (the one before it when it is the
+    last): a lecturer's best-matching sentence often announces the answer that follows it."""
     if not sp.sentences:
         return None
     i = max(range(len(sp.sentences)), key=lambda j: sp.scores[j])
-    first = last = i
-    near = [j for j in (i - 1, i + 1) if 0 <= j < len(sp.sentences)]
-    if near:
-        j = max(near, key=lambda n: sp.scores[n])
-        words = len(sp.sentences[i].text.split()) + len(sp.sentences[j].text.split())
-        if sp.scores[j] >= sp.scores[i] - NEIGHBOUR_SPAN and words <= QUOTE_WORDS:
-            first, last = min(i, j), max(i, j)
+    first, last = i, i
+    if i + 1 < len(sp.sentences):
+        last = i + 1
+    elif i > 0:
+        first = i - 1
     text = " ".join(sp.sentences[n].text for n in range(first, last + 1))
     p = sp.passage
     start = sp.time_at(sp.sentences[first].first)
