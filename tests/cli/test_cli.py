@@ -255,8 +255,14 @@ def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_m
 
     class FakeModel(FakeGenerator, FakeJudgeModel):  # answers and judges, as one GGUF does
         def __init__(
-            self, path: Path, n_ctx: int = 4096, seed: int | None = None, device: str | None = None
+            self,
+            path: Path,
+            n_ctx: int = 4096,
+            seed: int | None = None,
+            device: str | None = None,
+            temperature: float = 0.0,
         ) -> None:
+            assert temperature == 0.0  # eval answers greedy unless asked otherwise
             FakeJudgeModel.__init__(self)
             FakeGenerator.__init__(self, "Ele prioriza a placa [1].", n_ctx)
             self.notice = None
