@@ -4,6 +4,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,6 +52,21 @@ def home(_temp_home: Path) -> Path:
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture
+def seed_library(home: Path) -> Iterator[Any]:
+    """The demo corpus ingested with the fake embedder (unit tests of the answer pipeline)."""
+    from lecturetui.core.ingest.pipeline import IngestOptions
+    from lecturetui.core.library import Library
+    from lecturetui.core.paths import DataHome
+
+    from .fakes import FakeEmbedder
+
+    lib = Library(DataHome.resolve(), embedder=FakeEmbedder())
+    lib.ingest([SEED_CORPUS], IngestOptions())
+    yield lib
+    lib.close()
 
 
 # -- models ---------------------------------------------------------------------------------

@@ -27,10 +27,8 @@ from lecturetui.core.answer.speed import (
     store_speed,
     stored_speed,
 )
-from lecturetui.core.ingest.pipeline import IngestOptions
 from lecturetui.core.lectures import join_overlapping
 from lecturetui.core.library import Library
-from lecturetui.core.paths import DataHome
 from lecturetui.core.retrieval.sentences import MAX_WORDS, SentenceVectors, split_sentences
 
 from ..conftest import SEED_CORPUS
@@ -41,11 +39,8 @@ QUESTION = "tensor Flow prioriza GPU"
 
 
 @pytest.fixture
-def library(home: Path) -> Library:
-    lib = Library(DataHome.resolve(), embedder=FakeEmbedder())
-    lib.ingest([SEED_CORPUS], IngestOptions())
-    yield lib  # type: ignore[misc]
-    lib.close()
+def library(seed_library: Library) -> Library:
+    return seed_library
 
 
 def test_unpunctuated_speech_is_cut_at_fillers_connectives_and_length() -> None:

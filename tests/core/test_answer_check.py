@@ -3,8 +3,6 @@ cover a question: pure logic and the pipeline with fakes."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from lecturetui.core.answer.check import check, facts, holds
@@ -22,14 +20,11 @@ from lecturetui.core.answer.question import (
 from lecturetui.core.answer.quote import choose_quote, covers
 from lecturetui.core.answer.repetition import RepeatGuard
 from lecturetui.core.conversation import Turn
-from lecturetui.core.ingest.pipeline import IngestOptions
 from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.library import Hit, Library
-from lecturetui.core.paths import DataHome
 from lecturetui.core.retrieval.sentences import split_sentences
 
-from ..conftest import SEED_CORPUS
-from ..fakes import FakeEmbedder, FakeGenerator
+from ..fakes import FakeGenerator
 
 BTC = (
     "the total supply is capped at 21 million coins and the block reward halves every four "
@@ -142,11 +137,8 @@ def test_the_explanation_stops_after_three_sentences() -> None:
 
 
 @pytest.fixture
-def library(home: Path) -> Library:
-    lib = Library(DataHome.resolve(), embedder=FakeEmbedder())
-    lib.ingest([SEED_CORPUS], IngestOptions())
-    yield lib  # type: ignore[misc]
-    lib.close()
+def library(seed_library: Library) -> Library:
+    return seed_library
 
 
 class NoModel:

@@ -13,13 +13,12 @@ from lecturetui.core.answer.prompting import merge_hits
 from lecturetui.core.answer.question import ask
 from lecturetui.core.citing import cited_numbers
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.ingest.pipeline import IngestOptions
 from lecturetui.core.lectures import Lecture, StoredSegment, join_overlapping
 from lecturetui.core.library import Hit, Library
 from lecturetui.core.paths import DataHome
 
 from ..conftest import SEED_CORPUS
-from ..fakes import FakeEmbedder, FakeGenerator
+from ..fakes import FakeGenerator
 
 SEED = {r["corpus_id"]: r for r in map(json.loads, SEED_CORPUS.read_text().splitlines())}
 LEC = Lecture("aula-c", "Aula C", None, "pt", None, "https://youtu.be/xyz", "jsonl", 3600.0, "h")
@@ -96,11 +95,8 @@ def test_citation_parsing() -> None:
 
 
 @pytest.fixture
-def library(home: Path) -> Library:
-    lib = Library(DataHome.resolve(), embedder=FakeEmbedder())
-    lib.ingest([SEED_CORPUS], IngestOptions())
-    yield lib  # type: ignore[misc]
-    lib.close()
+def library(seed_library: Library) -> Library:
+    return seed_library
 
 
 def test_ask_streams_and_resolves_citations(library: Library) -> None:
