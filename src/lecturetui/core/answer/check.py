@@ -14,11 +14,11 @@ fact keeps its citation: the check refuses only what it can prove absent.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lecturetui.core.citing import CITATION
+from lecturetui.core.citing import CITATION, cited_numbers
+from lecturetui.core.lexical import fold
 
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|$)")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
@@ -58,12 +58,6 @@ class Checked:
     unsupported: tuple[Unsupported, ...]
     recited: int  # sentences given another excerpt's citation
     checked: int  # cited sentences with at least one checkable fact
-
-
-def fold(text: str) -> str:
-    """Lower case, accents removed."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def _values(token: str) -> set[float]:
@@ -131,7 +125,7 @@ def check(text: str, excerpts: dict[int, str]) -> Checked:
         sentence = m.group(0)
         out.append(text[pos : m.start()])
         pos = m.end()
-        cited = [n for n in _cited(sentence) if n in excerpts]
+        cited = [n for n in cited_numbers(sentence, max(excerpts, default=0)) if n in excerpts]
         found = facts(sentence)
         if not found or not sentence.strip():
             out.append(sentence)
@@ -156,12 +150,6 @@ def check(text: str, excerpts: dict[int, str]) -> Checked:
         out.append(bare + trail)
     out.append(text[pos:])
     return Checked("".join(out), tuple(unsupported), recited, checked)
-
-
-def _cited(sentence: str) -> list[int]:
-    return [
-        int(x) for m in CITATION.finditer(sentence) for x in re.split(r"\s*[,;]\s*", m.group(1))
-    ]
 
 
 def _cite(bare: str, n: int) -> str:

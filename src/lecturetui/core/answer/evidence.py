@@ -96,7 +96,7 @@ def score_passages(
     return out
 
 
-def _segment_of(passage: Passage, text: str) -> int | None:
+def segment_of(passage: Passage, text: str) -> int | None:
     """The id of the passage's segment whose text holds the sentence (else the first one)."""
     for hit in passage.hits:
         if text in " ".join(hit.segment.text.split()):
@@ -135,7 +135,7 @@ def best_evidence(
                 sp.sentences[i - 1].text if i > 0 else "",
                 sp.sentences[i + 1].text if i + 1 < len(sp.sentences) else "",
                 score,
-                _segment_of(p, sentence.text),
+                segment_of(p, sentence.text),
                 deep_link(p.source_url, start),
             )
         )

@@ -101,11 +101,10 @@ class LlamaGenerator:
         self.prompt_tokens_per_s: float | None = None
         self.cached_tokens = 0
         self._prefix: list[int] = []
-        # the fixed start's cache (prefill), restored when a side request (a translation, the
-        # lecturer's guess) took the cache over since: the answer then reads only what is new
+        # the fixed start's cache (prefill), restored before every answer: the answer then
+        # reads only what is new, whatever a side request (a translation, a guess) left there
         self._fixed: list[dict[str, str]] = []
         self._prefix_state: Any = None
-        self._cache_taken = False
         try:
             import llama_cpp
         except ImportError:
@@ -217,7 +216,6 @@ class LlamaGenerator:
         seconds, self._prefix_state = self._run(work)
         self._prefix = prefix
         self._fixed = [dict(m) for m in messages]
-        self._cache_taken = False
         self.cached_tokens = n
         return n, float(seconds)
 
@@ -272,8 +270,6 @@ class LlamaGenerator:
                         # that reused more of the cache (the same question again) would read its
                         # prompt in other batches and could turn out another greedy answer
                         self._llm.load_state(self._prefix_state)
-                    if self._fixed:
-                        self._cache_taken = not answering
                     chunks = self._llm.create_chat_completion(
                         messages=messages,
                         max_tokens=max_tokens,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from lecturetui.core.answer.evidence import ScoredPassage
+from lecturetui.core.answer.evidence import ScoredPassage, segment_of
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.library import Hit, Library
 from lecturetui.core.links import deep_link
@@ -134,15 +134,8 @@ def choose_quote(sp: ScoredPassage) -> Quote | None:
     start = sp.time_at(sp.sentences[first].first)
     end = sp.time_at(sp.sentences[last].last)
     return Quote(p.lecture_id, p.lecture_title, start, end, text, sp.scores[i],
-                 _segment_of(p, sp.sentences[i].text), deep_link(p.source_url, start),
+                 segment_of(p, sp.sentences[i].text), deep_link(p.source_url, start),
                  first, last)  # fmt: skip
-
-
-def _segment_of(passage: Passage, text: str) -> int | None:
-    for hit in passage.hits:
-        if text in " ".join(hit.segment.text.split()):
-            return int(hit.segment.id)
-    return int(passage.hits[0].segment.id) if passage.hits else None
 
 
 def relevance(
