@@ -110,6 +110,9 @@ def main() -> None:
                 "best+next": " ".join(s.text for s in sp.sentences[best : best + 2]),
                 "best+next 2": " ".join(s.text for s in sp.sentences[best : best + 3]),
             }
+            for words in (20, 45, 75):  # the product's rule with other lengths (it uses 60)
+                other = quoting.choose_quote(sp, words)
+                texts[f"quote {words} words"] = other.text if other else ""
             e5 = score_passages([sp.passage], unit_vector(lib.embedder.embed_query(question)),
                                 e5_vectors)[0]  # fmt: skip
             e5_quote = quoting.choose_quote(e5)
@@ -128,7 +131,9 @@ def main() -> None:
     if out:
         print(f"\n| text | key-point coverage ({len(out)} questions, {args.half}) |")
         print("|---|---|")
-        for name in ("window", "quote", "best", "best±1", "best+next", "best+next 2", "e5 quote"):
+        names = ("window", "quote", "quote 20 words", "quote 45 words", "quote 75 words", "best",
+                 "best±1", "best+next", "best+next 2", "e5 quote")  # fmt: skip
+        for name in names:
             vals = [r["coverage"].get(name, 0.0) for r in out]
             print(f"| {name} | {statistics.mean(vals):.3f} |")
         cold = [r["evidence_ms"] for r in out]

@@ -79,19 +79,25 @@ def _scored(text: str, scores: list[float]) -> ScoredPassage:
     return ScoredPassage(p, sentences, tuple(scores), len(text.split()))
 
 
-def test_the_quote_is_the_best_sentence_and_the_one_after_it() -> None:
+def test_the_quote_is_the_windows_best_sentences_in_the_lectures_order() -> None:
     text = ("Today we talk about money. How many coins will there ever be? "
             "The total supply is capped at 21 million coins. Now let us look at mining hardware.")  # fmt: skip
-    quote = choose_quote(_scored(text, [0.2, 0.7, 0.5, 0.1]))
+    quote = choose_quote(_scored(text, [0.2, 0.7, 0.5, 0.1]), words=20)
     assert quote is not None
     assert (
         quote.text
         == "How many coins will there ever be? The total supply is capped at 21 million coins."
     )
-    assert (quote.first, quote.last) == (1, 2) and quote.score == 0.7
+    assert quote.sentences == (1, 2) and quote.score == 0.7
     assert 100.0 < quote.start < quote.end < 220.0 and quote.segment_id == 1
-    last = choose_quote(_scored(text, [0.2, 0.3, 0.5, 0.9]))  # the last: with the one before
-    assert last is not None and (last.first, last.last) == (2, 3)
+    # the best first while they fit, then in order; a sentence left out between them is marked
+    apart = choose_quote(_scored(text, [0.6, 0.1, 0.7, 0.1]), words=16)
+    assert apart is not None and apart.sentences == (0, 2)
+    assert apart.text == "Today we talk about money. … The total supply is capped at 21 million coins."
+    assert apart.score == 0.7 and apart.start == 100.0
+    alone = choose_quote(_scored(text, [0.2, 0.3, 0.5, 0.9]), words=3)  # the best, even too long
+    assert alone is not None and alone.sentences == (3,)
+    assert len(choose_quote(_scored(text, [0.2, 0.7, 0.5, 0.1])).sentences) == 4  # type: ignore[union-attr]
     block = quote_block(quote)
     assert block.startswith("“How many coins") and "(Bitcoin 1, 00:02:" in block
     assert block.rstrip().endswith("[1]")

@@ -164,38 +164,39 @@ def _sentence_units(
     room: int,
     count_tokens: Callable[[str], int],
 ) -> list[Unit]:
-    """The quote's sentences and, around them, more of the best-ranked window (the side whose
-    next sentence scores higher first) within TOP_SHARE of `room`; then each next window's best
-    sentence with its better neighbour, else alone, while they fit; then more of the first
-    window with what is left."""
+    """The quote's sentences and, around them, more of the best-ranked window (the neighbour that
+    scores higher first) within TOP_SHARE of `room`; then each next window's best sentence with
+    its better neighbour, else alone, while they fit; then more of the first window with what is
+    left."""
     if not scored or not scored[0].sentences:
         return []
     top = scored[0]
     n = len(top.sentences)
-    if quote is not None:
-        first, last = quote.first, quote.last
+    if quote is not None and quote.sentences and max(quote.sentences) < n:
+        picked = set(quote.sentences)
     else:
-        first = last = max(range(n), key=lambda i: top.scores[i])
+        picked = {max(range(n), key=lambda i: top.scores[i])}
 
     def size(sp: ScoredPassage, i: int) -> int:
         return count_tokens(sp.sentences[i].text) + 1
 
-    used = HEADER_TOKENS + sum(size(top, i) for i in range(first, last + 1))
+    gap = count_tokens(GAP)
+    runs = sum(1 for i in picked if i - 1 not in picked)
+    used = HEADER_TOKENS + sum(size(top, i) for i in picked) + gap * (runs - 1)
 
     def grow(limit: int) -> None:
-        nonlocal first, last, used
+        nonlocal used
         while True:
-            sides = [i for i in (first - 1, last + 1) if 0 <= i < n]
-            sides = [i for i in sides if used + size(top, i) <= limit]
+            sides = {j for i in picked for j in (i - 1, i + 1) if 0 <= j < n} - picked
+            sides = {i for i in sides if used + size(top, i) <= limit}
             if not sides:
                 return
-            i = max(sides, key=lambda j: top.scores[j])
+            i = max(sorted(sides), key=lambda j: top.scores[j])
             used += size(top, i)
-            first, last = min(first, i), max(last, i)
+            picked.add(i)
 
     grow(int(room * TOP_SHARE))
     others: list[Unit] = []
-    gap = count_tokens(GAP)
     for k in range(1, len(scored)):
         sp = scored[k]
         if not sp.sentences:
@@ -211,7 +212,7 @@ def _sentence_units(
                 others.append((k, frozenset(option)))
                 break
     grow(room)
-    return [(0, frozenset(range(first, last + 1))), *others]
+    return [(0, frozenset(picked)), *others]
 
 
 def _trimmed(scored: Sequence[ScoredPassage], units: Sequence[Unit]) -> list[Passage]:

@@ -5,7 +5,7 @@ model rewriting it loses it more often than it keeps it. So the answer opens wit
 sentence of the best-ranked window, quoted with its lecture and time, chosen by the relevance
 model (EmbeddingGemma when it is installed, else E5): each sentence of the candidate windows
 is compared with the question (cosine of the sentence as a document and the question as a
-query). Sentence vectors are cached on disk by model and text (`index/sentences.sqlite3`), so
+query), and the best ones, up to QUOTE_WORDS words, are quoted in the lecture's order. Sentence vectors are cached on disk by model and text (`index/sentences.sqlite3`), so
 a sentence is embedded once; the app embeds the library's sentences while it is idle.
 
 The same scores choose what else the prompt holds (core/answer/budget.py), and the best-ranked
@@ -41,6 +41,10 @@ COVERAGE_THRESHOLD = 0.35
 #: ... and below this one for a question in another language than the lectures' (a question
 #: and a passage in two languages score lower together)
 OTHER_LANGUAGE_THRESHOLD = 0.30
+#: the quote holds the window's best sentences, best first, up to this many words (about three
+#: caption sentences; bench/RESULTS.md, "Which sentences to quote": more words held more key
+#: points, up to about 60; a sentence alone, or with the one after it, held far fewer)
+QUOTE_WORDS = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +59,7 @@ class Quote:
     score: float  # the relevance model's cosine of its best sentence to the question
     segment_id: int | None
     url: str | None
-    first: int  # the sentences quoted: [first, last] of the window's sentences
-    last: int
+    sentences: tuple[int, ...]  # the window's sentences quoted, in order
 
     def record(self) -> QuoteRecord:
         return QuoteRecord(
@@ -118,24 +121,33 @@ def best_window(passage: Passage) -> Passage:
                    passage.source_url, passage.hits)  # fmt: skip
 
 
-def choose_quote(sp: ScoredPassage) -> Quote | None:
-    """The best sentence of the window and the one after it (the one before it when it is the
-    last): a lecturer's best-matching sentence often announces the answer that follows it."""
+def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
+    """The window's best sentences, best first while they fit in `words` (the best one always),
+    in the lecture's order; sentences left out between two quoted ones are marked "…"."""
     if not sp.sentences:
         return None
-    i = max(range(len(sp.sentences)), key=lambda j: sp.scores[j])
-    first, last = i, i
-    if i + 1 < len(sp.sentences):
-        last = i + 1
-    elif i > 0:
-        first = i - 1
-    text = " ".join(sp.sentences[n].text for n in range(first, last + 1))
+    order = sorted(range(len(sp.sentences)), key=lambda j: -sp.scores[j])
+    best = order[0]
+    chosen = [best]
+    used = len(sp.sentences[best].text.split())
+    for i in order[1:]:
+        size = len(sp.sentences[i].text.split())
+        if used + size > words:
+            break
+        chosen.append(i)
+        used += size
+    chosen.sort()
+    parts: list[str] = []
+    for n, i in enumerate(chosen):
+        if n and i != chosen[n - 1] + 1:
+            parts.append("…")
+        parts.append(sp.sentences[i].text)
     p = sp.passage
-    start = sp.time_at(sp.sentences[first].first)
-    end = sp.time_at(sp.sentences[last].last)
-    return Quote(p.lecture_id, p.lecture_title, start, end, text, sp.scores[i],
-                 segment_of(p, sp.sentences[i].text), deep_link(p.source_url, start),
-                 first, last)  # fmt: skip
+    start = sp.time_at(sp.sentences[chosen[0]].first)
+    end = sp.time_at(sp.sentences[chosen[-1]].last)
+    return Quote(p.lecture_id, p.lecture_title, start, end, " ".join(parts), sp.scores[best],
+                 segment_of(p, sp.sentences[best].text), deep_link(p.source_url, start),
+                 tuple(chosen))  # fmt: skip
 
 
 def relevance(
