@@ -2,11 +2,13 @@
 with and without the re-ranking stage.
 
     .venv/bin/python bench/search_latency.py [--segments 10000] [--queries 100]
+        [--runtimes auto,torch]
 
 A real library (SQLite store, FTS5, window index, unit index and EmbeddingGemma's vectors) of
 lecture-like segments (the demo lectures' texts, repeated), searched through the product's own
 `Library.search` in each mode. Questions are embedded by the real models (E5 and EmbeddingGemma,
-on the CPU); passages get clustered synthetic vectors shaped like theirs (embedding 10,000
+on the CPU, through each runtime of --runtimes: `auto` is the product's choice, OpenVINO or ONNX
+Runtime on a CPU; `torch` is PyTorch, as before); passages get clustered synthetic vectors shaped like theirs (embedding 10,000
 windows for real would take hours on this CPU and does not change the search's cost). Also
 prints the index sizes on disk.
 """
@@ -33,10 +35,8 @@ from query_latency import clustered
 class SyntheticPassages:
     """A real model (E5 by default) for questions; clustered vectors for passages."""
 
-    def __init__(self, real: Any = None) -> None:
-        from lecturetui.core.models.embedding import E5Embedder
-
-        self.real = real or E5Embedder(model_dir(), device="cpu")
+    def __init__(self, real: Any) -> None:
+        self.real = real
         self.model_id = self.real.model_id
         self.dim = self.real.dim
         self.device = "cpu"
@@ -66,6 +66,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--segments", type=int, default=10_000)
     ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--runtimes", default="auto,torch", help="the embedders' runtimes, in turn")
     args = ap.parse_args()
 
     from lecturetui.core.library import Library
@@ -83,11 +84,12 @@ def main() -> None:
                        "text": texts[(lec + k) % len(texts)]}  # fmt: skip
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")
         home = DataHome.resolve(Path(tmp) / "home")
-        library = Library(home, embedder=SyntheticPassages(), rerank=False)
+        library = Library(home, embedder=SyntheticPassages(real_model(None, "auto")), rerank=False)
         t0 = time.perf_counter()
         library.ingest([corpus])
         build = time.perf_counter() - t0
-        gemma = Library(home, embedder=library.embedder, reranker=SyntheticPassages(real_gemma()))
+        gemma = Library(home, embedder=library.embedder,
+                        reranker=SyntheticPassages(real_model("gemma", "auto")))  # fmt: skip
         gemma.sync_rerank()
         index, units = library.index(), library.unit_index()
         assert index is not None and units is not None
@@ -104,32 +106,46 @@ def main() -> None:
             f"{t.split()[i % 50]} {t.split()[(i + 3) % 50]} o que é isso na aula {i}?"
             for i, t in enumerate(texts * 8)
         ][: args.queries]
-        print("| mode | p50 ms | p95 ms |")
-        print("|---|---:|---:|")
-        for name, lib in (("", library), (" -> EmbeddingGemma", gemma)):
-            for mode in ("hybrid", "dense", "lexical"):
-                lib.search(questions[0], 10, mode=mode)
-                times = []
-                for q in questions:
-                    t0 = time.perf_counter()
-                    lib.search(q, 10, mode=mode)
-                    times.append(time.perf_counter() - t0)
-                print(
-                    f"| {mode}{name} | {pct(times, 50) * 1000:.1f} | {pct(times, 95) * 1000:.1f} |"
-                )
+        print("| runtime | mode | p50 ms | p95 ms |")
+        print("|---|---|---:|---:|")
+        for runtime in args.runtimes.split(","):
+            e5, reranker = real_model(None, runtime), real_model("gemma", runtime)
+            library.embedder.real = e5
+            gemma.rerank_stage().embedder.real = reranker  # type: ignore[union-attr]
+            label = f"{runtime_of(e5)} / {runtime_of(reranker)} ({reranker.dtype})"
+            for name, lib in (("", library), (" -> EmbeddingGemma", gemma)):
+                for mode in ("hybrid", "dense", "lexical"):
+                    lib.search(questions[0], 10, mode=mode)
+                    times = []
+                    for q in questions:
+                        t0 = time.perf_counter()
+                        lib.search(q, 10, mode=mode)
+                        times.append(time.perf_counter() - t0)
+                    print(f"| {label} | {mode}{name} | {pct(times, 50) * 1000:.1f} |"
+                          f" {pct(times, 95) * 1000:.1f} |", flush=True)  # fmt: skip
         library.close()
 
 
-def real_gemma() -> Any:
+def real_model(which: str | None, runtime: str) -> Any:
+    """E5 (None) or EmbeddingGemma on the CPU through `runtime` (auto: the product's choice)."""
     import os
 
-    from lecturetui.core.models.embedding import E5Embedder
     from lecturetui.core.models.gemma import GEMMA_DIR, GEMMA_ID
+    from lecturetui.core.models.runtime import load_embedder
 
     models = Path(
         os.environ.get("LECTURETUI_MODELS", Path(__file__).resolve().parents[1] / "models")
     )
-    return E5Embedder(models / GEMMA_DIR, model_id=GEMMA_ID, device="cpu")
+    if which == "gemma":
+        return load_embedder(models / GEMMA_DIR, models, model_id=GEMMA_ID, device="cpu",
+                             batch_size=8, runtime=runtime)  # fmt: skip
+    return load_embedder(model_dir(), models, device="cpu", runtime=runtime)
+
+
+def runtime_of(embedder: Any) -> str:
+    from lecturetui.core.models.runtime import runtime_of as name
+
+    return name(embedder)
 
 
 if __name__ == "__main__":

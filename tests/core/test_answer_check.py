@@ -93,7 +93,9 @@ def test_the_quote_is_the_windows_best_sentences_in_the_lectures_order() -> None
     # the best first while they fit, then in order; a sentence left out between them is marked
     apart = choose_quote(_scored(text, [0.6, 0.1, 0.7, 0.1]), words=16)
     assert apart is not None and apart.sentences == (0, 2)
-    assert apart.text == "Today we talk about money. … The total supply is capped at 21 million coins."
+    assert (
+        apart.text == "Today we talk about money. … The total supply is capped at 21 million coins."
+    )
     assert apart.score == 0.7 and apart.start == 100.0
     alone = choose_quote(_scored(text, [0.2, 0.3, 0.5, 0.9]), words=3)  # the best, even too long
     assert alone is not None and alone.sentences == (3,)

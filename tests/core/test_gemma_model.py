@@ -60,3 +60,22 @@ def test_prompts_dimension_and_a_portuguese_question_about_english_text(gemma) -
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     question = gemma.embed_query("Como eu saio de um laço antes da condição ficar falsa?")
     assert int(np.argmax(vectors @ question)) == 1
+
+
+def test_its_export_runs_without_pytorch_and_gives_the_same_vectors(gemma) -> None:  # type: ignore[no-untyped-def]
+    """The export's attention masks (bidirectional, sliding window) are built in the traced
+    module: a text longer than another in the same batch (padding) must still match PyTorch."""
+    from lecturetui.core.models.onnx_embedder import OnnxEmbedder
+    from lecturetui.core.models.runtime import ensure_export, graph_runtime
+
+    folder = ensure_export(gemma.path, MODELS_DIR)  # made by the set-up, else now
+    fast = OnnxEmbedder(gemma.path, folder, model_id=gemmastore.GEMMA_ID, runtime=graph_runtime())
+    assert fast.query_prefix == gemma.query_prefix and fast.dim == gemma.dim == 768
+    texts = ["A tuple cannot be changed once it is made.",
+             "então a gente abre o arquivo com open e lê linha por linha com um laço for, e "
+             "cada linha vem com o seu fim de linha no final, que o rstrip tira"]  # fmt: skip
+    got, want = fast.embed_passages(texts), gemma.embed_passages(texts)
+    assert np.min(np.sum(got * want, axis=1)) > 0.995  # OpenVINO may compute in bfloat16
+    q = "Como tirar o fim de linha de cada linha lida?"
+    assert float(fast.embed_query(q) @ gemma.embed_query(q)) > 0.995
+    assert float(fast.embed_query(q) @ got[1]) > float(fast.embed_query(q) @ got[0])

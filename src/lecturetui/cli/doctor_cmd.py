@@ -110,11 +110,13 @@ def rerank_line(obj: Context, load: bool) -> str:
             emb = stage.embedder if stage else None
         except LectureTuiError as exc:
             return f"off: {exc.message}"
-        where = (
-            f"{getattr(emb, 'planned', emb.device)}, {getattr(emb, 'dtype', 'float32')}"
-            if emb
-            else where
-        )
+        if emb:
+            from lecturetui.core.models.runtime import runtime_of
+
+            where = (
+                f"{getattr(emb, 'planned', emb.device)}, {getattr(emb, 'dtype', 'float32')},"
+                f" {runtime_of(emb)}"
+            )
     return (
         f"EmbeddingGemma-300M ({found.size / 1e9:.1f} GB, {where}); "
         f"{gemma.LICENCE}: {gemma.LICENCE_URL}"

@@ -21,8 +21,9 @@ from lecturetui.core.ingest.speech import (
 )
 from lecturetui.core.language import language_code
 from lecturetui.core.lectures import Lecture, StoredSegment
-from lecturetui.core.models.embedding import E5Embedder, Embedder, weights_hash
+from lecturetui.core.models.embedding import Embedder, weights_hash
 from lecturetui.core.models.locate import Notify, resolve_embed_model
+from lecturetui.core.models.runtime import load_embedder, runtime_of
 from lecturetui.core.models.tokens import TokenCounter
 from lecturetui.core.modes import DEFAULT_MODE, MODES
 from lecturetui.core.paths import DataHome
@@ -137,9 +138,12 @@ class Library:
     def embedder(self) -> Embedder:
         if self._embedder is None:
             path, model_id = self._resolve_model()
-            self._embedder = E5Embedder(path, model_id=model_id, device=self._device)
+            self._embedder = load_embedder(path, self.home.models_dir, model_id=model_id,
+                                           device=self._device, notify=self._notify)  # fmt: skip
             if self._notify:
-                self._notify(f"{model_id} on {self._embedder.device}")
+                self._notify(
+                    f"{model_id} on {self._embedder.device} ({runtime_of(self._embedder)})"
+                )
         return self._embedder
 
     def token_counter(self) -> TokenCounter:
@@ -210,9 +214,11 @@ class Library:
 
             if self._notify:
                 self._notify("Loading EmbeddingGemma…")
-            self._reranker = E5Embedder(
+            self._reranker = load_embedder(
                 self.home.models_dir / GEMMA_DIR,
+                self.home.models_dir,
                 model_id=GEMMA_ID,
+                notify=self._notify,
                 device=self._device,
                 batch_size=8,
                 accelerator_dtype="bfloat16",

@@ -261,12 +261,20 @@ class LibraryScreen(Screen[None]):
         ready = models.ready.is_set() and models.error is None
         embedder = ctx.services.library.embedder if ready else None
         report = diagnose(embedder, models.generator)
+        stage = ctx.services.library.rerank_stage() if ready else None
+        if stage is not None and stage.loaded:
+            from lecturetui.core.models.runtime import runtime_of
+
+            gemma = stage.embedder
+            rerank = f" · EmbeddingGemma: {gemma.device} ({runtime_of(gemma)})"
+        else:
+            rerank = ""
         gpu = report.gpus[0] if report.gpus else None
         lines = [
             f"GPU: {gpu.name}, {gpu.free_mib:,} of {gpu.total_mib:,} MiB free"
             if gpu
             else "GPU: none",
-            f"E5: {report.embedder_device} · answers: {report.llm_device}"
+            f"E5: {report.embedder_device}{rerank} · answers: {report.llm_device}"
             + (f" · llama.cpp {report.llama.backend}" if report.llama else ""),
             *[f"! {p}" for p in report.problems],
         ]

@@ -198,7 +198,9 @@ def diagnose(
     else:
         device = str(getattr(embedder, "device", "?"))
         planned = str(getattr(embedder, "planned", device))
-        emb = f"{planned} ({getattr(embedder, 'dtype', '?')})"
+        from lecturetui.core.models.runtime import runtime_of
+
+        emb = f"{planned} ({getattr(embedder, 'dtype', '?')}, {runtime_of(embedder)})"
     llm = "not loaded" if generator is None else str(getattr(generator, "placement", "?"))
     found = problems(gpus, nvcc, torch, llama)
     if generator is not None and llama is not None and llama.gpu_offload and llm == "CPU":

@@ -1,0 +1,194 @@
+"""An embedder on the CPU from the model's ONNX export (core/models/onnx_export.py).
+
+The same model as core/models/embedding.E5Embedder (same tokenizer, prefixes, token limit and
+weights fingerprint, vectors within the export's checked cosine), run without torch: the
+model's own `tokenizer.json` through `tokenizers`, the graph through OpenVINO (which computes
+in bfloat16 where the CPU has it natively, else fp32) or ONNX Runtime, on every core. Texts go
+longest first into batches of about BATCH_TOKENS tokens (little padding).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.models.embedding import (
+    PASSAGE_PREFIX,
+    QUERY_PREFIX,
+    BatchProgress,
+    Vectors,
+    weights_hash,
+)
+from lecturetui.core.models.onnx_export import PRECISIONS
+from lecturetui.core.models.tokens import CallableTokenCounter, TokenCounter
+
+OPENVINO = "openvino"
+ONNXRUNTIME = "onnxruntime"
+Run = Callable[[Any, Any], Any]
+#: a batch holds about this many tokens (its longest text times its size)
+BATCH_TOKENS = 4096
+MAX_BATCH = 32
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _onnxruntime(file: Path) -> tuple[Run, int, str]:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = os.cpu_count() or 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = ort.InferenceSession(str(file), options, providers=["CPUExecutionProvider"])
+
+    def run(ids: Any, mask: Any) -> Any:
+        return session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+
+    return run, int(session.get_outputs()[0].shape[-1]), "float32"
+
+
+def _openvino(file: Path) -> tuple[Run, int, str]:
+    import openvino as ov
+
+    compiled = ov.Core().compile_model(str(file), "CPU", {"PERFORMANCE_HINT": "LATENCY"})
+    local = threading.local()  # an inference request per thread (the app embeds in two)
+
+    def run(ids: Any, mask: Any) -> Any:
+        request = getattr(local, "request", None)
+        if request is None:
+            request = local.request = compiled.create_infer_request()
+        request.infer({"input_ids": ids, "attention_mask": mask})
+        return request.get_output_tensor(0).data.copy()
+
+    precision = str(compiled.get_property("INFERENCE_PRECISION_HINT")).lower()
+    if "bf16" in precision or "bfloat16" in precision:
+        dtype = "bfloat16"
+    elif "f16" in precision or "float16" in precision:
+        dtype = "float16"
+    else:
+        dtype = "float32"
+    return run, int(compiled.outputs[0].get_partial_shape()[-1].get_length()), dtype
+
+
+class OnnxEmbedder:
+    """A sentence-transformers model folder, run through its ONNX export."""
+
+    def __init__(
+        self,
+        path: Path,
+        export: Path,
+        model_id: str | None = None,
+        precision: str = "fp32",
+        runtime: str = ONNXRUNTIME,
+    ) -> None:
+        from tokenizers import Tokenizer
+
+        from lecturetui.core.models.embedding import _read_marker
+
+        self.path = path
+        marker = _read_marker(path)
+        self.model_id = model_id or str(marker.get("name") or path.name)
+        self.device = "cpu"
+        self.planned = "cpu"
+        st = _json(path / "config_sentence_transformers.json")
+        prompts: dict[str, str] = st.get("prompts") or {}
+        self.query_prefix = prompts.get("query", marker.get("query_prefix", QUERY_PREFIX))
+        self.passage_prefix = prompts.get(
+            "passage", prompts.get("document", marker.get("passage_prefix", PASSAGE_PREFIX))
+        )
+        bert = _json(path / "sentence_bert_config.json")
+        config = _json(path / "tokenizer_config.json")
+        limit = bert.get("max_seq_length") or config.get("model_max_length") or 512
+        self.max_tokens = int(min(int(limit), 8192))
+        try:
+            self._tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+            opener = _openvino if runtime == OPENVINO else _onnxruntime
+            self._run, self.dim, dtype = opener(export / PRECISIONS[precision])
+        except ImportError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a broken export: the caller falls back
+            raise LectureTuiError(
+                f"The ONNX export of {self.model_id} cannot be loaded ({type(exc).__name__}).",
+                hint="run `lecturetui models setup` to export it again",
+            ) from None
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(self.max_tokens)
+        self._pad = self._pad_id(config)
+        self.runtime = runtime
+        self.dtype = "int8" if precision == "int8" else dtype
+        self._fingerprint: str | None = None
+
+    def _pad_id(self, config: dict[str, Any]) -> int:
+        token = config.get("pad_token")
+        if isinstance(token, dict):
+            token = token.get("content")
+        found = self._tokenizer.token_to_id(token) if isinstance(token, str) else None
+        return int(found) if found is not None else 0
+
+    def _encode(self, texts: list[str]) -> Vectors:
+        encodings = self._tokenizer.encode_batch(texts)
+        longest = max(len(e.ids) for e in encodings)
+        ids = np.full((len(texts), longest), self._pad, dtype=np.int64)
+        mask = np.zeros((len(texts), longest), dtype=np.int64)
+        for row, e in enumerate(encodings):
+            ids[row, : len(e.ids)] = e.ids
+            mask[row, : len(e.ids)] = 1
+        out = self._run(ids, mask)
+        vectors: Vectors = np.asarray(out, dtype=np.float32)
+        return vectors
+
+    def embed_passages(
+        self, texts: Sequence[str], progress: BatchProgress | None = None
+    ) -> Vectors:
+        """Passage vectors in the order given; batches are formed longest first (less padding)."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        prefixed = [self.passage_prefix + t for t in texts]
+        lengths = [len(e.ids) for e in self._tokenizer.encode_batch(prefixed)]
+        order = sorted(range(len(texts)), key=lambda i: -lengths[i])
+        done = 0
+        start = 0
+        while start < len(order):
+            size = max(1, min(MAX_BATCH, BATCH_TOKENS // max(lengths[order[start]], 1)))
+            idx = order[start : start + size]
+            out[idx] = self._encode([prefixed[i] for i in idx])
+            start += size
+            done += len(idx)
+            if progress:
+                progress(done, len(texts))
+        return out
+
+    def embed_query(self, text: str) -> Vectors:
+        vec: Vectors = self._encode([self.query_prefix + text])[0]
+        return vec
+
+    def use_accelerator(self) -> None:
+        """No accelerator here (CUDA and MPS run PyTorch)."""
+
+    def token_counter(self) -> TokenCounter:
+        """The model's own tokenizer: counts are exact, prefix and special tokens included."""
+        tokenizer = self._tokenizer
+
+        def count(text: str) -> int:
+            return len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+        probe = "lecture"
+        overhead = len(tokenizer.encode(self.passage_prefix + probe).ids) - count(probe)
+        return CallableTokenCounter(count, overhead, name=f"tokenizer:{self.model_id}")
+
+    def fingerprint(self) -> str:
+        """The source weights' sha256: the export is the same model (checked when it was made)."""
+        if self._fingerprint is None:
+            self._fingerprint = weights_hash(self.path)
+        return self._fingerprint

@@ -1,0 +1,205 @@
+"""Which runtime runs an embedder: OpenVINO (or ONNX Runtime) on a CPU, PyTorch on CUDA and MPS.
+
+On a machine with no accelerator torch can use, E5 and EmbeddingGemma run through their ONNX
+export (core/models/onnx_export.py, made once at `models setup` or on first use) on OpenVINO,
+else ONNX Runtime: the same ranking, several times faster (bench/RESULTS.md, "Embeddings on a
+CPU without PyTorch"). PyTorch runs them where there is a GPU (CUDA, MPS: `auto` moves the work
+there), and wherever the export cannot be made or loaded, with one line saying why.
+`$LECTURETUI_RUNTIME` chooses: `auto` (the default), `torch` (PyTorch always), `openvino` or
+`onnxruntime` (that one, even beside a GPU).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import platform
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.models.embedding import E5Embedder, Embedder, pick_device, weights_hash
+from lecturetui.core.models.onnx_export import (
+    EXPORT_VERSION,
+    PRECISIONS,
+    export,
+    export_dir,
+    quantize,
+    usable,
+)
+
+RUNTIMES = ("auto", "torch", "openvino", "onnxruntime")
+NAMES = {"openvino": "OpenVINO", "onnxruntime": "ONNX Runtime"}
+TORCH = "PyTorch"
+#: beside an export that failed, so that it is not tried again for the same weights
+FAILED = "failed.json"
+
+Notify = Callable[[str], None]
+
+
+def wanted_runtime(runtime: str | None = None) -> str:
+    want = (runtime or os.environ.get("LECTURETUI_RUNTIME") or "auto").strip().lower()
+    if want not in RUNTIMES:
+        raise LectureTuiError(
+            f"Unknown runtime {want!r}.", hint=f"set LECTURETUI_RUNTIME to one of {', '.join(RUNTIMES)}"
+        )
+    return want
+
+
+def runtime_of(embedder: object) -> str:
+    """The runtime's name as doctor and the app show it."""
+    return NAMES.get(str(getattr(embedder, "runtime", "")), TORCH)
+
+
+def graph_runtime(runtime: str | None = None) -> str:
+    """What runs the exported graph: OpenVINO when it is installed, else ONNX Runtime."""
+    want = wanted_runtime(runtime)
+    if want in NAMES:
+        return want
+    try:
+        import openvino  # noqa: F401
+    except ImportError:
+        return "onnxruntime"
+    return "openvino"
+
+
+def _accelerator() -> str:
+    """The accelerator torch could use, without importing torch where it cannot have one."""
+    if sys.platform == "darwin":
+        return "mps" if platform.machine() == "arm64" else ""
+    try:
+        version = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+    if "+cpu" in version:
+        return ""
+    from lecturetui.core.models.embedding import accelerator
+
+    return accelerator()
+
+
+def _marker(folder: Path, precision: str) -> Path:
+    return folder.parent / f"{folder.name}.{precision}.{FAILED}"
+
+
+def _failed(folder: Path, source: str, precision: str) -> str:
+    try:
+        data = json.loads(_marker(folder, precision).read_text("utf-8"))
+    except (OSError, ValueError):
+        return ""
+    ok = data.get("source") == source and data.get("version") == EXPORT_VERSION
+    return str(data.get("reason", "")) if ok else ""
+
+
+def precision_of(path: Path) -> str:
+    """The precision a model runs in on ONNX Runtime: chosen by measurement (bench/RESULTS.md,
+    "Embeddings on ONNX Runtime"); `$LECTURETUI_ONNX_PRECISION` overrides it (benchmarks)."""
+    chosen = os.environ.get("LECTURETUI_ONNX_PRECISION", "").strip().lower()
+    if chosen:
+        if chosen not in PRECISIONS:
+            raise LectureTuiError(f"Unknown precision {chosen!r}.",
+                                  hint=f"use one of {', '.join(PRECISIONS)}")  # fmt: skip
+        return chosen
+    return PRECISION.get(path.name, "fp32")
+
+
+#: each model's precision on ONNX Runtime, by its folder's name (the rest: fp32)
+PRECISION: dict[str, str] = {}
+
+
+def ensure_export(
+    path: Path, models_dir: Path, notify: Notify | None = None, precision: str = "fp32"
+) -> Path:
+    """The model's checked export, made now when there is none for its weights. Raises
+    RuntimeError (with the reason) when it cannot be made; a failure is remembered for the
+    same weights, so it is tried once."""
+    folder = export_dir(models_dir, path)
+    source = weights_hash(path)
+    if usable(folder, source, precision):
+        return folder
+    reason = _failed(folder, source, precision)
+    if reason:
+        raise RuntimeError(reason)
+    if notify:
+        notify(f"Exporting {path.name} to ONNX Runtime, once (about a minute)…")
+    try:
+        if not usable(folder, source):
+            export(path, folder, source, notify)
+        if precision == "int8":
+            quantize(folder, notify)
+    except Exception as exc:  # noqa: BLE001 - any failure leaves PyTorch in charge
+        reason = str(exc) or type(exc).__name__
+        marker = _marker(folder, precision)
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(json.dumps({"source": source, "version": EXPORT_VERSION,
+                                          "reason": reason[:300]}), "utf-8")  # fmt: skip
+        except OSError:
+            pass
+        raise RuntimeError(reason) from None
+    return folder
+
+
+def uses_onnx(device: str | None = None, runtime: str | None = None) -> bool:
+    """Whether the embedders run on ONNX Runtime here (else PyTorch)."""
+    want = wanted_runtime(runtime)
+    if want != "auto":
+        return want in NAMES
+    requested = pick_device(device)
+    return requested == "cpu" or (requested == "auto" and not _accelerator())
+
+
+def prepare_exports(models_dir: Path, models: list[Path], notify: Notify | None = None) -> Path:
+    """`models setup`: each model's export made (or found) and its file checked against its
+    sha256; an export that fails is said in one sentence (the model then runs on PyTorch)."""
+    folder = models_dir / "onnx"
+    for path in models:
+        try:
+            made = ensure_export(path, models_dir, notify)
+        except RuntimeError as exc:
+            raise LectureTuiError(
+                f"{path.name} could not be exported to ONNX Runtime ({exc}).",
+                hint="it runs on PyTorch instead: slower on a CPU, the same results",
+            ) from None
+        from lecturetui.core.models.onnx_export import verify
+
+        if not verify(made):
+            raise LectureTuiError(
+                f"The ONNX export of {path.name} is damaged (its checksum differs).",
+                hint=f"delete {made} and run `lecturetui models setup` again",
+            )
+        folder = made.parent
+    return folder
+
+
+def load_embedder(
+    path: Path,
+    models_dir: Path,
+    *,
+    model_id: str | None = None,
+    device: str | None = None,
+    batch_size: int = 32,
+    accelerator_dtype: str = "float16",
+    runtime: str | None = None,
+    notify: Notify | None = None,
+) -> Embedder:
+    """The embedder for a model folder on the runtime that suits this machine."""
+    if uses_onnx(device, runtime):
+        reason = ""
+        for precision in dict.fromkeys((precision_of(path), "fp32")):  # int8, else fp32
+            try:
+                from lecturetui.core.models.onnx_embedder import OnnxEmbedder
+
+                folder = ensure_export(path, models_dir, notify, precision)
+                return OnnxEmbedder(path, folder, model_id, precision, graph_runtime(runtime))
+            except ImportError as exc:
+                reason = f"{exc.name or 'its runtime'} is not installed"
+                break
+            except (RuntimeError, LectureTuiError) as exc:
+                reason = str(exc)
+        if notify:
+            notify(f"{path.name} runs on PyTorch: its ONNX export is unavailable ({reason}).")
+    return E5Embedder(path, model_id=model_id, device=device, batch_size=batch_size,
+                      accelerator_dtype=accelerator_dtype)  # fmt: skip
