@@ -20,7 +20,7 @@ import numpy.typing as npt
 from lecturetui.core.models.devices import WorkloadPolicy, estimate_tokens
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import feed
-from lecturetui.core.models.tokens import CallableTokenCounter, TokenCounter
+from lecturetui.core.models.tokens import TokenCounter, tokenizer_counter
 
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
@@ -226,14 +226,7 @@ class E5Embedder:
 
     def token_counter(self) -> TokenCounter:
         """The model's own tokenizer: counts are exact, prefix and special tokens included."""
-        backend: Any = self._model.tokenizer.backend_tokenizer
-
-        def count(text: str) -> int:
-            return len(backend.encode(text, add_special_tokens=False).ids)
-
-        probe = "lecture"
-        overhead = len(backend.encode(self.passage_prefix + probe).ids) - count(probe)
-        return CallableTokenCounter(count, overhead, name=f"tokenizer:{self.model_id}")
+        return tokenizer_counter(self._model.tokenizer.backend_tokenizer, self.passage_prefix, self.model_id)
 
     def fingerprint(self) -> str:
         """sha256 over the weight files (cached beside them by size and mtime)."""

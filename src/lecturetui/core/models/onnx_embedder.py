@@ -27,7 +27,7 @@ from lecturetui.core.models.embedding import (
     weights_hash,
 )
 from lecturetui.core.models.onnx_export import PRECISIONS
-from lecturetui.core.models.tokens import CallableTokenCounter, TokenCounter
+from lecturetui.core.models.tokens import TokenCounter, tokenizer_counter
 
 OPENVINO = "openvino"
 ONNXRUNTIME = "onnxruntime"
@@ -178,14 +178,7 @@ class OnnxEmbedder:
 
     def token_counter(self) -> TokenCounter:
         """The model's own tokenizer: counts are exact, prefix and special tokens included."""
-        tokenizer = self._tokenizer
-
-        def count(text: str) -> int:
-            return len(tokenizer.encode(text, add_special_tokens=False).ids)
-
-        probe = "lecture"
-        overhead = len(tokenizer.encode(self.passage_prefix + probe).ids) - count(probe)
-        return CallableTokenCounter(count, overhead, name=f"tokenizer:{self.model_id}")
+        return tokenizer_counter(self._tokenizer, self.passage_prefix, self.model_id)
 
     def fingerprint(self) -> str:
         """The source weights' sha256: the export is the same model (checked when it was made)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from typing import Any
 
 _WORD = re.compile(r"\S+")
 
@@ -44,3 +45,15 @@ class CallableTokenCounter(TokenCounter):
 
     def count(self, text: str) -> int:
         return self._fn(text)
+
+
+def tokenizer_counter(tokenizer: Any, passage_prefix: str, model_id: str) -> TokenCounter:
+    """A counter on a model's own `tokenizers` tokenizer: counts are exact, the passage prefix
+    and the special tokens included (in `overhead`)."""
+
+    def count(text: str) -> int:
+        return len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+    probe = "lecture"
+    overhead = len(tokenizer.encode(passage_prefix + probe).ids) - count(probe)
+    return CallableTokenCounter(count, overhead, name=f"tokenizer:{model_id}")
