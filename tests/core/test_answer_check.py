@@ -17,7 +17,7 @@ from lecturetui.core.answer.question import (
     quote_block,
     run_question,
 )
-from lecturetui.core.answer.quote import choose_quote, covers
+from lecturetui.core.answer.quote import choose_quote, covers, names, names_unknown
 from lecturetui.core.answer.repetition import RepeatGuard
 from lecturetui.core.conversation import Turn
 from lecturetui.core.lectures import Lecture, StoredSegment
@@ -190,3 +190,22 @@ def test_the_model_saying_the_excerpts_do_not_answer_is_an_abstention() -> None:
     assert says_not_answered("Isso não é mencionado nas aulas.")
     assert not says_not_answered("A lista é mutável [1]. Os trechos não falam de tuplas [2].")
     assert not says_not_answered("The CPU executes one instruction at a time [1].")
+
+
+def test_a_name_the_lectures_never_mention_raises_the_bar(library: Library) -> None:
+    assert names("How do Django ORM migrations work? Por que o GIL trava?") == [
+        "Django",
+        "ORM",
+        "GIL",
+    ]  # fmt: skip  ("Por" starts a sentence: not a name)
+    assert names("What do __enter__ and __exit__ do to a DataFrame, in TensorFlow?") == [
+        "__enter__", "__exit__", "DataFrame", "TensorFlow"]  # fmt: skip
+    assert names("what is a list in python") == []
+    # the seed lectures speak of TensorFlow and GPUs, never of Django
+    assert names_unknown(library, "O TensorFlow roda na GPU ou no Django?") == ["Django"]
+    lec = Lecture("btc", "Bitcoin 1", None, "en", None, None, "vtt", 600.0, "x")
+    seg = StoredSegment(1, "btc", 1, 0.0, 120.0, BTC)
+    hit = Hit(1, 0.8, seg, lec, None, {"dense": 0.8, "rerank": 0.40})
+    assert covers([hit]) and not covers([hit], unknown=["Django"])
+    high = Hit(1, 0.8, seg, lec, None, {"dense": 0.8, "rerank": 0.60})
+    assert covers([high], unknown=["Django"])  # a relevant window still answers

@@ -14,6 +14,7 @@ window's relevance says whether the lectures cover the question at all (`covers`
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +42,11 @@ COVERAGE_THRESHOLD = 0.35
 #: ... and below this one for a question in another language than the lectures' (a question
 #: and a passage in two languages score lower together)
 OTHER_LANGUAGE_THRESHOLD = 0.30
+#: ... or below this one when the question names something the lectures never mention (a name
+#: or code identifier: `names_unknown`): the questions near the course's topics that it does
+#: not cover (Django, DataFrame, __enter__ next to lectures on databases, files and classes)
+#: score like covered ones, and their names are what gives them away (bench/RESULTS.md)
+UNKNOWN_NAME_THRESHOLD = 0.45
 #: the quote holds the window's best sentences, best first, up to this many words (about three
 #: caption sentences; bench/RESULTS.md, "Which sentences to quote": more words held more key
 #: points, up to about 60; a sentence alone, or with the one after it, held far fewer)
@@ -170,12 +176,45 @@ def covers(
     stage: RerankStage | None = None,
     translation: str | None = None,
     threshold: float | None = None,
+    unknown: Sequence[str] = (),
 ) -> bool:
     """Whether the lectures answer the question at all: the best window's relevance reaches
-    the threshold (always True when it cannot be told)."""
+    the threshold, or UNKNOWN_NAME_THRESHOLD when the question names something the lectures
+    never mention (`unknown`); always True when it cannot be told."""
     score = relevance(hits, stage, translation)
     limit = COVERAGE_THRESHOLD if threshold is None else threshold
+    if unknown:
+        limit = max(limit, UNKNOWN_NAME_THRESHOLD)
     return score is None or score >= limit
+
+
+_SENTENCE = re.compile(r"[^.?!¿¡]+")
+_TOKEN = re.compile(r"\w+")
+
+
+def names(question: str) -> list[str]:
+    """The words of a question that look like names or code, whatever its language: with an
+    underscore (`__enter__`), a capital inside (`DataFrame`), in capitals (`GIL`), or
+    capitalised other than at a sentence's start (`Django`)."""
+    out: list[str] = []
+    for sentence in _SENTENCE.findall(question):
+        for i, word in enumerate(_TOKEN.findall(sentence)):
+            if len(word) < 2 or word.isdigit():
+                continue
+            if (
+                "_" in word.strip("_") or word.startswith("__")
+                or re.search(r"[a-z][A-Z]", word)
+                or re.fullmatch(r"[A-Z]{2,}s?", word)
+                or (i > 0 and word[0].isupper())
+            ):  # fmt: skip
+                out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def names_unknown(library: Library, question: str) -> list[str]:
+    """The question's names (`names`) that no lecture of the library mentions."""
+    found = names(question)
+    return library.store.unknown_words(found) if found else []
 
 
 def coverage_threshold(same_language: bool) -> float:

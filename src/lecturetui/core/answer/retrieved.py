@@ -24,6 +24,7 @@ from lecturetui.core.answer.quote import (
     choose_quote,
     coverage_threshold,
     covers,
+    names_unknown,
     sentence_scorer,
 )
 from lecturetui.core.answer.translate import Translator
@@ -183,7 +184,7 @@ def retrieve(
     scored: list[ScoredPassage] = []
     same = searched.translation is not None or library.same_language(turn.search_text)
     covered = covers(hits, library.rerank_stage(), searched.translation,
-                     coverage_threshold(same))  # fmt: skip
+                     coverage_threshold(same), names_unknown(library, turn.search_text))  # fmt: skip
     if passages:  # the quote's window now; the next ones when the prompt is built (`rest`)
         scorer = sentence_scorer(library)
         top = [best_window(passages[0])]

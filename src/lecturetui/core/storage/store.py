@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lecturetui.core.errors import StoreError
 from lecturetui.core.lectures import Lecture, Segment, StoredSegment
-from lecturetui.core.lexical import index_terms, match_expression, query_terms
+from lecturetui.core.lexical import fold, index_terms, match_expression, query_terms
 from lecturetui.core.storage.rows import (
     LECTURE_COLUMNS,
     RECORD_SELECT,
@@ -361,6 +361,20 @@ class Store:
         )
         kept = [t for t in terms if 2 * df.get(t, 0) < n_docs]
         return kept if any(df.get(t, 0) for t in kept) else terms
+
+    def unknown_words(self, words: Sequence[str]) -> list[str]:
+        """The words that no segment holds (under any of the library's stemmers, or as written)."""
+        languages = self.languages()
+        out: list[str] = []
+        for word in words:
+            forms = sorted(set(query_terms(word, languages)) | {fold(word)})
+            marks = ",".join("?" * len(forms))
+            row = self._db.execute(
+                f"SELECT 1 FROM segments_lex_vocab WHERE term IN ({marks}) LIMIT 1", forms
+            ).fetchone()
+            if row is None:
+                out.append(word)
+        return out
 
     def neighbours(
         self, segment: StoredSegment, before: int = 1, after: int = 1
