@@ -1,12 +1,13 @@
-"""The lecturer's own words that answer the question: the sentence the answer opens with.
+"""The lecturer's own words that answer the question: the sentences the answer opens with.
 
 The ranking is strong and the passage it puts first holds the answer most of the time; a small
 model rewriting it loses it more often than it keeps it. So the answer opens with the best
-sentence of the best-ranked window, quoted with its lecture and time, chosen by the relevance
+sentences of the best-ranked window, quoted with its lecture and time, chosen by the relevance
 model (EmbeddingGemma when it is installed, else E5): each sentence of the candidate windows
 is compared with the question (cosine of the sentence as a document and the question as a
-query), and the best ones, up to QUOTE_WORDS words, are quoted in the lecture's order. Sentence vectors are cached on disk by model and text (`index/sentences.sqlite3`), so
-a sentence is embedded once; the app embeds the library's sentences while it is idle.
+query), and the best ones, up to QUOTE_WORDS words, are quoted in the lecture's order.
+Sentence vectors are cached on disk by model and text (`index/sentences.sqlite3`), so a
+sentence is embedded once; the app embeds the library's sentences while it is idle.
 
 The same scores choose what else the prompt holds (core/answer/budget.py), and the best-ranked
 window's relevance says whether the lectures cover the question at all (`covers`).

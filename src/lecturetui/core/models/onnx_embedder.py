@@ -26,7 +26,7 @@ from lecturetui.core.models.embedding import (
     Vectors,
     weights_hash,
 )
-from lecturetui.core.models.onnx_export import PRECISIONS
+from lecturetui.core.models.onnx_export import MODEL_FILE
 from lecturetui.core.models.tokens import TokenCounter, tokenizer_counter
 
 OPENVINO = "openvino"
@@ -90,7 +90,6 @@ class OnnxEmbedder:
         path: Path,
         export: Path,
         model_id: str | None = None,
-        precision: str = "fp32",
         runtime: str = ONNXRUNTIME,
     ) -> None:
         from tokenizers import Tokenizer
@@ -115,7 +114,7 @@ class OnnxEmbedder:
         try:
             self._tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
             opener = _openvino if runtime == OPENVINO else _onnxruntime
-            self._run, self.dim, dtype = opener(export / PRECISIONS[precision])
+            self._run, self.dim, dtype = opener(export / MODEL_FILE)
         except ImportError:
             raise
         except Exception as exc:  # noqa: BLE001 - a broken export: the caller falls back
@@ -127,7 +126,7 @@ class OnnxEmbedder:
         self._tokenizer.enable_truncation(self.max_tokens)
         self._pad = self._pad_id(config)
         self.runtime = runtime
-        self.dtype = "int8" if precision == "int8" else dtype
+        self.dtype = dtype
         self._fingerprint: str | None = None
 
     def _pad_id(self, config: dict[str, Any]) -> int:

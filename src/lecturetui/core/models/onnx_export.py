@@ -1,8 +1,8 @@
-"""The embedders exported once to ONNX, for ONNX Runtime on the CPU.
+"""The embedders exported once to ONNX, for OpenVINO (or ONNX Runtime) on a CPU.
 
 On a laptop CPU, PyTorch runs E5 and EmbeddingGemma in fp32 with Python between every layer;
-ONNX Runtime runs the same graph fused and on every core (bench/RESULTS.md, "Embeddings on
-ONNX Runtime"). The export needs no network: the sentence-transformers model is loaded from
+OpenVINO and ONNX Runtime run the same graph fused and on every core (bench/RESULTS.md,
+"Embeddings on a CPU without PyTorch"). The export needs no network: the sentence-transformers model is loaded from
 its folder in `models/`, traced as one graph (tokens in, the normalised sentence vector out:
 the transformer, its pooling and dense layers), and written to `models/onnx/<folder>/`, beside
 and never inside the model's folder (whose weights fingerprint the index). The export is
@@ -32,9 +32,6 @@ from lecturetui.core.hashing import file_sha256
 
 FOLDER = "onnx"
 MODEL_FILE = "model.onnx"
-#: the same graph with int8 weights (dynamic quantization of its matrix products)
-INT8_FILE = "model-int8.onnx"
-PRECISIONS = {"fp32": MODEL_FILE, "int8": INT8_FILE}
 RECORD = "export.json"
 #: bump when the exported graph changes (an older export is made again)
 EXPORT_VERSION = 2
@@ -62,9 +59,6 @@ class ExportRecord:
     sha256: str
     seconds: float
     cosine: float  # the lowest cosine to PyTorch's vectors on CHECK_TEXTS
-    int8_size: int | None = None  # the int8 file, once made
-    int8_sha256: str | None = None
-    int8_cosine: float | None = None
 
 
 def export_dir(models_dir: Path, model_dir: Path) -> Path:
@@ -74,92 +68,32 @@ def export_dir(models_dir: Path, model_dir: Path) -> Path:
 def read_record(folder: Path) -> ExportRecord | None:
     try:
         data = json.loads((folder / RECORD).read_text("utf-8"))
-        return ExportRecord(**data)
-    except (OSError, ValueError, TypeError):
+        known = {k: v for k, v in data.items() if k in ExportRecord.__dataclass_fields__}
+        return ExportRecord(**known)
+    except (OSError, ValueError, TypeError, AttributeError):
         return None
 
 
-def _file(record: ExportRecord, precision: str) -> tuple[str, int | None, str | None]:
-    if precision == "int8":
-        return INT8_FILE, record.int8_size, record.int8_sha256
-    return MODEL_FILE, record.size, record.sha256
-
-
-def usable(folder: Path, source: str, precision: str = "fp32") -> bool:
+def usable(folder: Path, source: str) -> bool:
     """Whether the folder holds a whole, checked export of the weights `source` fingerprints."""
     record = read_record(folder)
     if record is None or record.version != EXPORT_VERSION or record.source != source:
         return False
-    name, size, _ = _file(record, precision)
     try:
-        return size is not None and (folder / name).stat().st_size == size
+        return (folder / MODEL_FILE).stat().st_size == record.size
     except OSError:
         return False
 
 
-def verify(folder: Path, precision: str = "fp32") -> bool:
-    """The export's file against its recorded sha256 (what `models setup` and `doctor` check)."""
+def verify(folder: Path) -> bool:
+    """The export's file against its recorded sha256 (what `models setup` checks)."""
     record = read_record(folder)
     if record is None:
         return False
-    name, _, digest = _file(record, precision)
     try:
-        return digest is not None and file_sha256(folder / name) == digest
+        return file_sha256(folder / MODEL_FILE) == record.sha256
     except OSError:
         return False
-
-
-#: an int8 file whose vectors differ more than this from the fp32 graph's is not kept
-MIN_INT8_COSINE = 0.95
-
-
-def quantize(folder: Path, progress: Progress | None = None) -> ExportRecord:
-    """The int8 file beside a checked fp32 export (onnxruntime's dynamic quantization of the
-    matrix products, per channel), checked against it; written beside, then renamed."""
-    import numpy as np
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    record = read_record(folder)
-    if record is None:
-        raise RuntimeError("there is no export to quantize")
-    if progress:
-        progress(f"quantizing {folder.name} to int8")
-    work = folder / f".{INT8_FILE}.part"
-    try:
-        quantize_dynamic(str(folder / MODEL_FILE), str(work), weight_type=QuantType.QInt8,
-                         per_channel=True, op_types_to_quantize=["MatMul", "Gemm"])  # fmt: skip
-        ids, mask = _check_inputs(folder)
-        full = run_once(folder / MODEL_FILE, ids, mask)
-        small = run_once(work, ids, mask)
-        cosine = float(np.min(np.sum(full * small, axis=1)))
-        if not cosine >= MIN_INT8_COSINE:
-            raise RuntimeError(f"its int8 vectors differ too much (cosine {cosine:.3f})")
-        work.replace(folder / INT8_FILE)
-        path = folder / INT8_FILE
-        done = ExportRecord(record.version, record.source, record.size, record.sha256,
-                            record.seconds, record.cosine, path.stat().st_size,
-                            file_sha256(path), round(cosine, 6))  # fmt: skip
-        _write_record(folder, done)
-        return done
-    finally:
-        work.unlink(missing_ok=True)
-
-
-def _write_record(folder: Path, record: ExportRecord) -> None:
-    part = folder / f".{RECORD}.part"
-    part.write_text(json.dumps(asdict(record), indent=1), "utf-8")
-    part.replace(folder / RECORD)
-
-
-def _check_inputs(folder: Path) -> tuple[Any, Any]:
-    """Token ids of CHECK_TEXTS as the export was checked on them (kept beside it)."""
-    import numpy as np
-
-    data = np.load(folder / CHECK_FILE)
-    return data["input_ids"], data["attention_mask"]
-
-
-CHECK_FILE = "check.npz"
 
 
 def _sentence_module(st: Any) -> Any:
@@ -258,8 +192,7 @@ def export(model_dir: Path, folder: Path, source: str, progress: Progress | None
         path = work / MODEL_FILE
         record = ExportRecord(EXPORT_VERSION, source, path.stat().st_size, file_sha256(path),
                               round(time.perf_counter() - t0, 1), round(cosine, 6))  # fmt: skip
-        np.savez(work / CHECK_FILE, input_ids=ids.numpy(), attention_mask=mask.numpy())
-        _write_record(work, record)
+        (work / RECORD).write_text(json.dumps(asdict(record), indent=1), "utf-8")
         if folder.exists():
             shutil.rmtree(folder)
         work.rename(folder)

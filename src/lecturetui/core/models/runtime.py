@@ -21,14 +21,7 @@ from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.models.embedding import E5Embedder, Embedder, pick_device, weights_hash
-from lecturetui.core.models.onnx_export import (
-    EXPORT_VERSION,
-    PRECISIONS,
-    export,
-    export_dir,
-    quantize,
-    usable,
-)
+from lecturetui.core.models.onnx_export import EXPORT_VERSION, export, export_dir, usable, verify
 
 RUNTIMES = ("auto", "torch", "openvino", "onnxruntime")
 NAMES = {"openvino": "OpenVINO", "onnxruntime": "ONNX Runtime"}
@@ -80,58 +73,37 @@ def _accelerator() -> str:
     return accelerator()
 
 
-def _marker(folder: Path, precision: str) -> Path:
-    return folder.parent / f"{folder.name}.{precision}.{FAILED}"
+def _marker(folder: Path) -> Path:
+    return folder.parent / f"{folder.name}.{FAILED}"
 
 
-def _failed(folder: Path, source: str, precision: str) -> str:
+def _failed(folder: Path, source: str) -> str:
     try:
-        data = json.loads(_marker(folder, precision).read_text("utf-8"))
+        data = json.loads(_marker(folder).read_text("utf-8"))
     except (OSError, ValueError):
         return ""
     ok = data.get("source") == source and data.get("version") == EXPORT_VERSION
     return str(data.get("reason", "")) if ok else ""
 
 
-def precision_of(path: Path) -> str:
-    """The precision a model runs in on ONNX Runtime: chosen by measurement (bench/RESULTS.md,
-    "Embeddings on ONNX Runtime"); `$LECTURETUI_ONNX_PRECISION` overrides it (benchmarks)."""
-    chosen = os.environ.get("LECTURETUI_ONNX_PRECISION", "").strip().lower()
-    if chosen:
-        if chosen not in PRECISIONS:
-            raise LectureTuiError(f"Unknown precision {chosen!r}.",
-                                  hint=f"use one of {', '.join(PRECISIONS)}")  # fmt: skip
-        return chosen
-    return PRECISION.get(path.name, "fp32")
-
-
-#: each model's precision on ONNX Runtime, by its folder's name (the rest: fp32)
-PRECISION: dict[str, str] = {}
-
-
-def ensure_export(
-    path: Path, models_dir: Path, notify: Notify | None = None, precision: str = "fp32"
-) -> Path:
+def ensure_export(path: Path, models_dir: Path, notify: Notify | None = None) -> Path:
     """The model's checked export, made now when there is none for its weights. Raises
     RuntimeError (with the reason) when it cannot be made; a failure is remembered for the
     same weights, so it is tried once."""
     folder = export_dir(models_dir, path)
     source = weights_hash(path)
-    if usable(folder, source, precision):
+    if usable(folder, source):
         return folder
-    reason = _failed(folder, source, precision)
+    reason = _failed(folder, source)
     if reason:
         raise RuntimeError(reason)
     if notify:
-        notify(f"Exporting {path.name} to ONNX Runtime, once (about a minute)…")
+        notify(f"Exporting {path.name} to ONNX, once (about a minute)…")
     try:
-        if not usable(folder, source):
-            export(path, folder, source, notify)
-        if precision == "int8":
-            quantize(folder, notify)
+        export(path, folder, source, notify)
     except Exception as exc:  # noqa: BLE001 - any failure leaves PyTorch in charge
         reason = str(exc) or type(exc).__name__
-        marker = _marker(folder, precision)
+        marker = _marker(folder)
         try:
             marker.parent.mkdir(parents=True, exist_ok=True)
             marker.write_text(json.dumps({"source": source, "version": EXPORT_VERSION,
@@ -143,7 +115,7 @@ def ensure_export(
 
 
 def uses_onnx(device: str | None = None, runtime: str | None = None) -> bool:
-    """Whether the embedders run on ONNX Runtime here (else PyTorch)."""
+    """Whether the embedders run from their ONNX export here (else on PyTorch)."""
     want = wanted_runtime(runtime)
     if want != "auto":
         return want in NAMES
@@ -151,27 +123,22 @@ def uses_onnx(device: str | None = None, runtime: str | None = None) -> bool:
     return requested == "cpu" or (requested == "auto" and not _accelerator())
 
 
-def prepare_exports(models_dir: Path, models: list[Path], notify: Notify | None = None) -> Path:
-    """`models setup`: each model's export made (or found) and its file checked against its
+def prepare_export(path: Path, models_dir: Path, notify: Notify | None = None) -> Path:
+    """`models setup`: the model's export made (or found) and its file checked against its
     sha256; an export that fails is said in one sentence (the model then runs on PyTorch)."""
-    folder = models_dir / "onnx"
-    for path in models:
-        try:
-            made = ensure_export(path, models_dir, notify)
-        except RuntimeError as exc:
-            raise LectureTuiError(
-                f"{path.name} could not be exported to ONNX Runtime ({exc}).",
-                hint="it runs on PyTorch instead: slower on a CPU, the same results",
-            ) from None
-        from lecturetui.core.models.onnx_export import verify
-
-        if not verify(made):
-            raise LectureTuiError(
-                f"The ONNX export of {path.name} is damaged (its checksum differs).",
-                hint=f"delete {made} and run `lecturetui models setup` again",
-            )
-        folder = made.parent
-    return folder
+    try:
+        made = ensure_export(path, models_dir, notify)
+    except RuntimeError as exc:
+        raise LectureTuiError(
+            f"{path.name} could not be exported to ONNX ({exc}).",
+            hint="it runs on PyTorch instead: slower on a CPU, the same results",
+        ) from None
+    if not verify(made):
+        raise LectureTuiError(
+            f"The ONNX export of {path.name} is damaged (its checksum differs).",
+            hint=f"delete {made} and run `lecturetui models setup` again",
+        )
+    return made
 
 
 def load_embedder(
@@ -187,18 +154,15 @@ def load_embedder(
 ) -> Embedder:
     """The embedder for a model folder on the runtime that suits this machine."""
     if uses_onnx(device, runtime):
-        reason = ""
-        for precision in dict.fromkeys((precision_of(path), "fp32")):  # int8, else fp32
-            try:
-                from lecturetui.core.models.onnx_embedder import OnnxEmbedder
+        try:
+            from lecturetui.core.models.onnx_embedder import OnnxEmbedder
 
-                folder = ensure_export(path, models_dir, notify, precision)
-                return OnnxEmbedder(path, folder, model_id, precision, graph_runtime(runtime))
-            except ImportError as exc:
-                reason = f"{exc.name or 'its runtime'} is not installed"
-                break
-            except (RuntimeError, LectureTuiError) as exc:
-                reason = str(exc)
+            folder = ensure_export(path, models_dir, notify)
+            return OnnxEmbedder(path, folder, model_id, graph_runtime(runtime))
+        except ImportError as exc:
+            reason = f"{exc.name or 'its runtime'} is not installed"
+        except (RuntimeError, LectureTuiError) as exc:
+            reason = str(exc)
         if notify:
             notify(f"{path.name} runs on PyTorch: its ONNX export is unavailable ({reason}).")
     return E5Embedder(path, model_id=model_id, device=device, batch_size=batch_size,

@@ -67,29 +67,27 @@ def _speech(models_dir: Path, progress: Progress) -> Path:
 
 
 def _runtime(models_dir: Path, progress: Progress) -> Path:
-    """The embedders exported once for ONNX Runtime, where they run on it (a CPU)."""
+    """The embedders exported once to ONNX, where they run from it (a CPU)."""
     from lecturetui.core.models import gemma
     from lecturetui.core.models.locate import setup_default_embedder
-    from lecturetui.core.models.runtime import prepare_exports, uses_onnx
+    from lecturetui.core.models.runtime import prepare_export, uses_onnx
 
+    folder = models_dir / "onnx"
     if not uses_onnx():
-        progress("ONNX Runtime (not used: a GPU runs PyTorch)", 1, 1)
-        return models_dir / "onnx"
+        progress("ONNX exports (not used: a GPU runs PyTorch)", 1, 1)
+        return folder
     models = [setup_default_embedder(models_dir)]
     found = gemma.status(models_dir)
     if found.ready:
         models.append(found.path)
-    progress("ONNX Runtime exports", 0, len(models))
-    done = 0
+    for done, path in enumerate(models):
 
-    def step(message: str) -> None:
-        progress(f"ONNX Runtime ({message})", done, len(models))
+        def step(message: str, done: int = done) -> None:
+            progress(f"ONNX exports ({message})", done, len(models))
 
-    folder = models_dir / "onnx"
-    for path in models:
-        folder = prepare_exports(models_dir, [path], step)
-        done += 1
-        progress("ONNX Runtime exports", done, len(models))
+        step(path.name)
+        prepare_export(path, models_dir, step)
+    progress("ONNX exports", len(models), len(models))
     return folder
 
 
