@@ -29,7 +29,7 @@ if grep -qw amx_int8 /proc/cpuinfo 2>/dev/null; then
   no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
   export CFLAGS="${CFLAGS:-} $no_amx" CXXFLAGS="${CXXFLAGS:-} $no_amx"
 fi
-want="$(cat pyproject.toml scripts/setup.sh scripts/llama_cmake_args.sh | sha256sum | cut -d' ' -f1) $extra $llama_args $no_amx"
+want="$(cat pyproject.toml setup.py scripts/setup.sh scripts/llama_cmake_args.sh src/lecturetui/locale/*/LC_MESSAGES/*.po | sha256sum | cut -d' ' -f1) $extra $llama_args $no_amx"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi

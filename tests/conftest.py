@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from lecturetui.core.i18n import set_language
+
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[1]
 MODELS_DIR = ROOT / "models"  # the project's model folder doubles as the tests' model cache
@@ -41,7 +43,13 @@ def _temp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     monkeypatch.setenv("LECTURETUI_MODELS", str(MODELS_DIR))  # shared, read-only model cache
     # the 1.2 GB re-ranking model only where a test asks for it (`rerank_on`, or a fake)
     monkeypatch.setenv("LECTURETUI_RERANK", "off")
+    # English, whatever the machine's locale: a test that wants Portuguese asks for it
+    for var in ("LC_ALL", "LC_MESSAGES", "LECTURETUI_LANGUAGE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    set_language("en")
     yield home
+    set_language("en")
 
 
 @pytest.fixture

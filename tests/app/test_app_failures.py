@@ -93,7 +93,7 @@ async def test_an_answer_model_that_fails_to_load_leaves_search_working(
         assert any(expected in n for n in notifications(app)), notifications(app)
         await ask(pilot, app)
         assert len(app.main.hits) == 10, "the segments are still found and shown"
-        assert rendered(app, "#evidence").startswith("Evidência")
+        assert rendered(app, "#evidence").startswith("Evidence")
         assert expected in answer_text(app) and "Traceback" not in answer_text(app)
         await ask(pilot, app, "GPU")  # and again
         assert app.is_running and app.main.hits

@@ -36,13 +36,17 @@ class SlowGenerator(FakeGenerator):
 
 
 def make_app(
-    home: Path, generator: FakeGenerator | None = None, ingest: bool = True, llm_label: str = "fake"
+    home: Path,
+    generator: FakeGenerator | None = None,
+    ingest: bool = True,
+    llm_label: str = "fake",
+    language: str = "",
 ) -> LectureApp:
     library = Library(DataHome.resolve(), embedder=FakeEmbedder())
     if ingest:
         library.ingest([SEED_CORPUS])
     gen = generator or FakeGenerator("Ele prioriza a placa [1]. Veja também [2].")
-    return LectureApp(AppServices(library, lambda: gen, llm_label=llm_label))
+    return LectureApp(AppServices(library, lambda: gen, llm_label=llm_label, language=language))
 
 
 def answer_text(app: LectureApp) -> str:
@@ -58,14 +62,14 @@ async def ask(pilot, app: LectureApp, question: str = QUESTION) -> None:  # type
 
 
 async def test_ask_shows_hits_and_a_cited_answer(home: Path) -> None:
-    app = make_app(home)
+    app = make_app(home, language="pt")
     async with app.run_test(size=(120, 32)) as pilot:
         await app.workers.wait_for_complete()
         await ask(pilot, app)
         hits = app.query_one("#hits", OptionList)
         assert hits.option_count == 10
         first = str(hits.get_option_at_index(0).prompt)
-        assert "Aula" in first and "–" in first and "0." in first
+        assert "Aula" in first and "–" in first and "0," in first  # a decimal comma in Portuguese
         assert "[1]" in first  # the cited row is marked
         text = answer_text(app)
         assert "prioriza a placa [1]" in text and "Referências" in text
@@ -130,7 +134,7 @@ async def test_escape_stops_the_answer_and_a_new_question_replaces_it(home: Path
         await pilot.pause()
         assert "palavra" in answer_text(app)
         status = str(app.query_one("#answer-status", Static).render())
-        assert "interrompida" in status
+        assert "stopped" in status
         # a new question cancels whatever is in flight, and its answer is the one shown
         app.services.load_generator = lambda: FakeGenerator("Resposta nova [1].")  # type: ignore[method-assign]
         app.models.generator = FakeGenerator("Resposta nova [1].")
@@ -292,15 +296,15 @@ async def test_lectures_ingested_elsewhere_show_up_while_the_app_is_open(
     app = make_app(home)
     async with app.run_test(size=(160, 32)) as pilot:
         await app.workers.wait_for_complete()
-        assert "8 aulas" in str(app.query_one("#status", Static).render())
+        assert "8 lectures" in str(app.query_one("#status", Static).render())
         other = Library(DataHome.resolve(), embedder=FakeEmbedder())  # e.g. `ingest --watch`
         other.ingest([fixtures / "lecture.vtt"])
         other.close()
         for _ in range(50):
             await pilot.pause(0.1)
-            if "9 aulas" in str(app.query_one("#status", Static).render()):
+            if "9 lectures" in str(app.query_one("#status", Static).render()):
                 break
-        assert "9 aulas" in str(app.query_one("#status", Static).render())
+        assert "9 lectures" in str(app.query_one("#status", Static).render())
 
 
 async def test_the_library_screen_says_where_the_models_run(home: Path) -> None:
@@ -388,7 +392,7 @@ async def test_mode_key_cycles_the_search_mode_used_by_the_next_question(home: P
         app.query_one("#hits", OptionList).focus()
         await pilot.press("m")
         assert app.main.mode == "dense"
-        assert "dense" in str(app.query_one("#status", Static).render())
+        assert "search: meaning" in str(app.query_one("#status", Static).render())
         await ask(pilot, app)
         assert all(set(h.retrievers) == {"dense"} for h in app.main.hits)
         app.query_one("#hits", OptionList).focus()
@@ -397,7 +401,7 @@ async def test_mode_key_cycles_the_search_mode_used_by_the_next_question(home: P
         assert app.main.mode == "lexical" and all(
             set(h.retrievers) == {"lexical"} for h in app.main.hits
         )
-        assert " -B " in str(app.query_one("#hits", OptionList).get_option_at_index(0).prompt)
+        assert " ·=· " in str(app.query_one("#hits", OptionList).get_option_at_index(0).prompt)
 
 
 async def test_evaluation_records_are_labelled_with_single_keys(
@@ -424,14 +428,14 @@ async def test_evaluation_records_are_labelled_with_single_keys(
         assert isinstance(app.screen, EvalRecordsScreen)
         assert "resposta 1" in str(app.screen.query_one("#record", Static).render())
         title = str(app.screen.query_one("#records-title", Static).render())
-        assert "0/3 anotados" in title  # the library's language, as on the main screen
+        assert "0/3 annotated" in title
         await pilot.press("c")  # labels Q1, moves to Q2
         await pilot.press("i")  # labels Q2, moves to Q3
         await pilot.press("k", "x")  # back to Q2, clears it
         await pilot.pause()
         assert "resposta 2" in str(app.screen.query_one("#record", Static).render())
         opened: list[str | None] = []
-        monkeypatch.setattr(mainscreen, "open_link", lambda app, url, labels: opened.append(url))
+        monkeypatch.setattr(mainscreen, "open_link", lambda app, url: opened.append(url))
         await pilot.press("o", "m")  # the main screen's keys do nothing here
         assert opened == [] and app.main.mode == "hybrid"
         await pilot.press("slash")  # back to the main screen, ready for a question
@@ -478,7 +482,7 @@ async def test_evidence_is_shown_before_the_first_answer_token(home: Path) -> No
             if gen.prompts and evidence_text(app):
                 break
         shown = evidence_text(app)
-        assert shown.startswith("Evidência") and "Aula" in shown
+        assert shown.startswith("Evidence") and "Aula" in shown
         # the model has its prompt and wrote nothing: the answer shows the lecturer's words alone
         assert gen.prompts and answer_text(app).startswith("“")
         assert answer_text(app).rstrip().endswith("[1]")
@@ -537,7 +541,7 @@ async def test_a_follow_up_is_searched_with_the_previous_question(home: Path) ->
         assert searched[-1] == f"{QUESTION} e por quê?"
         prompt = gen.prompts[-1]
         assert {"role": "user", "content": QUESTION} in prompt[:-1]  # the last exchange
-        assert "↳" in str(app.query_one("#answer-status", Static).render())
+        assert "a follow-up" in str(app.query_one("#answer-status", Static).render())
         await pilot.press("n")  # a new thread: the next short question stands alone
         await ask(pilot, app, "e por quê?")
         assert searched[-1] == "e por quê?"
@@ -558,17 +562,17 @@ async def test_both_models_devices_survive_a_100_column_status_line(home: Path) 
         line = str(app.query_one("#status", Static).render())
         end = line.index("qwen2.5-coder-1.5b") + len("qwen2.5-coder-1.5b")
         assert line.index("E5 CPU") < end <= 100  # not cut off: the settings come after
-        assert line.index("≤8 s") > end
+        assert line.index("≤ 8 s") > end
 
 
 async def test_t_cycles_the_time_budget_shown_in_the_status_line(home: Path) -> None:
     app = make_app(home)
     async with app.run_test(size=(160, 32)) as pilot:
         await app.workers.wait_for_complete()
-        assert "≤8 s" in str(app.query_one("#status", Static).render())
+        assert "first words ≤ 8 s" in str(app.query_one("#status", Static).render())
         app.query_one("#hits", OptionList).focus()
         await pilot.press("t")
-        assert app.main.ttft == 15.0 and "≤15 s" in str(app.query_one("#status", Static).render())
+        assert app.main.ttft == 15.0 and "≤ 15 s" in str(app.query_one("#status", Static).render())
 
 
 async def test_the_settings_changed_in_the_app_are_kept_for_the_next_start(home: Path) -> None:
@@ -623,3 +627,41 @@ async def test_a_burst_of_tokens_is_coalesced_into_few_repaints_without_call_fro
 
     assert AnswerGrew(3, "a").can_replace(AnswerGrew(3, "ab"))
     assert not AnswerGrew(3, "a").can_replace(AnswerGrew(4, "ab"))
+
+
+async def test_the_first_screen_asks_an_example_and_reopens_the_last_question(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        options = app.query_one("#hits", OptionList)
+        ids = [options.get_option_at_index(i).id or "" for i in range(options.option_count)]
+        assert not any(i.startswith("recent:") for i in ids)  # nothing asked yet
+        examples = [i for i in ids if i.startswith("example:")]
+        assert examples, "questions drawn from the lectures"
+        terms = {t.term for t in app.services.library.topics(3)}
+        question = app.main.examples[0]
+        assert any(term in question for term in terms)
+        options.focus()
+        options.highlighted = ids.index(examples[0])
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.query_one("#question", Input).value == question
+        assert app.main.hits and "placa [1]" in answer_text(app)
+    again = LectureApp(AppServices(app.services.library, lambda: FakeGenerator("outra [1].")))
+    async with again.run_test(size=(120, 32)) as pilot:
+        await again.workers.wait_for_complete()
+        await pilot.pause()
+        options = again.query_one("#hits", OptionList)
+        ids = [options.get_option_at_index(i).id or "" for i in range(options.option_count)]
+        recent = [i for i in ids if i.startswith("recent:")]
+        assert len(recent) == 1
+        options.focus()
+        options.highlighted = ids.index(recent[0])
+        await pilot.press("enter")
+        await pilot.pause()
+        assert again.query_one("#question", Input).value == question
+        assert "placa [1]" in answer_text(again)  # the answer as it was given, not asked again

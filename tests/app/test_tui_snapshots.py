@@ -1,14 +1,17 @@
-"""Snapshots of the main screens (pinned Textual, no cursor blink, timings blanked)."""
+"""Snapshots of the main screens (pinned Textual, no cursor blink, timings blanked); the first
+screen, the main screen after an answer, help and the library in both languages."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, Static
 
 from .test_tui import QUESTION, make_app
 
 SIZE = (120, 32)
+LANGUAGES = pytest.mark.parametrize("language", ["en", "pt"])
 
 
 async def _asked(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -21,10 +24,6 @@ async def _asked(pilot) -> None:  # type: ignore[no-untyped-def]
     await app.workers.wait_for_complete()
     await pilot.pause()
     app.query_one("#answer-status", Static).update("")  # timings differ run to run
-
-
-def test_main_screen_with_an_answer(home: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(home), terminal_size=SIZE, run_before=_asked)
 
 
 def test_segment_screen(home: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
@@ -55,3 +54,54 @@ def test_bookmarks_screen(home: Path, snap_compare) -> None:  # type: ignore[no-
         assert isinstance(app.screen, BookmarksScreen)
 
     assert snap_compare(make_app(home), terminal_size=SIZE, run_before=bookmark_two)
+
+
+async def _settled(pilot) -> None:  # type: ignore[no-untyped-def]
+    app = pilot.app
+    app.query_one("#question", Input).cursor_blink = False
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await app.workers.wait_for_complete()  # the example questions come from a worker
+    await pilot.pause()
+
+
+@LANGUAGES
+def test_first_screen_of_an_empty_library(home: Path, snap_compare, language: str) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(home, ingest=False, language=language)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_settled)
+
+
+@LANGUAGES
+def test_first_screen_of_the_demo_library(home: Path, snap_compare, language: str) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(make_app(home, language=language), terminal_size=SIZE, run_before=_settled)
+
+
+@LANGUAGES
+def test_main_screen_after_an_answer(home: Path, snap_compare, language: str) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(make_app(home, language=language), terminal_size=SIZE, run_before=_asked)
+
+
+@LANGUAGES
+def test_help_screen(home: Path, snap_compare, language: str) -> None:  # type: ignore[no-untyped-def]
+    async def help_open(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _settled(pilot)
+        await pilot.press("tab", "question_mark")  # out of the question box, then ?
+        await pilot.pause()
+
+    assert snap_compare(make_app(home, language=language), terminal_size=(120, 48),
+                        run_before=help_open)  # fmt: skip
+
+
+@LANGUAGES
+def test_library_screen(home: Path, snap_compare, language: str) -> None:  # type: ignore[no-untyped-def]
+    async def library_open(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _settled(pilot)
+        await pilot.press("tab", "l")
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        pilot.app.screen.query_one("#doctor", Static).update("")  # the machine's devices
+        pilot.app.screen.query_one("#ingest-path", Input).cursor_blink = False
+
+    assert snap_compare(make_app(home, language=language), terminal_size=SIZE,
+                        run_before=library_open)  # fmt: skip

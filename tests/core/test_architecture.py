@@ -96,7 +96,7 @@ def test_dependencies_point_one_way() -> None:
 #: the core's parts, lowest first: a module may import its own part and those below it, never
 #: one above (a flat module is its own part; "" is the package itself)
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("", "errors", "timefmt", "paths", "settings", "hashing", "links", "records", "modes",
+    ("", "i18n", "errors", "timefmt", "paths", "settings", "hashing", "links", "records", "modes",
      "conversation", "lexical", "lectures", "language", "citing"),
     ("storage",),
     ("models",),

@@ -161,13 +161,13 @@ async def test_the_app_guesses_when_the_model_runs_on_a_gpu(home: Path) -> None:
     app = make_app(home, gen)
     async with app.run_test(size=(200, 32)) as pilot:
         await app.workers.wait_for_complete()
-        assert "palpite do professor" in str(app.main.query_one("#status", Static).render())
+        assert "lecturer's guess" in str(app.main.query_one("#status", Static).render())
         await ask_in_app(pilot, app, QUESTION)
         assert len(gen.guessed) == 1
         searched = app.services.library.search(QUESTION, 10, guess=GUESS).hits
         assert [h.segment_id for h in app.main.hits] == [h.segment.id for h in searched]
         await pilot.press("escape", "g")  # off for the next questions
-        assert "palpite" not in str(app.main.query_one("#status", Static).render())
+        assert "guess" not in str(app.main.query_one("#status", Static).render())
         await ask_in_app(pilot, app, QUESTION)
         assert len(gen.guessed) == 1  # not asked again
         plain = app.services.library.search(QUESTION, 10).hits

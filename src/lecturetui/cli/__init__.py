@@ -15,6 +15,7 @@ from lecturetui.cli.manage_cmds import edit_cmd, remove_cmd
 from lecturetui.cli.models_cmds import models_group
 from lecturetui.cli.notes_cmds import bookmarks_group, export_cmd
 from lecturetui.cli.search_cmds import reindex_cmd, search_cmd
+from lecturetui.core.i18n import _
 
 __all__ = ["cli", "main"]
 
@@ -42,5 +43,5 @@ def main() -> None:
     try:
         cli.main(prog_name="lecturetui")
     except KeyboardInterrupt:  # pragma: no cover - click turns most into Abort
-        print("Interrupted.", file=sys.stderr)
+        print(_("Interrupted."), file=sys.stderr)
         sys.exit(130)

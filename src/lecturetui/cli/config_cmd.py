@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from lecturetui.cli.base import USAGE_ERROR, Context, LtGroup, console, fail, setting_names
+from lecturetui.core.i18n import _
 
 
 @click.group("config", cls=LtGroup, invoke_without_command=True)
@@ -27,8 +28,8 @@ def show(obj: Context | None) -> None:
     path = obj.home.root / SETTINGS_FILE
     out = console()
     if not path.exists():
-        out.print(f"No settings yet ({path}).")
-        out.print("[dim]hint:[/] lecturetui config set ask.mode dense")
+        out.print(_("No settings yet ({path}).").format(path=path))
+        out.print("[dim]" + _("hint:") + "[/] lecturetui config set ask.mode dense")
         return
     out.print(f"[dim]# {escape(str(path))}[/]")
     out.print(escape(path.read_text(encoding="utf-8").rstrip()), soft_wrap=True)
@@ -39,7 +40,7 @@ def _option(ctx: click.Context, key: str) -> tuple[str, str, click.Parameter]:
     ("", key, parameter) for an option of the program itself (device, embed-model)."""
     from lecturetui.core.settings import ROOT, ROOT_KEYS
 
-    command_name, _, option = key.partition(".")
+    command_name, _dot, option = key.partition(".")
     root = ctx.find_root().command
     assert isinstance(root, click.Group)
     own = command_name.replace("-", "_")
@@ -48,19 +49,21 @@ def _option(ctx: click.Context, key: str) -> tuple[str, str, click.Parameter]:
         return ROOT, own, param
     command = root.get_command(ctx, command_name) if option else None
     if command is None or isinstance(command, click.Group):
-        fail(f"{key!r} is not COMMAND.OPTION of a command, nor device or embed-model.",
-             hint="e.g. ask.mode, app.ttft, search.k, device", code=USAGE_ERROR)  # fmt: skip
+        fail(_("{key} is not COMMAND.OPTION of a command, nor device or embed-model.")
+             .format(key=repr(key)),
+             hint=_("e.g. ask.mode, app.ttft, search.k, device"), code=USAGE_ERROR)  # fmt: skip
     wanted = option.lstrip("-").replace("-", "_")
     for param in command.params:
         if not isinstance(param, click.Option) or param.hidden or param.name is None:
             continue
         if wanted in setting_names(param):
             if param.multiple or param.nargs != 1:
-                fail(f"--{option} takes several values; it cannot be a setting.",
-                     code=USAGE_ERROR)  # fmt: skip
+                fail(_("--{option} takes several values; it cannot be a setting.")
+                     .format(option=option), code=USAGE_ERROR)  # fmt: skip
             return command_name, param.opts[-1].lstrip("-").replace("-", "_"), param
-    fail(f"`{command_name}` has no option --{option}.",
-         hint=f"lecturetui {command_name} --help lists them", code=USAGE_ERROR)  # fmt: skip
+    fail(_("`{command}` has no option --{option}.").format(command=command_name, option=option),
+         hint=_("lecturetui {command} --help lists them").format(command=command_name),
+         code=USAGE_ERROR)  # fmt: skip
 
 
 @config_group.command("set")
@@ -77,7 +80,8 @@ def set_cmd(ctx: click.Context, key: str, value: str) -> None:
     try:
         converted: Any = param.type.convert(value, param, ctx)
     except click.BadParameter as exc:
-        fail(f"{value!r} is not a value of --{name.replace('_', '-')}: {exc.message}",
+        fail(_("{value} is not a value of --{option}: {problem}").format(
+                 value=repr(value), option=name.replace("_", "-"), problem=exc.message),
              code=USAGE_ERROR)  # fmt: skip
     if not isinstance(converted, bool | int | float | str):
         converted = value  # paths and the like: kept as written
@@ -94,6 +98,6 @@ def unset_cmd(ctx: click.Context, key: str) -> None:
 
     obj = ctx.find_object(Context)
     assert obj is not None
-    command, name, _ = _option(ctx, key)
+    command, name, _param = _option(ctx, key)
     save_setting(obj.home.root / SETTINGS_FILE, command, name, None)
-    console().print((f"\\[{command}] " if command else "") + f"{name} removed")
+    console().print((f"\\[{command}] " if command else "") + _("{name} removed").format(name=name))

@@ -6,7 +6,28 @@ import dataclasses
 
 import click
 
-from lecturetui.cli.base import Context, console, json_text, pass_ctx
+from lecturetui.cli.base import Context, console, fixed, json_text, pass_ctx
+from lecturetui.core.i18n import N_, _, decimal
+
+#: the report's row labels, in the order printed, padded to the longest + 3 (the names of
+#: software are not translated)
+LABELS = (
+    "GPU",
+    "CUDA nvcc",
+    "torch",
+    "llama.cpp",
+    N_("embeddings"),
+    N_("re-ranking"),
+    N_("answers"),
+    N_("guess"),
+    N_("speech"),
+)
+
+
+def label(name: str) -> str:
+    """A row's label, translated and padded so that the values line up."""
+    width = max(len(_(x)) for x in LABELS) + 3
+    return f"{_(name):{width}}"
 
 
 @click.command("doctor")
@@ -36,7 +57,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
             generator = LlamaGenerator(path, n_ctx=512, device=obj.device)
         except LectureTuiError as exc:
             failures.append(f"{exc.message} {exc.hint or ''}".strip())
-    rerank = rerank_line(obj, load=not no_load)
+    rerank = rerank_line(obj, load=not no_load, human=not as_json)
     report = diagnose(embedder, generator, obj.device)
     if generator is not None:
         generator.close()
@@ -54,62 +75,68 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
     out = console()
     if report.gpus:
         for gpu in report.gpus:
-            out.print(
-                f"GPU          {gpu.name}, {gpu.free_mib:,} of {gpu.total_mib:,} MiB free"
-                + (
-                    f", compute capability {gpu.compute_capability}"
-                    if gpu.compute_capability
-                    else ""
-                )
+            free = _("{name}, {free} of {total} MiB free").format(
+                name=gpu.name, free=decimal(gpu.free_mib, 0), total=decimal(gpu.total_mib, 0)
             )
+            if gpu.compute_capability:
+                free += ", " + _("compute capability {version}").format(
+                    version=gpu.compute_capability
+                )
+            out.print(label("GPU") + free)
     else:
-        out.print("GPU          no NVIDIA GPU found (nvidia-smi)")
-    out.print(f"CUDA nvcc    {report.nvcc or 'not installed'}")
+        out.print(label("GPU") + _("no NVIDIA GPU found (nvidia-smi)"))
+    out.print(label("CUDA nvcc") + (report.nvcc or _("not installed")))
     if report.torch:
         t = report.torch
         kinds = [k for k, ok in (("CUDA", t.cuda_available), ("MPS", t.mps_available)) if ok]
-        out.print(
-            f"torch        {t.version}"
-            + (f", CUDA {t.cuda_build} build" if t.cuda_build else ", CPU build")
-            + f"; can use: {', '.join([*kinds, 'CPU'])}"
+        build = (
+            _("CUDA {version} build").format(version=t.cuda_build)
+            if t.cuda_build
+            else _("CPU build")
         )
+        uses = _("can use: {devices}").format(devices=", ".join([*kinds, "CPU"]))
+        out.print(label("torch") + f"{t.version}, {build}; {uses}")
     if report.llama:
-        out.print(
-            f"llama.cpp    llama-cpp-python {report.llama.version}, {report.llama.backend} backend"
-            + ("" if report.llama.gpu_offload else " (no GPU offload in this build)")
+        backend = _("llama-cpp-python {version}, {backend} backend").format(
+            version=report.llama.version, backend=report.llama.backend
         )
-    out.print(f"embeddings   {report.embedder_device}")
-    out.print(f"re-ranking   {rerank}")
-    out.print(f"answers      {report.llm_device}")
+        if not report.llama.gpu_offload:
+            backend += " " + _("(no GPU offload in this build)")
+        out.print(label("llama.cpp") + backend)
+    out.print(label("embeddings") + report.embedder_device)
+    out.print(label("re-ranking") + rerank)
+    out.print(label("answers") + report.llm_device)
     out.print(
-        "guess        "
-        + ("on: questions are searched with the lecturer's guess (--guess auto)" if guessing
-           else "off on the CPU (--guess on adds it: finds more, ~7 s a question on 2 cores)")
+        label("guess")
+        + (_("on: questions are searched with the lecturer's guess (--guess auto)") if guessing
+           else _("off on the CPU (--guess on adds it: finds more, ~7 s a question on 2 cores)"))
     )  # fmt: skip
-    out.print(f"speech       {report.asr_device}")
+    out.print(label("speech") + report.asr_device)
     for line in report.problems + failures:
         out.print(f"[yellow]![/] {line}", soft_wrap=True)
     if not report.problems and not failures:
-        out.print("[green]Nothing to fix.[/]")
+        out.print("[green]" + _("Nothing to fix.") + "[/]")
 
 
-def rerank_line(obj: Context, load: bool) -> str:
-    """EmbeddingGemma: where it is, its size, device and dtype, its licence; or why it is off."""
+def rerank_line(obj: Context, load: bool, human: bool = True) -> str:
+    """EmbeddingGemma: where it is, its size, device and dtype, its licence; or why it is off
+    (in the current language for people, `human`; in English for --json)."""
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.models import gemma
 
+    say = _ if human else N_
     library = obj.library()
     problem = library.rerank_status()
     if problem:
-        return f"off: {problem} (hint: lecturetui models setup)"
+        return say(N_("off: {problem} (hint: lecturetui models setup)")).format(problem=problem)
     found = gemma.status(obj.home.models_dir)
-    where = "not loaded"
+    where = say(N_("not loaded"))
     if load:
         stage = library.rerank_stage()
         try:
             emb = stage.embedder if stage else None
         except LectureTuiError as exc:
-            return f"off: {exc.message}"
+            return say(N_("off: {problem}")).format(problem=exc.message)
         if emb:
             from lecturetui.core.models.runtime import runtime_of
 
@@ -117,7 +144,5 @@ def rerank_line(obj: Context, load: bool) -> str:
                 f"{getattr(emb, 'planned', emb.device)}, {getattr(emb, 'dtype', 'float32')},"
                 f" {runtime_of(emb)}"
             )
-    return (
-        f"EmbeddingGemma-300M ({found.size / 1e9:.1f} GB, {where}); "
-        f"{gemma.LICENCE}: {gemma.LICENCE_URL}"
-    )
+    size = fixed(found.size / 1e9) if human else f"{found.size / 1e9:.1f}"
+    return f"EmbeddingGemma-300M ({size} GB, {where}); {gemma.LICENCE}: {gemma.LICENCE_URL}"

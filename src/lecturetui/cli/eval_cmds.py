@@ -10,7 +10,7 @@ import click
 from lecturetui.cli.base import (
     Context,
     console,
-    count,
+    fixed,
     guess_option,
     json_text,
     llm_options,
@@ -22,6 +22,7 @@ from lecturetui.cli.base import (
     scope_options,
     ttft_option,
 )
+from lecturetui.core.i18n import _, decimal, ngettext
 
 if TYPE_CHECKING:
     from lecturetui.core.evaluation.questions import QuestionSet
@@ -122,9 +123,11 @@ def _retrieval_only(
     with_gold = [q for q in qset.questions if q.gold or q.reference_ranking]
     if not with_gold:
         raise LectureTuiError(
-            f"No question in {qset.path.name} has gold evidence or a reference ranking, so there"
-            " is nothing to measure.",
-            hint="add corpus_ids, or lecture + start + end, to the questions",
+            _(
+                "No question in {file} has gold evidence or a reference ranking, so there is"
+                " nothing to measure."
+            ).format(file=qset.path.name),
+            hint=_("add corpus_ids, or lecture + start + end, to the questions"),
         )
     library.warm()
     generator = None
@@ -133,7 +136,7 @@ def _retrieval_only(
         generator = LlamaGenerator(path, n_ctx=n_ctx, seed=0, device=obj.device)
     try:
         with progress_bars() as bar:
-            task = bar.add_task("searching", total=len(with_gold) * len(MODES), rate="")
+            task = bar.add_task(_("searching"), total=len(with_gold) * len(MODES), rate="")
             summaries = evaluate_retrieval(
                 library,
                 with_gold,
@@ -157,7 +160,7 @@ def _retrieval_only(
     click.echo(text)
     if report is not None:
         report.write_text(f"# Retrieval: {qset.path.name}\n\n{text}", encoding="utf-8")
-        note(f"wrote {report}")
+        note(_("wrote {path}").format(path=report))
     if js is not None:
         data = {
             "questions": str(qset.path),
@@ -166,7 +169,7 @@ def _retrieval_only(
             "rows": {m: [r.to_json() for r in s.rows] for m, s in summaries.items()},
         }
         js.write_text(json_text(data), encoding="utf-8")
-        note(f"wrote {js}")
+        note(_("wrote {path}").format(path=js))
 
 
 def _full(
@@ -207,8 +210,8 @@ def _full(
     records = runs.records(run_id)
     assert info is not None
     if interrupted:
-        note(f"Stopped: {len(records)} of {len(qset.questions)} questions are saved; "
-             "run the same command to go on.")  # fmt: skip
+        note(_("Stopped: {done} of {total} questions are saved; run the same command to go on.")
+             .format(done=len(records), total=len(qset.questions)))  # fmt: skip
     report = report or Path(f"{qset.path.stem}-report.md")
     report.write_text(render_report(info, records, lang), encoding="utf-8")
     if js is not None:
@@ -217,12 +220,26 @@ def _full(
                             for r in records]}  # fmt: skip
         js.write_text(json_text(data), encoding="utf-8")
     if interrupted:
-        console().print(f"Wrote {report}.")
+        console().print(_("Wrote {report}.").format(report=report))
     elif evaluated:
-        timing = f" ({per_q:.0f} s a question)" if per_q else ""
-        console().print(f"Evaluated {count(evaluated, 'question')}{timing}; wrote {report}.")
+        timing = (
+            " " + _("({seconds} s a question)").format(seconds=fixed(per_q, 0)) if per_q else ""
+        )
+        console().print(
+            ngettext(
+                "Evaluated {n} question{timing}; wrote {report}.",
+                "Evaluated {n} questions{timing}; wrote {report}.",
+                evaluated,
+            ).format(n=decimal(evaluated, 0), timing=timing, report=report)
+        )
     else:
-        console().print(f"{count(len(records), 'question')} already evaluated; wrote {report}.")
+        console().print(
+            ngettext(
+                "{n} question already evaluated; wrote {report}.",
+                "{n} questions already evaluated; wrote {report}.",
+                len(records),
+            ).format(n=decimal(len(records), 0), report=report)
+        )
 
 
 def _evaluate(
@@ -255,7 +272,7 @@ def _evaluate(
     )
     try:
         with progress_bars() as bar:
-            task = bar.add_task("evaluating", total=len(qset.questions), rate="")
+            task = bar.add_task(_("evaluating"), total=len(qset.questions), rate="")
 
             def progress(done: int, total: int, what: str) -> None:
                 bar.update(task, completed=done, total=total, description=what)

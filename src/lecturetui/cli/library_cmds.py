@@ -13,20 +13,59 @@ from lecturetui.cli.base import (
     USAGE_ERROR,
     Context,
     console,
-    count,
     fail,
+    fixed,
     json_text,
+    lecture_count,
     one_lecture,
     pass_ctx,
     progress_bars,
     renamed,
+    segment_count,
     write_rerank_vectors,
 )
+from lecturetui.core.i18n import N_, _
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from lecturetui.core.ingest.pipeline import FileResult, IngestOptions
+
+#: what became of a file, as the ingest and the watch print it (the record keeps the English)
+STATUS = {
+    "added": N_("added"),
+    "updated": N_("updated"),
+    "unchanged": N_("unchanged"),
+    "duplicate": N_("duplicate"),
+    "failed": N_("failed"),
+    "removed": N_("removed"),
+    "missing": N_("missing"),
+}
+#: an ingest's summary line, per status: "2 added, 1 unchanged"
+SUMMARY = {
+    "added": N_("{n} added"),
+    "updated": N_("{n} updated"),
+    "unchanged": N_("{n} unchanged"),
+    "duplicate": N_("{n} duplicate"),
+    "failed": N_("{n} failed"),
+}
+#: the lecture table's columns (Lecture.TABLE_COLUMNS and the optional ones)
+COLUMNS = {
+    "id": N_("id"),
+    "title": N_("title"),
+    "course": N_("course"),
+    "lang": N_("lang"),
+    "duration": N_("duration"),
+    "segments": N_("segments"),
+    "date": N_("date"),
+    "notes": N_("notes"),
+}
+
+
+def status_word(status: str) -> str:
+    """A file's status, translated and padded to the longest (9 in English), for the column."""
+    width = max(len(_(word)) for word in STATUS.values())
+    return f"{_(STATUS.get(status, status)):{width}}"
 
 
 @click.command("ingest")
@@ -98,7 +137,7 @@ def ingest_cmd(
     try:
         config = SegmentConfig(window_s=window, overlap_s=overlap, max_tokens=max_tokens)
     except ValueError as exc:
-        fail(f"{exc}.", hint="e.g. --window 120 --overlap 35", code=USAGE_ERROR)
+        fail(f"{exc}.", hint=_("e.g. --window 120 --overlap 35"), code=USAGE_ERROR)
     options = IngestOptions(
         course, title, url, language, config, int(max_size * 1e6), strict, allow_long,
         asr_model, save_transcript,
@@ -108,28 +147,31 @@ def ingest_cmd(
     out = console()
     t0 = time.perf_counter()
     with progress_bars() as bar:
-        files = bar.add_task("files", total=None, rate="")
-        audio = bar.add_task("transcribing", total=None, rate="", visible=False)
-        segs = bar.add_task("embedding", total=None, rate="", visible=False)
+        files = bar.add_task(_("files"), total=None, rate="")
+        audio = bar.add_task(_("transcribing"), total=None, rate="", visible=False)
+        segs = bar.add_task(_("embedding"), total=None, rate="", visible=False)
         embed_t0 = [0.0]
         audio_t0 = [0.0]
 
         def on_file(done: int, total: int, name: str) -> None:
-            bar.update(files, completed=done, total=total, description=f"ingesting {name}")
+            what = _("ingesting {name}").format(name=name)
+            bar.update(files, completed=done, total=total, description=what)
             bar.update(audio, visible=False)
 
         def on_audio(done_s: float, total_s: float) -> None:
             if done_s <= 0 or audio_t0[0] == 0.0:
                 audio_t0[0] = time.perf_counter()
             speed = done_s / max(time.perf_counter() - audio_t0[0], 1e-6)
-            bar.update(audio, completed=done_s, total=max(total_s, 1e-6), visible=True,
-                       rate=f"{format_timestamp(done_s)}/{format_timestamp(total_s)} of audio, {speed:.1f}x")  # fmt: skip
+            rate = _("{done}/{total} of audio, {speed}x").format(
+                done=format_timestamp(done_s), total=format_timestamp(total_s), speed=fixed(speed)
+            )
+            bar.update(audio, completed=done_s, total=max(total_s, 1e-6), visible=True, rate=rate)
 
         def on_embed(done: int, total: int) -> None:
             if done <= 0 or embed_t0[0] == 0.0:
                 embed_t0[0] = time.perf_counter()
             rate = done / max(time.perf_counter() - embed_t0[0], 1e-6)
-            bar.update(segs, completed=done, total=total, visible=True, rate=f"{rate:.1f} seg/s")
+            bar.update(segs, completed=done, total=total, visible=True, rate=f"{fixed(rate)} seg/s")
 
         try:
             report = library.ingest(
@@ -138,7 +180,7 @@ def ingest_cmd(
         except KeyboardInterrupt:
             bar.stop()
             fail(
-                "Interrupted: files already done are kept, the one in progress was not stored.",
+                _("Interrupted: files already done are kept, the one in progress was not stored."),
                 code=130,
             )
     for result in report.results:
@@ -146,12 +188,15 @@ def ingest_cmd(
     write_rerank_vectors(library)
     n_lectures, n_segments = library.counts()
     elapsed = time.perf_counter() - t0
-    parts = [
-        f"{report.count(s)} {s}" for s in ("added", "updated", "unchanged", "duplicate", "failed")
-    ]
+    parts = [_(SUMMARY[s]).format(n=report.count(s)) for s in SUMMARY if report.count(s)]
     out.print(
-        f"{', '.join(p for p in parts if not p.startswith('0 '))} in {elapsed:.1f} s;"
-        f" library: {count(n_lectures, 'lecture')}, {count(n_segments, 'segment')}"
+        # TRANSLATORS: {counts} is e.g. "2 added, 1 unchanged"
+        _("{counts} in {seconds} s; library: {lectures}, {segments}").format(
+            counts=", ".join(parts),
+            seconds=fixed(elapsed),
+            lectures=lecture_count(n_lectures),
+            segments=segment_count(n_segments),
+        )
     )
     if watch:
         _watch(obj, paths, options, prune)
@@ -166,7 +211,11 @@ def _watch(obj: Context, paths: tuple[Path, ...], options: IngestOptions, prune:
     from lecturetui.core.watch import FolderWatcher, WatchEvent
 
     if len(paths) != 1 or not paths[0].is_dir():
-        fail("--watch takes one folder.", hint="lecturetui ingest aulas/ --watch", code=USAGE_ERROR)
+        fail(
+            _("--watch takes one folder."),
+            hint="lecturetui ingest aulas/ --watch",
+            code=USAGE_ERROR,
+        )
     out = console()
 
     def on_event(event: WatchEvent) -> None:
@@ -174,19 +223,24 @@ def _watch(obj: Context, paths: tuple[Path, ...], options: IngestOptions, prune:
             if event.result.status != "unchanged":
                 _print_result(out, event.result)
         elif event.kind == "removed":
-            out.print(f"[yellow]removed[/]   {escape(event.path.name)} ({escape(event.message)})")
+            out.print(f"[yellow]{status_word('removed')}[/] {escape(event.path.name)}"
+                      f" ({escape(event.message)})")  # fmt: skip
         elif event.kind == "missing":
-            out.print(f"[yellow]missing[/]   {escape(event.path.name)}: its lecture is kept"
-                      " (--prune removes it)")  # fmt: skip
+            kept = _("{file}: its lecture is kept (--prune removes it)").format(
+                file=escape(event.path.name)
+            )
+            out.print(f"[yellow]{status_word('missing')}[/] {kept}")
         else:
-            out.print(f"[red]failed[/]    {escape(event.path.name)}: {escape(event.message)}")
+            out.print(f"[red]{status_word('failed')}[/] {escape(event.path.name)}:"
+                      f" {escape(event.message)}")  # fmt: skip
 
     watcher = FolderWatcher(obj.library(), paths[0], options, prune, on_event)
-    out.print(f"[dim]Watching {escape(str(paths[0]))} (Ctrl+C stops)…[/]")
+    watching = _("Watching {folder} (Ctrl+C stops)…").format(folder=escape(str(paths[0])))
+    out.print(f"[dim]{watching}[/]")
     try:
         watcher.run()
     except KeyboardInterrupt:
-        out.print("[dim]Stopped watching.[/]")
+        out.print("[dim]" + _("Stopped watching.") + "[/]")
 
 
 def _print_result(out: Console, r: FileResult) -> None:
@@ -194,22 +248,24 @@ def _print_result(out: Console, r: FileResult) -> None:
 
     name = escape(str(r.path))
     if r.failed:
-        out.print(f"[red]failed[/]    {name}: {escape(r.message)}", soft_wrap=True)
+        out.print(f"[red]{status_word('failed')}[/] {name}: {escape(r.message)}", soft_wrap=True)
         return
     style = {"added": "green", "updated": "yellow", "unchanged": "dim", "duplicate": "dim"}[
         r.status
     ]
     what = ", ".join(r.lectures)
-    detail = f" → {escape(what)} ({count(r.segments, 'segment')})" if r.segments else ""
+    detail = f" → {escape(what)} ({segment_count(r.segments)})" if r.segments else ""
     msg = f" ({escape(r.message)})" if r.status == "duplicate" else ""
-    out.print(f"[{style}]{r.status:9}[/] {name}{detail}{msg}", soft_wrap=True)
+    out.print(f"[{style}]{status_word(r.status)}[/] {name}{detail}{msg}", soft_wrap=True)
     for w in r.warnings:
-        out.print(f"  [yellow]warning:[/] {escape(w)}", soft_wrap=True)
+        out.print("  [yellow]" + _("warning:") + f"[/] {escape(w)}", soft_wrap=True)
     if r.transcript_file is not None:
-        out.print(f"  [cyan]transcript:[/] {escape(str(r.transcript_file))}", soft_wrap=True)
+        out.print(
+            "  [cyan]" + _("transcript:") + f"[/] {escape(str(r.transcript_file))}", soft_wrap=True
+        )
     if r.status in ("added", "updated"):
         for note in r.notes:
-            out.print(f"  [cyan]note:[/] {escape(note)}", soft_wrap=True)
+            out.print("  [cyan]" + _("note:") + f"[/] {escape(note)}", soft_wrap=True)
 
 
 @click.command("lectures")
@@ -227,22 +283,22 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
         return
     out = console()
     if not items:
-        out.print(f"The library at {obj.home.root} is empty.")
-        out.print(
-            "[dim]hint:[/] lecturetui ingest PATH... (WebVTT, SRT, Whisper JSON, JSONL, text, audio, video)"
-        )
+        out.print(_("The library at {folder} is empty.").format(folder=obj.home.root))
+        formats = _("WebVTT, SRT, Whisper JSON, JSONL, text, audio, video")
+        out.print("[dim]" + _("hint:") + f"[/] lecturetui ingest PATH... ({formats})")
         return
     table = Table(
-        title=f"{count(len(items), 'lecture')} · {count(sum(x.segment_count for x in items), 'segment')}"
+        title=f"{lecture_count(len(items))} · {segment_count(sum(x.segment_count for x in items))}"
     )
     for col in Lecture.TABLE_COLUMNS:
-        table.add_column(col, justify="right" if col in ("duration", "segments") else "left")
+        table.add_column(_(COLUMNS.get(col, col)),
+                         justify="right" if col in ("duration", "segments") else "left")  # fmt: skip
     dated = any(x.date for x in items)
     if dated:  # when it was given or published (yt-dlp's upload date)
-        table.add_column("date")
+        table.add_column(_(COLUMNS["date"]))
     noted = any(x.notes for x in items)
     if noted:  # what reading the lecture's file repaired or skipped
-        table.add_column("notes", overflow="fold")
+        table.add_column(_(COLUMNS["notes"]), overflow="fold")
     for x in items:
         table.add_row(*x.table_row(), *([x.date or ""] if dated else []),
                       *(["\n".join(x.notes)] if noted else []))  # fmt: skip
@@ -296,7 +352,7 @@ def show_cmd(obj: Context, lecture: str, as_json: bool) -> None:
         return
     out = console()
     out.print(
-        f"[bold]{escape(lec.title)}[/]  [dim]{escape(lec.course or '')} · {count(len(segments), 'segment')}[/]"
+        f"[bold]{escape(lec.title)}[/]  [dim]{escape(lec.course or '')} · {segment_count(len(segments))}[/]"
     )
     for s in segments:
         cid = f"  #{s.corpus_id}" if s.corpus_id is not None else ""

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import click
 
-from lecturetui.cli.base import USAGE_ERROR, Context, console, count, fail, one_lecture, pass_ctx
+from lecturetui.cli.base import (
+    USAGE_ERROR,
+    Context,
+    console,
+    fail,
+    one_lecture,
+    pass_ctx,
+    segment_count,
+)
+from lecturetui.core.i18n import _, decimal, ngettext
 
 
 @click.command("remove")
@@ -20,14 +29,17 @@ def remove_cmd(obj: Context, lectures: tuple[str, ...], yes: bool) -> None:
     chosen = {lec.id: lec for lec in (one_lecture(library.store, name) for name in lectures)}
     out = console()
     for lec in chosen.values():
-        out.print(
-            f"  {escape(lec.title)} [dim]({lec.id}, {count(lec.segment_count, 'segment')})[/]"
-        )
-    if not yes and not click.confirm(f"Remove {count(len(chosen), 'lecture')}?", default=False):
-        out.print("Nothing removed.")
+        out.print(f"  {escape(lec.title)} [dim]({lec.id}, {segment_count(lec.segment_count)})[/]")
+    n = len(chosen)
+    question = ngettext("Remove {n} lecture?", "Remove {n} lectures?", n).format(n=decimal(n, 0))
+    if not yes and not click.confirm(question, default=False):
+        out.print(_("Nothing removed."))
         return
     removed = sum(library.remove_lecture(lecture_id) for lecture_id in chosen)
-    out.print(f"Removed {count(len(chosen), 'lecture')} ({count(removed, 'segment')}).")
+    out.print(
+        ngettext("Removed {n} lecture ({segments}).", "Removed {n} lectures ({segments}).", n)
+        .format(n=decimal(n, 0), segments=segment_count(removed))
+    )  # fmt: skip
 
 
 @click.command("edit")
@@ -43,16 +55,15 @@ def edit_cmd(
     from rich.markup import escape
 
     if title is None and course is None and url is None:
-        fail("Say what to change: --title, --course or --url.",
+        fail(_("Say what to change: --title, --course or --url."),
              hint='lecturetui edit aula-1 --course "Redes"', code=USAGE_ERROR)  # fmt: skip
     if title is not None and not title.strip():
-        fail("A lecture needs a title.", hint="give --title a name", code=USAGE_ERROR)
+        fail(_("A lecture needs a title."), hint=_("give --title a name"), code=USAGE_ERROR)
     library = obj.library()
     lec = one_lecture(library.store, lecture)
     library.store.update_lecture(lec.id, title.strip() if title else None, course, url)
     now = library.store.lecture(lec.id)
     assert now is not None
-    console().print(
-        f"{escape(now.title)} [dim]({now.id})[/] · course: {escape(now.course or '—')}"
-        f" · link: {escape(now.source_url or '—')}"
-    )
+    course_text = _("course: {course}").format(course=escape(now.course or "—"))
+    link_text = _("link: {link}").format(link=escape(now.source_url or "—"))
+    console().print(f"{escape(now.title)} [dim]({now.id})[/] · {course_text} · {link_text}")

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import Context, LtGroup, console, pass_ctx, prepare_models
+from lecturetui.cli.base import Context, LtGroup, console, fixed, pass_ctx, prepare_models
+from lecturetui.core.i18n import _
 
 if TYPE_CHECKING:
     pass
@@ -41,7 +42,8 @@ def setup_cmd(obj: Context, force: bool) -> None:
     results = prepare_models(obj, stderr=False)
     if any(r.path is None for r in results):
         fail(
-            "Some models could not be prepared (above).", hint="run `lecturetui models setup` again"
+            _("Some models could not be prepared (above)."),
+            hint=_("run `lecturetui models setup` again"),
         )
 
 
@@ -78,8 +80,12 @@ def _setup_gemma(obj: Context, force: bool) -> None:
                 bar.stop()
                 fail(exc.message, hint=exc.hint, code=1)
     console().print(
-        f"Re-ranking model ready: {models / gemma.GEMMA_DIR} ({time.perf_counter() - t0:.1f} s;"
-        f" {gemma.LICENCE}, {gemma.LICENCE_URL})"
+        _("Re-ranking model ready: {folder} ({seconds} s; {licence}, {url})").format(
+            folder=models / gemma.GEMMA_DIR,
+            seconds=fixed(time.perf_counter() - t0),
+            licence=gemma.LICENCE,
+            url=gemma.LICENCE_URL,
+        )
     )
 
 
@@ -92,7 +98,7 @@ def pull_cmd(obj: Context, name: str, filename: str | None) -> None:
     from lecturetui.core.models.locate import pull
 
     path = pull(obj.home.models_dir, name, filename)
-    console().print(f"Downloaded {name} to {path}")
+    console().print(_("Downloaded {name} to {path}").format(name=name, path=path))
 
 
 @models_group.command("list")
@@ -107,7 +113,12 @@ def list_cmd(obj: Context) -> None:
         sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.is_dir() else []
     )
     if not items:
-        out.print(f"No models in {folder} yet. [dim]hint:[/] lecturetui models setup")
+        out.print(
+            _("No models in {folder} yet.").format(folder=folder)
+            + " [dim]"
+            + _("hint:")
+            + "[/] lecturetui models setup"
+        )
         return
     for p in items:
         size = (
@@ -118,7 +129,12 @@ def list_cmd(obj: Context) -> None:
         note = ""
         if p.name == gemma.GEMMA_DIR:
             state = gemma.status(folder)
-            note = f"  re-ranking; {gemma.LICENCE}" + ("" if state.ready else f"; {state.problem}")
+            note = (
+                "  "
+                + _("re-ranking")
+                + f"; {gemma.LICENCE}"
+                + ("" if state.ready else f"; {state.problem}")
+            )
         out.print(f"{p.name:40} {size / 1e6:8.0f} MB{note}")
 
 
@@ -137,10 +153,19 @@ def speed_cmd(obj: Context, llm: str | None) -> None:
     finally:
         generator.close()
     if speed is None:
-        console().print(f"{generator.name} has no chat template: nothing to measure.")
+        console().print(
+            _("{model} has no chat template: nothing to measure.").format(model=generator.name)
+        )
         return
     device = generator.placement
     console().print(
-        f"{generator.name} ({device}) reads {speed.tokens_per_s:.0f} prompt tokens/s"
-        f" ({speed.tokens} tokens); kept in {obj.home.root / SPEED_FILE}"
+        _(
+            "{model} ({device}) reads {speed} prompt tokens/s ({tokens} tokens); kept in {path}"
+        ).format(
+            model=generator.name,
+            device=device,
+            speed=fixed(speed.tokens_per_s, 0),
+            tokens=speed.tokens,
+            path=obj.home.root / SPEED_FILE,
+        )
     )

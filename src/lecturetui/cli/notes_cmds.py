@@ -17,6 +17,7 @@ from lecturetui.cli.base import (
     lecture_options,
     pass_ctx,
 )
+from lecturetui.core.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from lecturetui.core.study.bookmarks import Bookmark
@@ -45,7 +46,9 @@ def _seconds(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
     try:
         return parse_timestamp(value)
     except ValueError:
-        raise click.BadParameter(f"{value!r} is not a time (hh:mm:ss, mm:ss or seconds)") from None
+        raise click.BadParameter(
+            _("{value} is not a time (hh:mm:ss, mm:ss or seconds)").format(value=repr(value))
+        ) from None
 
 
 def _describe(mark: Bookmark) -> str:
@@ -81,19 +84,22 @@ def _print_table(marks: list[Bookmark]) -> None:
 
     out = console()
     if not marks:
-        out.print("No bookmarks yet.")
-        out.print("[dim]hint:[/] b on a segment in the app, or lecturetui bookmarks add SEGMENT_ID")
+        out.print(_("No bookmarks yet."))
+        hint = _("b on a segment in the app, or lecturetui bookmarks add SEGMENT_ID")
+        out.print("[dim]" + _("hint:") + f"[/] {hint}")
         return
-    table = Table(title=_count(len(marks), "bookmark"))
-    table.add_column("id", justify="right", no_wrap=True)
-    for col in ("course", "lecture"):
-        table.add_column(col, overflow="fold")
-    table.add_column("time", no_wrap=True, min_width=17)
-    for col in ("note", "link"):
-        table.add_column(col, overflow="fold")
+    n = len(marks)
+    table = Table(title=ngettext("{n} bookmark", "{n} bookmarks", n).format(n=n))
+    table.add_column(_("id"), justify="right", no_wrap=True)
+    for col in (N_("course"), N_("lecture")):
+        table.add_column(_(col), overflow="fold")
+    table.add_column(_("time"), no_wrap=True, min_width=17)
+    for col in (N_("note"), N_("link")):
+        table.add_column(_(col), overflow="fold")
+    removed = " [dim]" + _("(removed)") + "[/]"
     for b in marks:
         m = b.moment
-        lecture = escape(m.lecture_title) + (" [dim](removed)[/]" if b.orphaned else "")
+        lecture = escape(m.lecture_title) + (removed if b.orphaned else "")
         table.add_row(str(b.id), escape(m.course or ""), lecture, m.span, escape(b.note),
                       escape(m.url or ""))  # fmt: skip
     out.print(table)
@@ -129,7 +135,7 @@ def add_cmd(
     from lecturetui.core.retrieval.scope import Scope, resolve
 
     if (segment_id is None) == (lecture is None or at is None):
-        fail("Say what to bookmark: a SEGMENT_ID, or --lecture with --at.",
+        fail(_("Say what to bookmark: a SEGMENT_ID, or --lecture with --at."),
              hint='lecturetui bookmarks add --lecture "aula 1" --at 12:30 --note "…"',
              code=USAGE_ERROR)  # fmt: skip
     library = obj.library()
@@ -140,7 +146,7 @@ def add_cmd(
         assert scope is not None
         segment_id = marks.segment_at(next(iter(scope.lecture_ids)), at)
     mark = marks.add(segment_id, note, start, end, history_id=history_id)
-    console().print(f"bookmarked {_describe(mark)}", soft_wrap=True)
+    console().print(_("bookmarked {bookmark}").format(bookmark=_describe(mark)), soft_wrap=True)
 
 
 @bookmarks_group.command("note")
@@ -150,7 +156,7 @@ def add_cmd(
 def note_cmd(obj: Context, bookmark_id: int, text: str) -> None:
     """Replace the note of bookmark BOOKMARK_ID with TEXT ("" clears it)."""
     mark = obj.library().bookmarks().set_note(bookmark_id, text)
-    console().print(f"noted {_describe(mark)}", soft_wrap=True)
+    console().print(_("noted {bookmark}").format(bookmark=_describe(mark)), soft_wrap=True)
 
 
 @bookmarks_group.command("rm")
@@ -160,7 +166,8 @@ def rm_cmd(obj: Context, bookmark_ids: tuple[int, ...]) -> None:
     """Delete bookmarks (their ids: `lecturetui bookmarks`)."""
     marks = obj.library().bookmarks()
     for bookmark_id in bookmark_ids:
-        console().print(f"deleted {_describe(marks.delete(bookmark_id))}", soft_wrap=True)
+        deleted = _describe(marks.delete(bookmark_id))
+        console().print(_("deleted {bookmark}").format(bookmark=deleted), soft_wrap=True)
 
 
 @click.command("export")
@@ -192,15 +199,15 @@ def export_cmd(
     from lecturetui.core.study.export.markdown import answer_markdown, bookmarks_markdown
 
     if (answer_ref is None) == (not use_bookmarks):
-        fail("Say what to export: --answer ID|last or --bookmarks.",
+        fail(_("Say what to export: --answer ID|last or --bookmarks."),
              hint="lecturetui export --answer last --md resposta.md", code=USAGE_ERROR)  # fmt: skip
     if answer_ref is not None and (courses or lectures):
-        fail("--course and --lecture choose bookmarks, not an answer.",
+        fail(_("--course and --lecture choose bookmarks, not an answer."),
              hint="lecturetui export --bookmarks --course NAME --md notas.md", code=USAGE_ERROR)  # fmt: skip
     stdout = md is not None and str(md) == "-"
     to = Targets(None if stdout else md, anki, csv_path)
     if not to and not stdout:
-        fail("Say where to write: --md FILE, --anki FILE or --csv FILE.",
+        fail(_("Say where to write: --md FILE, --anki FILE or --csv FILE."),
              hint="lecturetui export --bookmarks --md notas.md --anki notas.apkg", code=USAGE_ERROR)  # fmt: skip
     library = obj.library()
     if answer_ref is not None:
@@ -225,15 +232,16 @@ def _entry(ref: str) -> int | None:
     try:
         return int(ref)
     except ValueError:
-        fail(f"{ref!r} is not an answer id.", hint="give a number, or last", code=USAGE_ERROR)
+        fail(_("{ref} is not an answer id.").format(ref=repr(ref)),
+             hint=_("give a number, or last"), code=USAGE_ERROR)  # fmt: skip
 
 
 def _report(w: Written) -> None:
     from rich.markup import escape
 
-    what = _count(w.count, "moment" if w.format == "markdown" else "card")
-    console(stderr=True).print(f"wrote {escape(str(w.path))} ({what})", soft_wrap=True)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    if w.format == "markdown":
+        what = ngettext("{n} moment", "{n} moments", w.count).format(n=w.count)
+    else:
+        what = ngettext("{n} card", "{n} cards", w.count).format(n=w.count)
+    wrote = _("wrote {path} ({what})").format(path=escape(str(w.path)), what=what)
+    console(stderr=True).print(wrote, soft_wrap=True)

@@ -10,14 +10,16 @@ import click
 from lecturetui.cli.base import (
     Context,
     console,
-    count,
+    fixed,
     json_text,
     mode_option,
     pass_ctx,
     progress_bars,
     scope_options,
+    segment_count,
     segment_rate,
 )
+from lecturetui.core.i18n import _
 
 if TYPE_CHECKING:
     from lecturetui.core.retrieval.search import Hit
@@ -66,18 +68,21 @@ def search_cmd(
     emb = library.embedder
     stage = library.rerank_stage()
     pending = library.rerank_pending() if stage is not None and mode != "lexical" else 0
-    rerank = (
-        f"re-ranked by EmbeddingGemma on {stage.embedder.device}"
-        + (f" ({pending} segments still without its vector)" if pending else "")
-        + " · "
-        if stage is not None and stage.loaded
-        else ""
-    )
-    out.print(
-        f"[dim]{len(result.hits)} hits · {mode} · {emb.model_id} on {emb.device} · {rerank}"
-        + (f"{escape(scope.label())} · " if scope else "")
-        + f"{'exact' if result.exact else 'hnswlib'} · {result.timings_ms['total_ms']:.0f} ms[/]"
-    )
+    parts = [
+        _("{n} hits").format(n=len(result.hits)),
+        mode,
+        _("{model} on {device}").format(model=emb.model_id, device=emb.device),
+    ]
+    if stage is not None and stage.loaded:
+        reranked = _("re-ranked by EmbeddingGemma on {device}").format(device=stage.embedder.device)
+        if pending:
+            reranked += " " + _("({n} segments still without its vector)").format(n=pending)
+        parts.append(reranked)
+    if scope:
+        parts.append(escape(scope.label()))
+    parts.append(_("exact") if result.exact else "hnswlib")
+    parts.append(f"{fixed(result.timings_ms['total_ms'], 0)} ms")
+    out.print(f"[dim]{' · '.join(parts)}[/]")
     for h in result.hits:
         cid = f"  #{h.segment.corpus_id}" if h.segment.corpus_id is not None else ""
         span = f"{format_span(h.segment.start, h.segment.end)}"
@@ -114,8 +119,12 @@ def reindex_cmd(obj: Context) -> None:
     library = obj.library()
     t0 = time.perf_counter()
     with progress_bars() as bar:
-        task = bar.add_task("embedding", total=None, rate="")
+        task = bar.add_task(_("embedding"), total=None, rate="")
         n = library.reindex(segment_rate(bar, task))
     console().print(
-        f"Indexed {count(n, 'segment')} with {library.embedder.model_id} in {time.perf_counter() - t0:.1f} s."
+        _("Indexed {segments} with {model} in {seconds} s.").format(
+            segments=segment_count(n),
+            model=library.embedder.model_id,
+            seconds=fixed(time.perf_counter() - t0),
+        )
     )

@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.ingest.pipeline import FileResult, IngestOptions, IngestReport, ingest_paths
 from lecturetui.core.ingest.recordings import MediaContext
 from lecturetui.core.ingest.segmenting import SegmentConfig
@@ -36,6 +37,7 @@ from lecturetui.core.storage.history import History
 from lecturetui.core.storage.store import Store
 from lecturetui.core.study.bookmarks import Bookmarks
 from lecturetui.core.study.saved import SavedAnswer, saved_answer
+from lecturetui.core.study.topics import Topic, topics
 
 Progress = Callable[[int, int], None]
 #: `off` turns the re-ranking stage off (search with E5 and BM25 alone)
@@ -126,7 +128,7 @@ class Library:
     def _model_hash(self) -> str:
         if self._embedder is not None:
             return self._embedder.fingerprint()
-        path, _ = self._resolve_model()
+        path, _model_id = self._resolve_model()
         return weights_hash(path)
 
     @property
@@ -142,7 +144,12 @@ class Library:
                                            device=self._device, notify=self._notify)  # fmt: skip
             if self._notify:
                 self._notify(
-                    f"{model_id} on {self._embedder.device} ({runtime_of(self._embedder)})"
+                    # TRANSLATORS: "intfloat/multilingual-e5-small on cpu (OpenVINO)"
+                    _("{model} on {device} ({runtime})").format(
+                        model=model_id,
+                        device=self._embedder.device,
+                        runtime=runtime_of(self._embedder),
+                    )
                 )
         return self._embedder
 
@@ -194,13 +201,16 @@ class Library:
     def rerank_status(self) -> str:
         """ "" when EmbeddingGemma re-ranks; else one sentence saying why not."""
         if not self._rerank_wanted:
-            return "Re-ranking is off: search uses E5 alone."
+            return _("Re-ranking is off: search uses E5 alone.")
         if self._reranker is not None:
             return ""
         from lecturetui.core.models.gemma import status
 
         found = status(self.home.models_dir)
-        return "" if found.ready else f"{found.problem} Search uses E5 alone."
+        if found.ready:
+            return ""
+        # TRANSLATORS: {problem} is one sentence: "EmbeddingGemma is not installed."
+        return _("{problem} Search uses E5 alone.").format(problem=found.problem)
 
     def rerank_stage(self) -> RerankStage | None:
         """The re-ranking stage, or None when its model is off or not installed."""
@@ -213,7 +223,7 @@ class Library:
             from lecturetui.core.models.gemma import GEMMA_DIR, GEMMA_ID
 
             if self._notify:
-                self._notify("Loading EmbeddingGemma…")
+                self._notify(_("Loading EmbeddingGemma…"))
             self._reranker = load_embedder(
                 self.home.models_dir / GEMMA_DIR,
                 self.home.models_dir,
@@ -265,6 +275,10 @@ class Library:
     def counts(self) -> tuple[int, int]:
         return self.store.counts()
 
+    def topics(self, n: int = 3) -> list[Topic]:
+        """Terms the lectures dwell on, one per lecture (core/study/topics.py)."""
+        return topics(self.store, n)
+
     @property
     def history(self) -> History:
         """The questions asked here and their answers (core/storage/history.py)."""
@@ -280,7 +294,7 @@ class Library:
 
     def warm(self) -> None:
         """Load the embedding models and the index now (the app does this while the user types)."""
-        _ = self.embedder
+        self.embedder  # noqa: B018 - loads it
         self.index()
         stage = self.rerank_stage()
         if stage is not None:
@@ -315,7 +329,10 @@ class Library:
             limit = self.embedder.max_tokens
             if self._notify:
                 self._notify(
-                    f"--max-tokens {config.max_tokens} is over the model's {limit}-token limit; using {limit}"
+                    _(
+                        "--max-tokens {max_tokens} is over the model's {limit}-token limit;"
+                        " using {limit}"
+                    ).format(max_tokens=config.max_tokens, limit=limit)
                 )
             options.segment_config = SegmentConfig(config.window_s, config.overlap_s, limit)
         dirty = False
@@ -440,15 +457,18 @@ class Library:
         query = query.strip()
         if not query:
             raise LectureTuiError(
-                "The question is empty.", hint='e.g. lecturetui search "o que é um tensor?"'
+                _("The question is empty."), hint=_('e.g. lecturetui search "o que é um tensor?"')
             )
         if mode not in MODES:
-            raise LectureTuiError(f"There is no search mode {mode!r}.",
-                                  hint=f"use one of: {', '.join(MODES)}")  # fmt: skip
-        _, n_segments = self.store.counts()
+            raise LectureTuiError(
+                _("There is no search mode {mode!r}.").format(mode=mode),
+                hint=_("use one of: {choices}").format(choices=", ".join(MODES)),
+            )
+        _lectures, n_segments = self.store.counts()
         if n_segments == 0:
             raise LectureTuiError(
-                "The library is empty.", hint="add transcripts with `lecturetui ingest PATH...`"
+                _("The library is empty."),
+                hint=_("add transcripts with `lecturetui ingest PATH...`"),
             )
         scoped = resolve(self.store, scope or Scope())  # before any model loads: a cheap check
         index = self.index()
@@ -461,8 +481,10 @@ class Library:
         emb = self.embedder
         if index.manifest.dim != emb.dim:
             raise SearchIndexError(
-                f"The search index has {index.manifest.dim}-d vectors but {emb.model_id} makes {emb.dim}-d ones.",
-                hint="run `lecturetui reindex`",
+                _(
+                    "The search index has {index_dim}-d vectors but {model} makes {dim}-d ones."
+                ).format(index_dim=index.manifest.dim, model=emb.model_id, dim=emb.dim),
+                hint=_("run `lecturetui reindex`"),
             )
         return run_search(
             self, query, k, exact, mode, scoped, translation, guess, self.rerank_stage(),

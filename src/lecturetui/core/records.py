@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import N_, _
 from lecturetui.core.timefmt import format_span
 
 #: the version of the `--json` output (a key of its top level) and of what the history keeps
@@ -159,16 +160,26 @@ def to_json(record: object) -> Any:
     return msgspec.to_builtins(record)
 
 
-def from_json(data: object, kind: type[T], what: str = "a saved record") -> T:
-    """JSON builtins as a `kind` record, checked field by field."""
+#: what `from_json` calls a record when its caller does not say (translated where shown)
+_A_RECORD = N_("a saved record")
+
+
+def from_json(data: object, kind: type[T], what: str | None = None) -> T:
+    """JSON builtins as a `kind` record, checked field by field; `what` names it in the error
+    (already translated: "history entry 3")."""
     import msgspec
 
     try:
         return msgspec.convert(data, kind)
     except msgspec.ValidationError as exc:
+        what = what or _(_A_RECORD)
         raise LectureTuiError(
-            f"{what[0].upper()}{what[1:]} does not read as {kind.__name__}: {exc}.",
-            hint="it was written by another version, or damaged",
+            # TRANSLATORS: {what} is "history entry 3", "evaluation record 5" or "a saved record",
+            # its first letter made a capital; {kind} is a name from the code
+            _("{what} does not read as {kind}: {exc}.").format(
+                what=what[0].upper() + what[1:], kind=kind.__name__, exc=exc
+            ),
+            hint=_("it was written by another version, or damaged"),
         ) from exc
 
 

@@ -8,7 +8,7 @@
     [search]
     k = 20
 
-Above the tables, `device` and `embed_model` are the program's own options (before the command).
+Above the tables, `device`, `embed_model` and `language` are the program's own options (before the command).
 Each key in a table is an option of that command (its name as `lecturetui COMMAND --help` shows it, without
 the dashes and with `_` for `-`); a value is the option's default from then on, and the command
 line still wins. TOML is read by the standard library (`tomllib`).
@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import N_, _
 
 SETTINGS_FILE = "settings.toml"
 #: options of the program itself (before the command), written above the tables
-ROOT_KEYS = ("device", "embed_model")
+ROOT_KEYS = ("device", "embed_model", "language")
 #: the name load_settings gives them, as if they were a table
 ROOT = ""
-_HINT = "fix it, or move it aside; see 'Settings' in the README"
+_HINT = N_("fix it, or move it aside; see 'Settings' in the README")
 
 
 def load_settings(path: Path) -> dict[str, dict[str, Any]]:
@@ -37,13 +38,17 @@ def load_settings(path: Path) -> dict[str, dict[str, Any]]:
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
-        raise LectureTuiError(f"The settings file {path} cannot be read ({exc}).",
-                              hint=_HINT) from None  # fmt: skip
+        raise LectureTuiError(
+            _("The settings file {path} cannot be read ({exc}).").format(path=path, exc=exc),
+            hint=_(_HINT),
+        ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise LectureTuiError(f"The settings file {path} is not valid TOML ({exc}).",
-                              hint=_HINT) from None  # fmt: skip
+        raise LectureTuiError(
+            _("The settings file {path} is not valid TOML ({exc}).").format(path=path, exc=exc),
+            hint=_(_HINT),
+        ) from None
     out: dict[str, dict[str, Any]] = {}
     for name, table in data.items():
         if name in ROOT_KEYS:  # an option of every command (`device = "cpu"` above the tables)
@@ -51,9 +56,11 @@ def load_settings(path: Path) -> dict[str, dict[str, Any]]:
             continue
         if not isinstance(table, dict):
             raise LectureTuiError(
-                f"The settings file {path}: `{name}` should be a table of a command's options,"
-                f" like [{name}].",
-                hint=_HINT,
+                _(
+                    "The settings file {path}: `{name}` should be a table of a command's options,"
+                    " like [{name}]."
+                ).format(path=path, name=name),
+                hint=_(_HINT),
             )
         out[name] = dict(table)
     return out
@@ -72,7 +79,8 @@ def save_setting(path: Path, command: str, key: str, value: Any) -> None:
         )
     except TOMLKitError as exc:  # pragma: no cover - load_settings already parsed it
         raise LectureTuiError(
-            f"The settings file {path} is not valid TOML ({exc}).", hint=_HINT
+            _("The settings file {path} is not valid TOML ({exc}).").format(path=path, exc=exc),
+            hint=_(_HINT),
         ) from None
     if not command:  # an option of the program itself: a key above the tables
         if value is None:

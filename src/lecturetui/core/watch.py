@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.ingest.pipeline import FileResult, IngestOptions
 from lecturetui.core.ingest.pipeline import wanted as ingestible
 
@@ -57,7 +58,7 @@ def wanted(path: Path) -> bool:
 def settled(path: Path, wait_s: float = 0.2, tries: int = 50) -> bool:
     """True once the file's size and mtime stay the same across `wait_s` (False if it vanished).
     A file last changed `wait_s` or more ago has already been still that long: no wait."""
-    for _ in range(tries):
+    for _try in range(tries):
         try:
             before = path.stat()
             if time.time() - before.st_mtime >= wait_s:
@@ -91,7 +92,10 @@ class FolderWatcher:
         settle_ms: int = 300,
     ) -> None:
         if not folder.is_dir():
-            raise LectureTuiError(f"{folder} is not a folder.", hint="--watch takes a folder")
+            raise LectureTuiError(
+                _("{folder} is not a folder.").format(folder=folder),
+                hint=_("--watch takes a folder"),
+            )
         self.library = library
         self.folder = folder.resolve()
         self.options = options or IngestOptions()

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.worker import Worker, get_current_worker
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import N_, _, ngettext, set_language
 from lecturetui.tui.bookmarkscreen import BookmarksScreen
 from lecturetui.tui.context import (
     AppServices,
@@ -24,7 +25,7 @@ from lecturetui.tui.context import (
     worker_failed,
 )
 from lecturetui.tui.evalscreens import EvalRunsScreen
-from lecturetui.tui.i18n import labels_for
+from lecturetui.tui.i18n import Translated, translated_commands
 from lecturetui.tui.mainscreen import MainScreen
 from lecturetui.tui.screens import HelpScreen, LibraryScreen
 
@@ -33,22 +34,38 @@ __all__ = ["AppServices", "LectureApp"]
 log = logging.getLogger("lecturetui")
 
 
-class LectureApp(App[None]):
+#: what each worker does, as a failure's title names it
+TASKS = {"load": N_("loading the models"), "answer": N_("the answer"), "ingest": N_("adding lectures"),
+         "rerank": N_("re-ranking vectors"), "doctor": N_("the devices"), "warm": N_("sentence vectors"),
+         "topics": N_("the first screen")}  # fmt: skip
+
+
+class LectureApp(Translated, App[None]):
     TITLE = "lecturetui"
     CSS_PATH = "app.tcss"
     BINDINGS = [
-        Binding("slash", "focus_question", "Question", key_display="/"),
-        Binding("l", "library", "Library"),
-        Binding("e", "evaluations", "Evaluations", show=False),
-        Binding("B", "bookmarks", "Bookmarks", key_display="B"),
-        Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("q", "quit", "Quit", show=False),
+        Binding("slash", "focus_question", N_("Question"), key_display="/"),
+        Binding("l", "library", N_("Library")),
+        Binding("e", "evaluations", N_("Evaluations"), show=False),
+        Binding("B", "bookmarks", N_("Bookmarks"), key_display="B"),
+        Binding("question_mark", "help", N_("Help"), key_display="?"),
+        Binding("q", "quit", N_("Quit"), show=False),
+        # Textual's own (it adds it when the app has none), named in the app's language
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            N_("palette"),
+            show=False,
+            priority=True,
+            tooltip=N_("Open the command palette"),
+        ),
     ]
 
     def __init__(self, services: AppServices) -> None:
+        if services.language:  # else the language the command line chose
+            set_language(services.language)
         super().__init__()
         self.services = services
-        self.labels = labels_for([x.language for x in services.library.lectures()], services.labels)
         self.models = ModelState()
         self.main = MainScreen()
         self.known_counts = (0, 0)
@@ -68,8 +85,11 @@ class LectureApp(App[None]):
             added = counts[0] - self.known_counts[0]
             self.known_counts = counts
             self.main.refresh_status()
+            self.main.show_welcome()  # the way in, while it is on screen, says what was added
             if added > 0:
-                self.notify(f"+{added} {self.labels['lectures']}")
+                self.notify(
+                    ngettext("{n} lecture added", "{n} lectures added", added).format(n=added)
+                )
             if self.models.ready.is_set():
                 self.write_rerank_vectors()
 
@@ -82,7 +102,9 @@ class LectureApp(App[None]):
         course = courses[0] if courses else "lecturetui"
         parts = [
             course if len(course) <= 32 else course[:31] + "…",
-            f"{n_lectures} {self.labels['lectures']} · {n_segments} {self.labels['segments_n']}",
+            ngettext("{n} lecture", "{n} lectures", n_lectures).format(n=n_lectures)
+            + " · "
+            + ngettext("{n} segment", "{n} segments", n_segments).format(n=n_segments),
             *scope,
             f"E5 {self.models.device.upper()}",
             *([self.models.rerank] if self.models.rerank else []),
@@ -132,14 +154,14 @@ class LectureApp(App[None]):
             self.services.llm_label = f"{self.services.llm_label} {placement}".strip()
 
     # -- the re-ranking vectors follow ingest in the background -------------------------------------
-    def _rerank_label(self, pending: int) -> str:
+    def _rerank_label(self, pending: int, total: int = 0) -> str:
         library = self.services.library
         if not library.rerank_wanted:  # turned off on purpose ($LECTURETUI_RERANK=off)
             return ""
         if library.rerank_status():
-            return "Gemma off"
+            return _("Gemma off")
         if pending:
-            return f"Gemma: {pending} {self.labels['pending']}"
+            return _("re-ranking vectors: {done}/{total}").format(done=total - pending, total=total)
         stage = library.rerank_stage()
         device = stage.embedder.device if stage is not None and stage.loaded else "…"
         return f"Gemma {device.upper()}"
@@ -155,13 +177,13 @@ class LectureApp(App[None]):
         pending = library.rerank_pending()
         if not pending:
             return
-        self.post_message(RerankProgress(pending))
+        self.post_message(RerankProgress(pending, pending))
 
         def on_vectors(done: int, total: int) -> None:
-            self.post_message(RerankProgress(total - done))
+            self.post_message(RerankProgress(total - done, total))
 
         library.sync_rerank(on_vectors, cancel=lambda: worker.is_cancelled)
-        self.post_message(RerankProgress(library.rerank_pending()))
+        self.post_message(RerankProgress(library.rerank_pending(), pending))
 
     def on_models_changed(self, event: ModelsChanged) -> None:
         self.main.refresh_status()
@@ -170,7 +192,7 @@ class LectureApp(App[None]):
             self.write_rerank_vectors()
 
     def on_rerank_progress(self, event: RerankProgress) -> None:
-        self.models.rerank = self._rerank_label(event.pending)
+        self.models.rerank = self._rerank_label(event.pending, event.total)
         self.main.refresh_status()
         if isinstance(self.screen, LibraryScreen):
             self.screen.refresh_table()
@@ -181,7 +203,9 @@ class LectureApp(App[None]):
 
     def on_work_failed(self, event: WorkFailed) -> None:
         log.error("%s failed:\n%s", event.task, event.trace)
-        self.notify(event.text, title=f"{event.task}: failed", severity="error", timeout=10)
+        task = _(TASKS[event.task]) if event.task in TASKS else event.task
+        self.notify(event.text, title=_("{task}: failed").format(task=task), severity="error",
+                    timeout=10)  # fmt: skip
         if event.task == "load":
             self.main.refresh_status()
             self.main.show_answer_text(event.text)
@@ -199,7 +223,7 @@ class LectureApp(App[None]):
         self.push_screen(HelpScreen())
 
     def action_evaluations(self) -> None:
-        self.push_screen(EvalRunsScreen(self.services.runs.list(), self.labels))
+        self.push_screen(EvalRunsScreen(self.services.runs.list()))
 
     def action_library(self) -> None:
         self.push_screen(LibraryScreen())
@@ -208,38 +232,44 @@ class LectureApp(App[None]):
         self.push_screen(BookmarksScreen())
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        yield from translated_commands(super().get_system_commands(screen))
         main = self.main
         yield SystemCommand(
-            "Ask a question", "Focus the question box (/)", self.action_focus_question
+            _("Ask a question"), _("Focus the question box (/)"), self.action_focus_question
         )
         yield SystemCommand(
-            "Library", "Lectures, models, device; ingest transcripts (l)", self.action_library
+            _("Library"), _("Lectures, models, device; ingest transcripts (l)"), self.action_library
         )
-        yield SystemCommand("Evaluations", "Evaluation runs: read and label records C/P/I (e)",
+        yield SystemCommand(_("Evaluations"), _("Evaluation runs: read and label records C/P/I (e)"),
                             self.action_evaluations)  # fmt: skip
         yield SystemCommand(
-            "Bookmarks", "Bookmarked moments; export them (B)", self.action_bookmarks
+            _("Bookmarks"), _("Bookmarked moments; export them (B)"), self.action_bookmarks
         )
-        yield SystemCommand("Keys", "Every key (?)", self.action_help)
+        yield SystemCommand(_("Keys"), _("Every key (?)"), self.action_help)
         if screen is not main:
             return
-        yield SystemCommand("Scope", "Ask within the whole library, one course or one lecture (s)",
+        yield SystemCommand(_("Scope"), _("Ask within the whole library, one course or one lecture (s)"),
                             main.action_scope)  # fmt: skip
-        yield SystemCommand("History", "Questions asked in this library (h)", main.action_history)
-        yield SystemCommand("Search mode", "Cycle hybrid / dense (E5) / lexical (BM25) (m)",
-                            main.action_cycle_mode)  # fmt: skip
-        yield SystemCommand("Stop the answer", "Stop generating (Esc)", main.action_stop)
-        yield SystemCommand("New thread", "The next question is not a follow-up (n)",
-                            main.action_new_thread)  # fmt: skip
-        yield SystemCommand("Time budget", "Time to the answer's first token: 8/15/30 s, none, 4 s (t)",
-                            main.action_cycle_ttft)  # fmt: skip
-        yield SystemCommand("Lecturer's guess", "Search with the answer model's guess at the lecture's words, or without (g)",
-                            main.action_toggle_guess)  # fmt: skip
-        yield SystemCommand("Open the video", "The selected segment's lecture at its time (o)",
-                            main.action_open)  # fmt: skip
-        yield SystemCommand("Copy the link", "The selected segment's link (y)", main.action_copy)
         yield SystemCommand(
-            "Bookmark", "The selected segment, with a note (b)", main.action_bookmark
+            _("History"), _("Questions asked in this library (h)"), main.action_history
         )
-        yield SystemCommand("Export the answer", "Markdown, Anki and CSV (x)", main.action_export)
+        yield SystemCommand(_("Search mode"), _("Cycle hybrid / dense (E5) / lexical (BM25) (m)"),
+                            main.action_cycle_mode)  # fmt: skip
+        yield SystemCommand(_("Stop the answer"), _("Stop generating (Esc)"), main.action_stop)
+        yield SystemCommand(_("New thread"), _("The next question is not a follow-up (n)"),
+                            main.action_new_thread)  # fmt: skip
+        yield SystemCommand(_("Time budget"), _("Time to the answer's first token: 8/15/30 s, none, 4 s (t)"),
+                            main.action_cycle_ttft)  # fmt: skip
+        yield SystemCommand(_("Lecturer's guess"), _("Search with the answer model's guess at the lecture's words, or without (g)"),
+                            main.action_toggle_guess)  # fmt: skip
+        yield SystemCommand(_("Open the video"), _("The selected segment's lecture at its time (o)"),
+                            main.action_open)  # fmt: skip
+        yield SystemCommand(
+            _("Copy the link"), _("The selected segment's link (y)"), main.action_copy
+        )
+        yield SystemCommand(
+            _("Bookmark"), _("The selected segment, with a note (b)"), main.action_bookmark
+        )
+        yield SystemCommand(
+            _("Export the answer"), _("Markdown, Anki and CSV (x)"), main.action_export
+        )

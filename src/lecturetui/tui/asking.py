@@ -15,11 +15,12 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from lecturetui.core.i18n import _, decimal, seconds
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
 from lecturetui.core.records import AnswerRecord, EvidenceRecord, HitRecord, PassageRecord
 from lecturetui.core.retrieval.scope import Scope
 from lecturetui.tui.context import AppContext, ModelState, WorkFailed, context
-from lecturetui.tui.render import answer_text, evidence_text, hit_row
+from lecturetui.tui.render import answer_text, evidence_text, hit_legend, hit_row
 
 if TYPE_CHECKING:
     from lecturetui.core.answer.generation import Generator
@@ -88,6 +89,18 @@ class AppModels:
         if self.models.generator is None and self.models.error is not None:
             raise self.models.error
         return self.models.generator
+
+
+def timings_line(t: dict[str, float]) -> str:
+    """The answer's timings, named: "search 0.4 s · first words 4.5 s · 15 words/s"."""
+    search = t.get("evidence_ms", t.get("retrieval_ms", 0.0)) / 1000
+    parts = [_("search {time}").format(time=seconds(search))]
+    if "time_to_first_token_ms" in t:
+        first = t["time_to_first_token_ms"] / 1000
+        parts.append(_("first words {time}").format(time=seconds(first)))
+    if t.get("tokens_per_s"):
+        parts.append(_("{rate} words/s").format(rate=decimal(t["tokens_per_s"], 0)))
+    return " · ".join(parts)
 
 
 class AskingScreen(Screen[None]):
@@ -213,36 +226,36 @@ class AskingScreen(Screen[None]):
         self.entry_id = None
         self.evidence = []
         self.query_one("#evidence", Static).update("")
-        self.show_answer_text("", self.ctx.labels["retrieving"])
+        self.show_answer_text("", _("searching…"))
 
     def show_found(self, found: Retrieved) -> None:
         """The hits, the evidence sentences and the quote the answer opens with, before the
         model writes anything."""
         from lecturetui.core.answer.question import quote_block
 
-        labels = self.ctx.labels
         self.show_hits([h.record() for h in found.hits], [])
         self.evidence = [e.record() for e in found.evidence]
-        self.query_one("#evidence", Static).update(evidence_text(self.evidence, labels))
-        status = f"{labels['retrieving']} {found.evidence_s * 1000:.0f} ms · "
-        status += labels["generating"] if self.ctx.models.generator else labels["loading"]
+        self.query_one("#evidence", Static).update(evidence_text(self.evidence))
+        status = _("search {time}").format(time=seconds(found.evidence_s)) + " · "
+        status += (
+            _("writing the explanation…") if self.ctx.models.generator else _("loading models…")
+        )
         if found.turn.previous is not None:
-            status += f" · ↳ {found.turn.previous.question}"
+            status += " · " + _("follows up: {question}").format(
+                question=found.turn.previous.question
+            )
         if found.translation:  # a question in another language, searched as translated
-            status += f" · ⇄ {found.translation}"
+            status += " · " + _("searched as: {text}").format(text=found.translation)
         if found.guess:  # searched with the lecturer's likely words too
-            status += f" · {labels['guess']}"
+            status += " · " + _("+ lecturer's guess")
         self.show_answer_text("", status)
         self.quote = found.quote.text if found.quote else ""
         self.stream_update(quote_block(found.quote))
 
     def stream_update(self, text: str) -> None:
-        self.query_one("#answer", Static).update(
-            answer_text(text, [], self.ctx.labels, quote=self.quote)
-        )
+        self.query_one("#answer", Static).update(answer_text(text, [], quote=self.quote))
 
     def show_hits(self, hits: list[HitRecord], passages: list[PassageRecord]) -> None:
-        labels = self.ctx.labels
         self.hits, self.passages = hits, passages
         marks: dict[int, str] = {}
         for p in passages:
@@ -251,7 +264,7 @@ class AskingScreen(Screen[None]):
         option_list = self.query_one("#hits", OptionList)
         option_list.clear_options()
         if not hits:
-            option_list.add_option(Option(labels["no_hits"], disabled=True))
+            option_list.add_option(Option(_("No segment found."), disabled=True))
             return
         scores = [h.score for h in hits]  # hybrid order is not cosine order
         best, worst = max(scores), min(scores)
@@ -263,33 +276,30 @@ class AskingScreen(Screen[None]):
                 for h in hits
             ]
         )  # fmt: skip
-        option_list.border_title = f"{labels['segments']} ({len(hits)})"
+        option_list.border_title = _("Segments") + f" ({len(hits)})"
+        option_list.border_subtitle = hit_legend()
         option_list.highlighted = 0
 
     def show_answer(self, record: AnswerRecord) -> None:
-        labels = self.ctx.labels
         self.passages = list(record.passages) or self.passages
         if record.hits:
             self.show_hits(list(record.hits), self.passages)
         self.evidence = list(record.evidence)
-        self.query_one("#evidence", Static).update(evidence_text(self.evidence, labels))
-        note = {"similarity": labels["similarity_note"]}.get(record.citation_source, "")
+        self.query_one("#evidence", Static).update(evidence_text(self.evidence))
+        note = ""
+        if record.citation_source == "similarity":
+            note = _("(the model cited nothing; citations matched by similarity)")
         if not record.citations and record.answer and not record.abstained:
-            note = labels["not_covered"]
-        status = labels["stopped"] if record.stopped else ""
-        t = record.timings
-        if t:
-            status = (status + " · " if status else "") + (
-                f"{t.get('evidence_ms', t.get('retrieval_ms', 0)):.0f} ms · "
-                f"{t.get('time_to_first_token_ms', 0) / 1000:.1f} s · {t.get('tokens_per_s', 0):.1f} tok/s"
-            )
+            note = _("No segment supports the answer closely enough to cite it.")
+        status = _("stopped") if record.stopped else ""
+        if record.timings:
+            status = (status + " · " if status else "") + timings_line(record.timings)
         if record.follow_up:
-            status += f" · ↳ {labels['follow_up']}"
+            status += " · " + _("a follow-up")
         self.query_one("#answer", Static).update(
             answer_text(
                 record.answer,
                 record.citations,
-                labels,
                 note,
                 record.quote.text if record.quote else "",
                 [u.sentence for u in record.unsupported],

@@ -11,25 +11,27 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from lecturetui.core.i18n import N_, _, ngettext
 from lecturetui.core.study.bookmarks import Bookmark
 from lecturetui.tui.context import context, copy_link, open_link
+from lecturetui.tui.i18n import Translated
 from lecturetui.tui.notes import NoteScreen, export_to, run_safely
 from lecturetui.tui.screens import SegmentScreen
 from lecturetui.tui.widgets import move_highlight
 
 
-class BookmarksScreen(Screen[None]):
+class BookmarksScreen(Translated, Screen[None]):
     """The bookmarks by course and lecture with their times; Enter opens the segment."""
 
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
-        Binding("o", "open", "Open video"),
-        Binding("y", "copy", "Copy link"),
-        Binding("e", "edit", "Edit note"),
-        Binding("d", "delete", "Delete"),
-        Binding("x", "export", "Export"),
-        Binding("j", "move(1)", "Down", show=False),
-        Binding("k", "move(-1)", "Up", show=False),
+        Binding("escape", "app.pop_screen", N_("Back")),
+        Binding("o", "open", N_("Open video")),
+        Binding("y", "copy", N_("Copy link")),
+        Binding("e", "edit", N_("Edit note")),
+        Binding("d", "delete", N_("Delete")),
+        Binding("x", "export", N_("Export")),
+        Binding("j", "move(1)", N_("Down"), show=False),
+        Binding("k", "move(-1)", N_("Up"), show=False),
     ]
 
     def __init__(self) -> None:
@@ -56,7 +58,7 @@ class BookmarksScreen(Screen[None]):
         for mark in self.marks:
             m = mark.moment
             group = f"{m.course or '—'} · {m.lecture_title}" + (
-                " (removed)" if mark.orphaned else ""
+                " " + _("(lecture removed)") if mark.orphaned else ""
             )
             if group != heading:
                 heading = group
@@ -66,7 +68,9 @@ class BookmarksScreen(Screen[None]):
             options.add_option(Option(row, id=str(mark.id)))
         n = len(self.marks)
         self.query_one("#bookmarks-title", Static).update(
-            f"{n} bookmark{'s' * (n != 1)} · Enter opens · e note · d delete · x export"
+            ngettext("{n} bookmark", "{n} bookmarks", n).format(n=n)
+            + " · "
+            + _("Enter opens · e note · d delete · x export")
         )
         ids = [o.id for o in options.options]
         wanted = str(keep) if keep is not None else next((i for i in ids if i), None)
@@ -104,7 +108,7 @@ class BookmarksScreen(Screen[None]):
         library = context(self).services.library
         segment = library.segment(mark.segment_id) if mark.segment_id is not None else None
         if segment is None:
-            self.notify("Its lecture is no longer in the library.", severity="warning")
+            self.notify(_("Its lecture is no longer in the library."), severity="warning")
             return
         self.app.push_screen(SegmentScreen(segment))
 
@@ -113,11 +117,11 @@ class BookmarksScreen(Screen[None]):
 
     def action_open(self) -> None:
         mark = self.current()
-        open_link(self.app, mark.moment.url if mark else None, context(self).labels)
+        open_link(self.app, mark.moment.url if mark else None)
 
     def action_copy(self) -> None:
         mark = self.current()
-        copy_link(self.app, mark.moment.url if mark else None, context(self).labels)
+        copy_link(self.app, mark.moment.url if mark else None)
 
     def action_edit(self) -> None:
         mark = self.current()
@@ -128,7 +132,10 @@ class BookmarksScreen(Screen[None]):
             if note is not None:
                 bookmarks = context(self).services.library.bookmarks()
                 run_safely(
-                    self.app, lambda: f"Note saved: {bookmarks.set_note(mark.id, note).moment.span}"
+                    self.app,
+                    lambda: _("Note saved: {span}").format(
+                        span=bookmarks.set_note(mark.id, note).moment.span
+                    ),
                 )
                 self.refresh_list(keep=mark.id)
 
@@ -139,7 +146,10 @@ class BookmarksScreen(Screen[None]):
         if mark is not None:
             bookmarks = context(self).services.library.bookmarks()
             run_safely(
-                self.app, lambda: f"Bookmark deleted: {bookmarks.delete(mark.id).moment.span}"
+                self.app,
+                lambda: _("Bookmark deleted: {span}").format(
+                    span=bookmarks.delete(mark.id).moment.span
+                ),
             )
             self.refresh_list()
 

@@ -1,5 +1,5 @@
-"""What every screen may use of the app, without importing it: the services, the labels, the
-models' state, links, and the message a failed worker posts.
+"""What every screen may use of the app, without importing it: the services, the models' state,
+links, and the message a failed worker posts.
 
 The app module imports the screens; a screen reaches the app only through `context(self)`, typed
 by the `AppContext` protocol, so no import runs from a screen back to the app.
@@ -23,6 +23,7 @@ from textual.message import Message
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _, decimal
 from lecturetui.core.library import Library
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
 
@@ -45,8 +46,8 @@ class AppServices:
     #: search with the answer model's guess at the lecturer's words (core/answer/guess.py): auto/on/off
     guess: str = DEFAULT_GUESS
     mode: str = DEFAULT_MODE
-    #: the labels' language: en, pt, or auto (that of most lectures)
-    labels: str = "auto"
+    #: the app's language: en, pt, auto (the locale's), or "" (the one the command line chose)
+    language: str = ""
     #: keeps a setting the student changed in the app (mode, ttft, guess) for the next start
     remember: Callable[[str, object], None] = lambda key, value: None
     #: where `x` writes exports (Markdown, Anki, CSV): a folder in the current directory
@@ -81,7 +82,6 @@ class ModelState:
 @runtime_checkable
 class AppContext(Protocol):
     services: AppServices
-    labels: dict[str, str]
     models: ModelState
 
     def models_line(self, scope: Sequence[str] = (), settings: Sequence[str] = ()) -> str: ...
@@ -96,15 +96,22 @@ def context(node: DOMNode) -> AppContext:
 
 
 def ttft_label(seconds: float) -> str:
-    return f"≤{seconds:g} s" if seconds > 0 else "∞"
+    """The time budget to the answer's first words, named: "first words ≤ 8 s"."""
+    if seconds <= 0:
+        return _("first words: no time limit")
+    return _("first words ≤ {seconds} s").format(
+        seconds=decimal(seconds, 0 if seconds == int(seconds) else 1)
+    )
 
 
 class RerankProgress(Message):
-    """The re-ranking vectors being written: how many segments still wait for theirs."""
+    """The re-ranking vectors being written: how many segments still wait for theirs, of how
+    many this run writes."""
 
-    def __init__(self, pending: int) -> None:
+    def __init__(self, pending: int, total: int = 0) -> None:
         super().__init__()
         self.pending = pending
+        self.total = max(total, pending)
 
 
 class ModelsChanged(Message):
@@ -134,10 +141,10 @@ class WorkFailed(Message):
         return self.message + (f"\n{self.hint}" if self.hint else "")
 
 
-def open_link(app: App[None], url: str | None, labels: dict[str, str]) -> None:
+def open_link(app: App[None], url: str | None) -> None:
     """The lecture at its time: a local video in mpv or vlc, anything else in the browser."""
     if not url:
-        app.notify(labels["no_link"], severity="warning")
+        app.notify(_("This lecture has no video link or file."), severity="warning")
         return
     parts = urlsplit(url)
     if parts.scheme == "file":
@@ -149,17 +156,18 @@ def open_link(app: App[None], url: str | None, labels: dict[str, str]) -> None:
                 [player, flag, path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
             return
-        app.notify(f"No mpv or vlc to play {path} (at {start} s).", severity="warning")
+        app.notify(_("No mpv or vlc to play {path} (at {start} s).").format(path=path, start=start),
+                   severity="warning")  # fmt: skip
         return
     webbrowser.open(url)
 
 
-def copy_link(app: App[None], url: str | None, labels: dict[str, str]) -> None:
+def copy_link(app: App[None], url: str | None) -> None:
     if not url:
-        app.notify(labels["no_link"], severity="warning")
+        app.notify(_("This lecture has no video link or file."), severity="warning")
         return
     app.copy_to_clipboard(url)
-    app.notify(f"{labels['copied']}: {url}")
+    app.notify(_("Link copied: {url}").format(url=url))
 
 
 def worker_failed(node: DOMNode, event: Worker.StateChanged) -> None:

@@ -12,7 +12,10 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from lecturetui.core.evaluation.runs import EvalRecord, RunInfo
+from lecturetui.core.i18n import N_, _, decimal, ngettext
 from lecturetui.tui.context import context
+from lecturetui.tui.i18n import Translated
+from lecturetui.tui.welcome import mode_name
 from lecturetui.tui.widgets import move_highlight
 
 LABEL_STYLE = {"C": "bold green", "P": "bold yellow", "I": "bold red"}
@@ -23,56 +26,61 @@ def _label(label: str | None) -> Text:
 
 
 def _value(v: float | None) -> str:
-    return "—" if v is None else f"{float(v):.2f}"
+    return "—" if v is None else decimal(float(v), 2)
 
 
-class EvalRunsScreen(Screen[None]):
+class EvalRunsScreen(Translated, Screen[None]):
     """The library's evaluation runs, newest first."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS = [Binding("escape", "app.pop_screen", N_("Back"))]
 
-    def __init__(self, runs: list[RunInfo], labels: dict[str, str]) -> None:
+    def __init__(self, runs: list[RunInfo]) -> None:
         super().__init__()
         self.runs = runs
-        self.labels = labels
 
     def compose(self) -> ComposeResult:
-        t = self.labels
-        yield Static(t["eval_runs"], id="runs-title")
-        options = [
-            Option(
-                f"{r.name}  ·  {r.created_at[:16].replace('T', ' ')}  ·  {r.records} {t['records']}, "
-                f"{r.annotated} {t['annotated']}  ·  {r.settings.get('mode', '')}, {r.settings.get('llm', '')}",
-                id=str(r.id),
-            )
-            for r in self.runs
-        ] or [Option(t["no_runs"], disabled=True)]
+        yield Static(
+            _("Evaluation runs (lecturetui eval QUESTIONS makes them) · Enter opens one"),
+            id="runs-title",
+        )
+        options = [Option(self.run_line(r), id=str(r.id)) for r in self.runs] or [
+            Option(_("No evaluation run in this library yet."), disabled=True)
+        ]
         yield OptionList(*options, id="runs")
         yield Footer()
+
+    @staticmethod
+    def run_line(r: RunInfo) -> str:
+        """A run: its name, when, how many records and how many labelled, its settings."""
+        records = ngettext("{n} record", "{n} records", r.records).format(n=r.records)
+        annotated = ngettext("{n} annotated", "{n} annotated", r.annotated).format(n=r.annotated)
+        mode = str(r.settings.get("mode") or "")
+        settings = f"{mode_name(mode) if mode else ''}, {r.settings.get('llm', '')}"
+        when = r.created_at[:16].replace("T", " ")
+        return f"{r.name}  ·  {when}  ·  {records}, {annotated}  ·  {settings}"
 
     @on(OptionList.OptionSelected, "#runs")
     def open_run(self, event: OptionList.OptionSelected) -> None:
         run = next(r for r in self.runs if r.id == int(event.option.id or 0))
-        self.app.push_screen(EvalRecordsScreen(run, self.labels))
+        self.app.push_screen(EvalRecordsScreen(run))
 
 
-class EvalRecordsScreen(Screen[None]):
+class EvalRecordsScreen(Translated, Screen[None]):
     """One run's records: the list (manual and automated labels) and the selected record."""
 
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
-        Binding("c", "annotate('C')", "Correct"),
-        Binding("p", "annotate('P')", "Partial"),
-        Binding("i", "annotate('I')", "Incorrect"),
-        Binding("x", "annotate('')", "Clear"),
-        Binding("j", "move(1)", "Down", show=False),
-        Binding("k", "move(-1)", "Up", show=False),
+        Binding("escape", "app.pop_screen", N_("Back")),
+        Binding("c", "annotate('C')", N_("Correct")),
+        Binding("p", "annotate('P')", N_("Partial")),
+        Binding("i", "annotate('I')", N_("Incorrect")),
+        Binding("x", "annotate('')", N_("Clear")),
+        Binding("j", "move(1)", N_("Down"), show=False),
+        Binding("k", "move(-1)", N_("Up"), show=False),
     ]
 
-    def __init__(self, run: RunInfo, labels: dict[str, str]) -> None:
+    def __init__(self, run: RunInfo) -> None:
         super().__init__()
         self.run = run
-        self.labels = labels
         self.records: list[EvalRecord] = []
 
     def compose(self) -> ComposeResult:
@@ -90,17 +98,17 @@ class EvalRecordsScreen(Screen[None]):
 
     def refresh_list(self, highlight: int) -> None:
         done = sum(1 for r in self.records if r.manual_label)
+        annotated = _("{done}/{total} annotated").format(done=done, total=len(self.records))
         self.query_one("#records-title", Static).update(
-            f"{self.run.name} · {done}/{len(self.records)} {self.labels['annotated']}"
-            f" · {self.labels['label_hint']}"
+            f"{self.run.name} · {annotated} · " + _("c/p/i label it and go to the next, x clears")
         )
         options = self.query_one("#records", OptionList)
         options.clear_options()
         for r in self.records:
             row = Text(f"Q{r.number:<4} ")
-            row.append("manual ")
+            row.append(_("manual") + " ")
             row.append_text(_label(r.manual_label))
-            row.append("  auto ")
+            row.append("  " + _("auto") + " ")
             row.append_text(_label(r.auto_label))
             ar = r.payload.judge.answer_relevance.value
             row.append(f"  AR {_value(ar)}\n   {r.question[:60]}", style="dim")
@@ -120,18 +128,19 @@ class EvalRecordsScreen(Screen[None]):
         ar = judge.answer_relevance
         text = Text()
         text.append(f"Q{record.number}: {record.question}\n\n", style="bold")
-        text.append(f"{p.answer or self.labels['no_answer']}\n\n")
+        text.append((p.answer or _("(no answer)")) + "\n\n")
         for c in p.citations:
             text.append(f"[{c.number}] {c.lecture_title} {c.span}\n", style="cyan")
         text.append("\nAR ", style="bold")
         text.append(f"{_value(ar.value)}  ")
-        text.append("groundedness ", style="bold")
+        text.append(_("groundedness") + " ", style="bold")
         text.append(f"{_value(judge.groundedness.value)}  ")
-        text.append(f"{self.labels['context']} ", style="bold")
+        text.append(_("context") + " ", style="bold")
         text.append(f"{_value(judge.context_relevance.value)}\n")
         text.append(f"{ar.reasoning}\n", style="dim")  # the judge's reasoning, or its error
         if p.reference_answer:
-            text.append(f"\n{self.labels['reference']}: {p.reference_answer}\n", style="italic")
+            reference = _("Reference: {answer}").format(answer=p.reference_answer)
+            text.append(f"\n{reference}\n", style="italic")
         self.query_one("#record", Static).update(text)
 
     def action_move(self, step: int) -> None:

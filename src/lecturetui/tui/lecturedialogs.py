@@ -12,15 +12,17 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from lecturetui.core.i18n import N_, _
 from lecturetui.core.lectures import Lecture
+from lecturetui.tui.i18n import Translated
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(Translated, ModalScreen[bool]):
     """A yes/no question: y or Enter confirms, n or Esc declines."""
 
     BINDINGS = [
-        Binding("y,enter", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
+        Binding("y,enter", "answer(True)", N_("Yes")),
+        Binding("n,escape", "answer(False)", N_("No")),
     ]
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
@@ -32,7 +34,9 @@ class ConfirmScreen(ModalScreen[bool]):
         self.question = question
 
     def compose(self) -> ComposeResult:
-        yield Static(f"{self.question}\n\n[b]y[/] yes · [b]n[/] no", id="confirm", markup=True)
+        yes, no = _("yes"), _("no")
+        keys = f"[b]y[/] {yes} · [b]n[/] {no}"
+        yield Static(f"{self.question}\n\n{keys}", id="confirm", markup=True)
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
@@ -47,10 +51,10 @@ class LectureEdit:
     url: str
 
 
-class EditLectureScreen(ModalScreen[LectureEdit | None]):
+class EditLectureScreen(Translated, ModalScreen[LectureEdit | None]):
     """Title, course and link of a lecture: Enter in any field saves, Esc cancels."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
     DEFAULT_CSS = """
     EditLectureScreen { align: center middle; }
     EditLectureScreen > #edit-box { width: 80%; height: auto; border: round $accent; padding: 0 1; }
@@ -63,16 +67,18 @@ class EditLectureScreen(ModalScreen[LectureEdit | None]):
     def compose(self) -> ComposeResult:
         lec = self.lecture
         with Vertical(id="edit-box") as box:
-            box.border_title = f"{lec.id} · Enter saves · Esc cancels"
-            yield Input(value=lec.title, placeholder="title", id="edit-title")
-            yield Input(value=lec.course or "", placeholder="course", id="edit-course")
-            yield Input(value=lec.source_url or "", placeholder="video URL or file", id="edit-url")
+            box.border_title = f"{lec.id} · " + _("Enter saves · Esc cancels")
+            yield Input(value=lec.title, placeholder=_("title"), id="edit-title")
+            yield Input(value=lec.course or "", placeholder=_("course"), id="edit-course")
+            yield Input(
+                value=lec.source_url or "", placeholder=_("video URL or file"), id="edit-url"
+            )
 
     @on(Input.Submitted)
     def save(self) -> None:
         title = self.query_one("#edit-title", Input).value.strip()
         if not title:
-            self.notify("A lecture needs a title.", severity="error")
+            self.notify(_("A lecture needs a title."), severity="error")
             return
         course = self.query_one("#edit-course", Input).value.strip()
         url = self.query_one("#edit-url", Input).value.strip()

@@ -1,4 +1,5 @@
-"""The main screen: the question box, the ranked segments and the answer, with their keys."""
+"""The main screen: the question box, the ranked segments and the answer, with their keys; before
+the first question, the way in (tui/welcome.py)."""
 
 from __future__ import annotations
 
@@ -11,37 +12,41 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.worker import Worker
 
 from lecturetui.core.answer.ttft import TTFT_CHOICES
+from lecturetui.core.i18n import N_, _
 from lecturetui.core.modes import MODES
 from lecturetui.core.records import HitRecord
 from lecturetui.core.retrieval.scope import Scope
 from lecturetui.tui.asking import AskingScreen
 from lecturetui.tui.context import WorkFailed, copy_link, open_link, ttft_label, worker_failed
+from lecturetui.tui.i18n import Translated
 from lecturetui.tui.notes import bookmark_segment, export_to
 from lecturetui.tui.screens import HistoryScreen, SegmentScreen
+from lecturetui.tui.welcome import TopicsFound, Welcome, mode_name
 from lecturetui.tui.widgets import move_highlight
 
 
-class MainScreen(AskingScreen):
+class MainScreen(Translated, Welcome, AskingScreen):
     BINDINGS = [
-        Binding("j", "cursor(1)", "Down", show=False),
-        Binding("k", "cursor(-1)", "Up", show=False),
-        Binding("o", "open", "Open video"),
-        Binding("y", "copy", "Copy link"),
-        Binding("escape", "stop", "Stop"),
-        Binding("h", "history", "History"),
-        Binding("m", "cycle_mode", "Mode"),
-        Binding("n", "new_thread", "New thread"),
-        Binding("t", "cycle_ttft", "Time budget", show=False),
-        Binding("g", "toggle_guess", "Lecturer's guess", show=False),
-        Binding("s", "scope", "Scope"),
-        Binding("b", "bookmark", "Bookmark"),
-        Binding("x", "export", "Export", show=False),
+        Binding("j", "cursor(1)", N_("Down"), show=False),
+        Binding("k", "cursor(-1)", N_("Up"), show=False),
+        Binding("o", "open", N_("Open video")),
+        Binding("y", "copy", N_("Copy link")),
+        Binding("escape", "stop", N_("Stop")),
+        Binding("h", "history", N_("History")),
+        Binding("m", "cycle_mode", N_("Search mode")),
+        Binding("n", "new_thread", N_("New thread")),
+        Binding("t", "cycle_ttft", N_("Time budget"), show=False),
+        Binding("g", "toggle_guess", N_("Lecturer's guess"), show=False),
+        Binding("s", "scope", N_("Scope")),
+        Binding("b", "bookmark", N_("Bookmark")),
+        Binding("x", "export", N_("Export"), show=False),
         *[Binding(str(n), f"citation({n})", show=False) for n in range(1, 10)],
     ]
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
-        yield Input(placeholder=self.ctx.labels["placeholder"], id="question")
+        yield Input(placeholder=_("Ask about your lectures and press Enter (/ comes back here)"),
+                    id="question")  # fmt: skip
         with Horizontal(id="body"):
             yield OptionList(id="hits")
             with VerticalScroll(id="answer-box"):
@@ -51,17 +56,14 @@ class MainScreen(AskingScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        labels = self.ctx.labels
         self.ttft = self.ctx.services.ttft_s
         self.guess = self.ctx.services.guess
         self.mode = self.ctx.services.mode
-        self.query_one("#hits", OptionList).border_title = labels["segments"]
-        self.query_one("#answer-box").border_title = labels["answer"]
+        self.query_one("#hits", OptionList).border_title = _("Segments")
+        self.query_one("#answer-box").border_title = _("Answer")
         self.query_one("#question", Input).focus()
         self.refresh_status()
-        n_lectures, _ = self.ctx.services.library.counts()
-        if n_lectures == 0:
-            self.show_answer_text(labels["empty"])
+        self.show_welcome()
 
     def on_unmount(self) -> None:
         self.closing.set()
@@ -70,12 +72,11 @@ class MainScreen(AskingScreen):
     # -- the status line: state, library, scope and devices first (a narrow terminal cuts the end)
     def status_parts(self) -> tuple[list[str], list[str]]:
         """The scope, then the settings this screen changes (mode, time budget, guess)."""
-        labels = self.ctx.labels
         scope = [self.scope.label()] if self.scope else []
         settings = [
-            f"{labels['mode']}: {self.mode}",
-            f"{labels['ttft']} {ttft_label(self.ttft)}",
-            *([labels["guess"]] if self.guessing() else []),
+            _("search: {mode}").format(mode=mode_name(self.mode)),
+            ttft_label(self.ttft),
+            *([_("+ lecturer's guess")] if self.guessing() else []),
         ]
         return scope, settings
 
@@ -87,12 +88,12 @@ class MainScreen(AskingScreen):
 
     def refresh_status(self, state: str | None = None) -> None:
         ctx = self.ctx
-        labels, models = ctx.labels, ctx.models
+        models = ctx.models
         if state is None:
             if models.error is not None:
                 state = f"⚠ {models.error.message}"
             else:
-                state = labels["ready"] if models.generator else labels["loading"]
+                state = _("ready") if models.generator else _("loading models…")
         line = Text(f" {state} ", style="bold reverse")
         line.append(f"  {ctx.models_line(*self.status_parts())}")
         self.query_one("#status", Static).update(line)
@@ -116,13 +117,15 @@ class MainScreen(AskingScreen):
         if event.task == "answer":
             self.show_answer_text(event.text)
 
+    def on_topics_found(self, message: TopicsFound) -> None:
+        self.show_welcome(message.topics)
+
     def action_cycle_mode(self) -> None:
         """hybrid -> dense -> lexical; the next question (Enter again) uses it."""
-        labels = self.ctx.labels
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
         self.ctx.services.remember("mode", self.mode)
         self.refresh_status()
-        self.notify(f"{labels['mode']}: {self.mode} · {labels['mode_' + self.mode]}")
+        self.notify(_("search: {mode}").format(mode=mode_name(self.mode, long=True)))
 
     def action_cycle_ttft(self) -> None:
         """The time budget of the next answers: 8 s -> 15 s -> 30 s -> none -> 4 s."""
@@ -130,20 +133,20 @@ class MainScreen(AskingScreen):
         self.ttft = TTFT_CHOICES[(i + 1) % len(TTFT_CHOICES)]
         self.ctx.services.remember("ttft", self.ttft)
         self.refresh_status()
-        self.notify(f"{self.ctx.labels['ttft']}: {ttft_label(self.ttft)}")
+        self.notify(ttft_label(self.ttft))
 
     def action_toggle_guess(self) -> None:
         """Search the next questions with the lecturer's guess, or without it."""
-        labels = self.ctx.labels
         self.guess = "off" if self.guessing() else "on"
         self.ctx.services.remember("guess", self.guess)
         self.refresh_status()
-        self.notify(f"{labels['guess']}: {labels['on'] if self.guessing() else labels['off']}")
+        self.notify(_("Searching with the lecturer's guess") if self.guessing()
+                    else _("Searching without the lecturer's guess"))  # fmt: skip
 
     def action_new_thread(self) -> None:
         """The next question starts a new thread (it is not taken as a follow-up)."""
         self.previous = None
-        self.notify(self.ctx.labels["new_thread"])
+        self.notify(_("New thread: the next question stands alone"))
 
     def action_scope(self) -> None:
         from lecturetui.tui.scopescreen import ScopeScreen
@@ -157,18 +160,20 @@ class MainScreen(AskingScreen):
         self.app.push_screen(ScopeScreen(lectures, self.scope), chosen)
 
     def action_history(self) -> None:
-        def reopen(entry_id: int | None) -> None:
-            if entry_id:
-                history = self.ctx.services.library.history
-                record = history.entry(entry_id)
-                if record is not None:
-                    self.query_one("#question", Input).value = record.question
-                    self.show_answer(record)
-                    self.entry_id = entry_id
-                    self.previous = history.exchange(entry_id)  # a follow-up continues it
-
         threads = self.ctx.services.library.history.threads()
-        self.app.push_screen(HistoryScreen(threads), reopen)
+        self.app.push_screen(HistoryScreen(threads), self.reopen)
+
+    def reopen(self, entry_id: int | None) -> None:
+        """A question asked before, with its answer as it was given."""
+        if entry_id:
+            history = self.ctx.services.library.history
+            record = history.entry(entry_id)
+            if record is not None:
+                self.welcoming = False
+                self.query_one("#question", Input).value = record.question
+                self.show_answer(record)
+                self.entry_id = entry_id
+                self.previous = history.exchange(entry_id)  # a follow-up continues it
 
     # -- the hits -------------------------------------------------------------------------------
     def action_cursor(self, step: int) -> None:
@@ -187,6 +192,8 @@ class MainScreen(AskingScreen):
 
     @on(OptionList.OptionSelected, "#hits")
     def open_segment(self, event: OptionList.OptionSelected) -> None:
+        if self.welcome_chosen(event.option.id or ""):
+            return
         seg_id = int(event.option.id or 0)
         segment = self.ctx.services.library.segment(seg_id)
         if segment is not None:
@@ -204,11 +211,11 @@ class MainScreen(AskingScreen):
 
     def action_open(self) -> None:
         hit = self.current_hit()
-        open_link(self.app, hit.url if hit else None, self.ctx.labels)
+        open_link(self.app, hit.url if hit else None)
 
     def action_copy(self) -> None:
         hit = self.current_hit()
-        copy_link(self.app, hit.url if hit else None, self.ctx.labels)
+        copy_link(self.app, hit.url if hit else None)
 
     # -- study notes --------------------------------------------------------------------------
     def action_bookmark(self) -> None:
@@ -225,7 +232,7 @@ class MainScreen(AskingScreen):
 
         entry = self.entry_id
         if entry is None:
-            self.notify("There is no answer to export yet.", severity="warning")
+            self.notify(_("There is no answer to export yet."), severity="warning")
             return
         services = self.ctx.services
         export_to(self.app, services.export_dir, f"answer-{entry}",

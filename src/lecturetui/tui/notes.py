@@ -13,16 +13,18 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import N_, _, ngettext
 from lecturetui.tui.context import context
+from lecturetui.tui.i18n import Translated
 
 if TYPE_CHECKING:
     from lecturetui.core.study.export import Targets
 
 
-class NoteScreen(ModalScreen[str | None]):
+class NoteScreen(Translated, ModalScreen[str | None]):
     """One line of note: Enter keeps it (empty is fine), Esc cancels."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
     DEFAULT_CSS = """
     NoteScreen { align: center middle; }
     NoteScreen > #note-box { width: 80%; height: auto; border: round $accent; padding: 0 1; }
@@ -34,7 +36,7 @@ class NoteScreen(ModalScreen[str | None]):
         self.note = note
 
     def compose(self) -> ComposeResult:
-        box = Input(value=self.note, placeholder="note (optional) · Enter saves · Esc cancels",
+        box = Input(value=self.note, placeholder=_("note (optional) · Enter saves · Esc cancels"),
                     id="note-box")  # fmt: skip
         box.border_title = self.title_text
         yield box
@@ -67,7 +69,9 @@ def bookmark_segment(screen: Screen[None], segment_id: int, title: str, entry: i
 
             def add() -> str:
                 mark = bookmarks.add(segment_id, note, history_id=entry)
-                return f"Bookmarked: {mark.moment.lecture_title} {mark.moment.span}"
+                return _("Bookmarked: {lecture} {span}").format(
+                    lecture=mark.moment.lecture_title, span=mark.moment.span
+                )
 
             run_safely(screen.app, add)
 
@@ -83,6 +87,9 @@ def export_to(app: App[None], folder: Path, stem: str, write: Callable[[Targets]
         folder.mkdir(parents=True, exist_ok=True)
         names = (folder / f"{stem}.{suffix}" for suffix in ("md", "apkg", "csv"))
         written = write(Targets(*names))
-        return f"Exported {len(written)} files to {folder}"
+        n = len(written)
+        return ngettext(
+            "Exported {n} file to {folder}", "Exported {n} files to {folder}", n
+        ).format(n=n, folder=folder)
 
     run_safely(app, export)

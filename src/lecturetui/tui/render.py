@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from lecturetui.core.citing import CITATION
+from lecturetui.core.i18n import _, decimal
 from lecturetui.core.records import EvidenceRecord, HitRecord, PassageRecord
-from lecturetui.core.retrieval.fusion import retriever_tag
 from lecturetui.core.timefmt import format_timestamp
 
 
@@ -20,11 +20,31 @@ def score_style(score: float, best: float, worst: float) -> str:
     return "bold green" if rel > 0.66 else "yellow" if rel > 0.33 else "dim"
 
 
+#: which retrievers found a hit, as one sign each (explained by `hit_legend`)
+RETRIEVER_SIGNS = (("dense", "≈"), ("lexical", "="), ("rerank", "↑"))
+
+
+def retriever_signs(retrievers: list[str]) -> str:
+    """`≈=↑`: found by meaning (E5), by the same words (BM25), re-ranked (EmbeddingGemma); a
+    dot where one did not take part."""
+    return "".join(sign if name in retrievers else "·" for name, sign in RETRIEVER_SIGNS)
+
+
+def hit_legend(long: bool = False) -> str:
+    """What a hit row's figures and signs mean: short on the segments pane's lower border, in
+    full in the help."""
+    if long:
+        return _(
+            "relevance 0–1 · ≈ meaning (E5) · = same words (BM25) · ↑ re-ranked (EmbeddingGemma)"
+        )
+    return _("relevance · ≈ meaning · = words · ↑ re-ranked")
+
+
 def hit_row(hit: HitRecord, best: float, worst: float, mark: str, width: int = 60) -> Text:
     text = Text()
     text.append(f"{hit.rank:>2} ", style="bold")
-    text.append(f"{hit.score:.3f} ", style=score_style(hit.score, best, worst))
-    text.append(retriever_tag(list(hit.retrievers) or ["dense"]) + " ", style="dim")
+    text.append(f"{decimal(hit.score, 3)} ", style=score_style(hit.score, best, worst))
+    text.append(retriever_signs(list(hit.retrievers) or ["dense"]) + " ", style="dim")
     text.append(f"{hit.lecture_title}  ", style="bold")
     text.append(hit.span, style="cyan")
     if mark:
@@ -62,7 +82,6 @@ def highlighted(
 def answer_text(
     answer: str,
     references: Sequence[PassageRecord],
-    labels: dict[str, str],
     note: str = "",
     quote: str = "",
     unsupported: Sequence[str] = (),
@@ -80,11 +99,12 @@ def answer_text(
         out.highlight_words([quote], style="italic cyan")
     if unsupported:
         out.highlight_words(list(unsupported), style="dim strike")
-        out.append("\n" + labels["unsupported_note"], style="dim italic")
+        out.append("\n" + _("(struck out: not found in the excerpts it cites; check it against the lecture)"),
+                   style="dim italic")  # fmt: skip
     if note:
         out.append("\n" + note, style="dim italic")
     if references:
-        out.append(f"\n\n{labels['references']}\n", style="bold")
+        out.append("\n\n" + _("References") + "\n", style="bold")
         for ref in references:
             out.append(f"[{ref.number}] ", style="bold magenta")
             out.append(f"{ref.lecture_title}, {ref.span}")
@@ -94,18 +114,18 @@ def answer_text(
     return out
 
 
-def evidence_text(
-    evidence: Sequence[EvidenceRecord], labels: dict[str, str], width: int = 12
-) -> Text:
+def evidence_text(evidence: Sequence[EvidenceRecord], width: int = 12) -> Text:
     """The evidence sentences: lecture and time, then the sentence highlighted among the words
     around it in its segment."""
     out = Text()
     if not evidence:
         return out
-    out.append(f"{labels['evidence']}\n", style="bold")
+    out.append(_("Evidence"), style="bold")
+    out.append("  " + _("(the lectures' sentences closest to the question, with their relevance)") + "\n",
+               style="dim")  # fmt: skip
     for e in evidence:
         out.append(f"{e.lecture_title} {format_timestamp(e.start_s)}", style="cyan")
-        out.append(f"  {e.score:.3f}\n", style="dim")
+        out.append(f"  {decimal(e.score, 3)}\n", style="dim")
         before = " ".join(e.before.split()[-width:])
         after = " ".join(e.after.split()[:width])
         if before:

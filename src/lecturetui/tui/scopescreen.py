@@ -9,14 +9,16 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from lecturetui.core.i18n import N_, _, ngettext
 from lecturetui.core.lectures import Lecture
 from lecturetui.core.retrieval.scope import Scope
+from lecturetui.tui.i18n import Translated
 
 
-class ScopeScreen(ModalScreen[Scope | None]):
+class ScopeScreen(Translated, ModalScreen[Scope | None]):
     """Enter picks the highlighted scope; Esc keeps the current one."""
 
-    BINDINGS = [Binding("escape", "dismiss_none", "Back")]
+    BINDINGS = [Binding("escape", "dismiss_none", N_("Back"))]
     DEFAULT_CSS = """
     ScopeScreen { align: center middle; }
     ScopeScreen > #scope-box { width: 90%; height: 80%; border: round $accent; }
@@ -25,14 +27,19 @@ class ScopeScreen(ModalScreen[Scope | None]):
     def __init__(self, lectures: list[Lecture], current: Scope) -> None:
         super().__init__()
         self.choices: list[Scope] = [Scope()]
-        labels = ["Whole library"]
+        labels = [_("Whole library")]
         for course in sorted({x.course for x in lectures if x.course}):
             n = sum(1 for x in lectures if x.course == course)
             self.choices.append(Scope(courses=(course,)))
-            labels.append(f"Course  {course}  ({n} lectures)")
+            labels.append(
+                ngettext(
+                    "Course  {course}  ({n} lecture)", "Course  {course}  ({n} lectures)", n
+                ).format(course=course, n=n)
+            )
         for lec in sorted(lectures, key=lambda x: (x.course or "", x.title)):
             self.choices.append(Scope(lectures=(lec.id,)))
-            labels.append(f"Lecture {lec.title}" + (f"  · {lec.course}" if lec.course else ""))
+            in_course = f"  · {lec.course}" if lec.course else ""
+            labels.append(_("Lecture {title}").format(title=lec.title) + in_course)
         self.labels = labels
         self.current = current
 
@@ -40,9 +47,9 @@ class ScopeScreen(ModalScreen[Scope | None]):
         options = OptionList(
             *[Option(label, id=str(i)) for i, label in enumerate(self.labels)], id="scope-box"
         )
-        options.border_title = "Ask within"
+        options.border_title = _("Ask within")
         yield options
-        yield Static("Enter: ask within it · Esc: back", id="scope-help")
+        yield Static(_("Enter: ask within it · Esc: back"), id="scope-help")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

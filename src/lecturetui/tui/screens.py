@@ -16,11 +16,17 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, get_current_worker
 
 from lecturetui.core.conversation import HistoryEntry
+from lecturetui.core.i18n import N_, _, decimal, ngettext
 from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.links import deep_link
 from lecturetui.core.timefmt import format_duration, format_span, format_timestamp
 from lecturetui.tui.context import WorkFailed, context, copy_link, open_link, worker_failed
+from lecturetui.tui.i18n import Translated
 from lecturetui.tui.render import highlighted, timeline
+
+#: an ingested file's status, as the library screen names it
+STATUS = {"added": N_("added"), "updated": N_("updated"), "unchanged": N_("unchanged"),
+          "duplicate": N_("duplicate"), "failed": N_("failed")}  # fmt: skip
 
 
 class Diagnosed(Message):
@@ -42,9 +48,9 @@ class LibraryChanged(Message):
 class IngestProgress(Message):
     """Files done of the ingest in progress; a burst is coalesced into the newest."""
 
-    def __init__(self, done: int, total: int) -> None:
+    def __init__(self, done: int, total: int, name: str = "") -> None:
         super().__init__()
-        self.done, self.total = done, total
+        self.done, self.total, self.name = done, total, name
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, IngestProgress)
@@ -61,51 +67,68 @@ class IngestLog(Message):
         return isinstance(message, IngestLog) and not self.done
 
 
-HELP = """\
-| key | does |
-|---|---|
-| `/` | type a question (Enter asks; a new question cancels the one in flight); a short one ("e por quê?", "give an example") follows up the last |
-| `↑` `↓` `j` `k` | move through the segments |
-| `Enter` | open the segment with its neighbours |
-| `1`…`9` | jump to the segment of citation [n] |
-| `o` | open the lecture at that time (browser, or mpv/vlc for a local video) |
-| `y` | copy the link |
-| `b` | bookmark the segment, with a note (main and segment screens) |
-| `B` | bookmarks: by course and lecture; Enter opens one, `e` edits its note, `d` deletes, `x` exports |
-| `x` | export the answer on screen (Markdown, Anki, CSV) to `./lecturetui-export/` |
-| `Esc` | stop the answer / go back |
-| `[` `]` | previous / next segment (segment screen) |
-| `l` | library: lectures, models, device; `i` ingest, `d` delete a lecture, `e` edit its title, course and link |
-| `h` | history of questions |
-| `m` | search mode: hybrid (E5 + BM25), dense (E5), lexical (BM25) |
-| `n` | new thread: the next question is not taken as a follow-up |
-| `t` | time to the answer's first token: 8 s, 15 s, 30 s, no limit, 4 s |
-| `g` | search with the lecturer's guess (finds more questions asked in your own words) or without |
-| `e` | evaluation runs: read records, label them `c` / `p` / `i` |
-| `?` | this help |
-| `Ctrl+P` | command palette |
-| `q` | quit |
-"""
+#: every key, with what it does (the help screen; the footer shows the main ones)
+KEYS = (
+    ("`/`", N_("type a question (Enter asks; a new question cancels the one in flight); a short one (\"why?\", \"give an example\") follows up the last")),
+    ("`↑` `↓` `j` `k`", N_("move through the segments")),
+    ("`Enter`", N_("open the segment with its neighbours; on the first screen, reopen a question or ask an example")),
+    ("`1`…`9`", N_("jump to the segment of citation [n]")),
+    ("`o`", N_("open the lecture at that time (browser, or mpv/vlc for a local video)")),
+    ("`y`", N_("copy the link")),
+    ("`b`", N_("bookmark the segment, with a note (main and segment screens)")),
+    ("`B`", N_("bookmarks: by course and lecture; Enter opens one, `e` edits its note, `d` deletes, `x` exports")),
+    ("`x`", N_("export the answer on screen (Markdown, Anki, CSV) to `./lecturetui-export/`")),
+    ("`Esc`", N_("stop the answer / go back")),
+    ("`[` `]`", N_("previous / next segment (segment screen)")),
+    ("`l`", N_("library: lectures, models, device; `i` adds lectures, `d` deletes one, `e` edits its title, course and link")),
+    ("`h`", N_("history of questions")),
+    ("`m`", N_("search mode: hybrid (E5 + BM25), meaning (E5), words (BM25)")),
+    ("`n`", N_("new thread: the next question is not taken as a follow-up")),
+    ("`t`", N_("time to the answer's first words: 8 s, 15 s, 30 s, no limit, 4 s")),
+    ("`g`", N_("search with the lecturer's guess (finds more questions asked in your own words) or without")),
+    ("`e`", N_("evaluation runs: read records, label them `c` / `p` / `i`")),
+    ("`?`", N_("this help")),
+    ("`Ctrl+P`", N_("command palette")),
+    ("`q`", N_("quit")),
+)  # fmt: skip
 
 
-class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+def help_markdown() -> str:
+    """The keys, then what the figures on screen mean, in the app's language."""
+    from lecturetui.tui.render import hit_legend
+
+    rows = "\n".join(f"| {keys} | {_(does)} |" for keys, does in KEYS)
+    figures = [
+        hit_legend(long=True),
+        _("first words ≤ 8 s: the time budget to the answer's first words (t changes it)"),
+        _("search 0.4 s · first words 4.5 s · 15 words/s: how long the search took, how long the"
+          " first words of the explanation took, how fast it was written"),
+        _("re-ranking vectors: 12/26: EmbeddingGemma's vectors being written for new lectures"
+          " (search works meanwhile)"),
+    ]  # fmt: skip
+    legend = "\n".join(f"- {line}" for line in figures)
+    head = "| " + _("key") + " | " + _("does") + " |\n|---|---|\n"
+    return f"{head}{rows}\n\n**" + _("What the figures mean") + f"**\n\n{legend}\n"
+
+
+class HelpScreen(Translated, ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", N_("Close"))]
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Markdown(HELP)
+            yield Markdown(help_markdown())
 
 
-class SegmentScreen(Screen[None]):
+class SegmentScreen(Translated, Screen[None]):
     """One segment, its neighbours dimmed around it, its place in the lecture."""
 
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
-        Binding("left_square_bracket,p", "move(-1)", "Previous"),
-        Binding("right_square_bracket,n", "move(1)", "Next"),
-        Binding("o", "open", "Open video"),
-        Binding("y", "copy", "Copy link"),
-        Binding("b", "bookmark", "Bookmark"),
+        Binding("escape", "app.pop_screen", N_("Back")),
+        Binding("left_square_bracket,p", "move(-1)", N_("Previous")),
+        Binding("right_square_bracket,n", "move(1)", N_("Next")),
+        Binding("o", "open", N_("Open video")),
+        Binding("y", "copy", N_("Copy link")),
+        Binding("b", "bookmark", N_("Bookmark")),
     ]
 
     def __init__(
@@ -142,7 +165,8 @@ class SegmentScreen(Screen[None]):
             style="cyan",
         )
         if self.score is not None:
-            title.append(f"  {self.score:.3f}", style="green")
+            title.append("  " + _("relevance {score}").format(score=decimal(self.score, 3)),
+                         style="green")  # fmt: skip
         if self.segment.corpus_id is not None:
             title.append(f"  #{self.segment.corpus_id}", style="dim")
         self.query_one("#segment-title", Static).update(title)
@@ -179,10 +203,10 @@ class SegmentScreen(Screen[None]):
         return deep_link(lecture.source_url if lecture else None, self.segment.start)
 
     def action_open(self) -> None:
-        open_link(self.app, self._url(), context(self).labels)
+        open_link(self.app, self._url())
 
     def action_copy(self) -> None:
-        copy_link(self.app, self._url(), context(self).labels)
+        copy_link(self.app, self._url())
 
     def action_bookmark(self) -> None:
         from lecturetui.tui.notes import bookmark_segment
@@ -191,10 +215,10 @@ class SegmentScreen(Screen[None]):
         bookmark_segment(self, self.segment.id, span, None)
 
 
-class HistoryScreen(Screen[int | None]):
+class HistoryScreen(Translated, Screen[int | None]):
     """Questions by thread, newest thread first; a follow-up is indented under its thread."""
 
-    BINDINGS = [Binding("escape", "dismiss_none", "Back")]
+    BINDINGS = [Binding("escape", "dismiss_none", N_("Back"))]
 
     def __init__(self, entries: list[HistoryEntry]) -> None:
         super().__init__()
@@ -219,14 +243,18 @@ class HistoryScreen(Screen[int | None]):
         self.dismiss(None)
 
 
-class LibraryScreen(Screen[None]):
-    """Lectures, models and device; ingest a file or folder with a progress bar."""
+#: the lecture table's columns (Lecture.table_row's order)
+COLUMNS = (N_("id"), N_("title"), N_("course"), N_("language"), N_("duration"), N_("segments"))
+
+
+class LibraryScreen(Translated, Screen[None]):
+    """Lectures, models and device; add a file or folder, with progress while it runs."""
 
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
-        Binding("i", "focus_ingest", "Ingest"),
-        Binding("d", "delete_lecture", "Delete"),
-        Binding("e", "edit_lecture", "Edit"),
+        Binding("escape", "app.pop_screen", N_("Back")),
+        Binding("i", "focus_ingest", N_("Add lectures")),
+        Binding("d", "delete_lecture", N_("Delete")),
+        Binding("e", "edit_lecture", N_("Edit")),
     ]
 
     ingesting: Path | None = None
@@ -236,18 +264,18 @@ class LibraryScreen(Screen[None]):
         yield Static(id="doctor")
         yield DataTable(id="lectures", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="ingest-row"):
-            yield Input(placeholder=self.lt_labels["ingest"], id="ingest-path")
-        yield ProgressBar(id="ingest-progress", show_eta=False)
+            yield Input(placeholder=_("Add a file or folder: type its path and press Enter"),
+                        id="ingest-path")  # fmt: skip
+        with Horizontal(id="ingest-running"):
+            yield Static(id="ingest-what")
+            yield ProgressBar(id="ingest-progress", show_eta=False)
         yield Static(id="ingest-log")
         yield Footer()
 
-    @property
-    def lt_labels(self) -> dict[str, str]:
-        return context(self).labels
-
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns(*Lecture.TABLE_COLUMNS)
+        table.add_columns(*(_(c) for c in COLUMNS))
+        self.query_one("#ingest-running").display = False  # shown while lectures are added
         self.refresh_table()
         self.diagnose()
 
@@ -271,10 +299,15 @@ class LibraryScreen(Screen[None]):
             rerank = ""
         gpu = report.gpus[0] if report.gpus else None
         lines = [
-            f"GPU: {gpu.name}, {gpu.free_mib:,} of {gpu.total_mib:,} MiB free"
+            _("GPU: {name}, {free} of {total} MiB free").format(
+                name=gpu.name, free=f"{gpu.free_mib:,}", total=f"{gpu.total_mib:,}"
+            )
             if gpu
-            else "GPU: none",
-            f"E5: {report.embedder_device}{rerank} · answers: {report.llm_device}"
+            else _("GPU: none"),
+            _("E5: {device}").format(device=report.embedder_device)
+            + rerank
+            + " · "
+            + _("answers: {device}").format(device=report.llm_device)
             + (f" · llama.cpp {report.llama.backend}" if report.llama else ""),
             *[f"! {p}" for p in report.problems],
         ]
@@ -311,13 +344,17 @@ class LibraryScreen(Screen[None]):
             if yes:
                 self.delete_lecture(lec)
 
-        question = f"Delete {lec.title} ({lec.id}, {lec.segment_count} segments)?"
+        question = ngettext("Delete {title} ({id}, {n} segment)?", "Delete {title} ({id}, {n} segments)?",
+                            lec.segment_count).format(title=lec.title, id=lec.id, n=lec.segment_count)  # fmt: skip
         self.app.push_screen(ConfirmScreen(question), answer)
 
     @work(thread=True, exclusive=True, group="ingest", exit_on_error=False)
     def delete_lecture(self, lec: Lecture) -> None:
         removed = context(self).services.library.remove_lecture(lec.id)
-        self.post_message(LibraryChanged(f"Deleted {lec.title} ({removed} segments)."))
+        note = ngettext(
+            "Deleted {title} ({n} segment).", "Deleted {title} ({n} segments).", removed
+        )
+        self.post_message(LibraryChanged(note.format(title=lec.title, n=removed)))
 
     def on_library_changed(self, message: LibraryChanged) -> None:
         self.refresh_table()
@@ -336,7 +373,7 @@ class LibraryScreen(Screen[None]):
                 store = context(self).services.library.store
                 store.update_lecture(lec.id, edit.title, edit.course, edit.url)
                 self.refresh_table()
-                self.notify(f"Saved {edit.title}.")
+                self.notify(_("Saved {title}.").format(title=edit.title))
 
         self.app.push_screen(EditLectureScreen(lec), save)
 
@@ -354,15 +391,18 @@ class LibraryScreen(Screen[None]):
         from lecturetui.core.ingest.media import Cancelled
 
         def on_file(done: int, total: int, name: str) -> None:
-            self.post_message(IngestProgress(done, max(total, 1)))
+            self.post_message(IngestProgress(done, max(total, 1), name))
 
         worker = get_current_worker()
 
         def on_audio(done_s: float, total_s: float) -> None:
-            line = f"transcribing {path.name}: {format_timestamp(done_s)} / {format_timestamp(total_s)}"
+            line = _("transcribing {name}: {done} / {total}").format(
+                name=path.name, done=format_timestamp(done_s), total=format_timestamp(total_s)
+            )
             self.post_message(IngestLog(line))
 
         self.ingesting = path
+        self.post_message(IngestProgress(0, 1, path.name))
         try:
             report = context(self).services.library.ingest(
                 [path], progress=on_file, audio_progress=on_audio,
@@ -372,27 +412,31 @@ class LibraryScreen(Screen[None]):
             return  # the screen was left: nothing of the file in progress was stored
         lines = []
         for r in report.results:
-            lines.append(
-                f"{r.status:9} {r.path.name}"
-                + (
-                    f": {r.message}"
-                    if r.failed
-                    else f" ({r.segments} segments)"
-                    if r.segments
-                    else ""
-                )
-            )
+            status = _(STATUS.get(r.status, r.status))
+            if r.failed:
+                lines.append(f"{status:9} {r.path.name}: {r.message}")
+            elif r.segments:
+                n = ngettext("{n} segment", "{n} segments", r.segments).format(n=r.segments)
+                lines.append(f"{status:9} {r.path.name} ({n})")
+            else:
+                lines.append(f"{status:9} {r.path.name}")
             if r.status in ("added", "updated"):  # what was repaired or skipped, as the CLI says
-                lines += [f"          note: {note}" for note in r.notes]
+                lines += ["          " + _("note: {note}").format(note=note) for note in r.notes]
         self.post_message(IngestLog("\n".join(lines), done=True))
 
     def on_ingest_progress(self, message: IngestProgress) -> None:
+        self.query_one("#ingest-running").display = True
+        what = _("adding {name}: {done}/{total} files").format(
+            name=message.name, done=message.done, total=message.total
+        )
+        self.query_one("#ingest-what", Static).update(what)
         self.query_one(ProgressBar).update(total=message.total, progress=message.done)
 
     def on_ingest_log(self, message: IngestLog) -> None:
         # plain text: a file name or message is never read as markup
         self.query_one("#ingest-log", Static).update(Text(message.text))
         if message.done:
+            self.query_one("#ingest-running").display = False
             self.refresh_table()
             context(self).write_rerank_vectors()
 
@@ -403,9 +447,12 @@ class LibraryScreen(Screen[None]):
         """Shown in place too (the app also shows it and logs the traceback)."""
         if event.task == "ingest":
             name = self.ingesting.name if self.ingesting else ""
-            text = Text(f"failed    {name}: {event.message}")
+            self.query_one("#ingest-running").display = False
+            failed = _("failed")
+            text = Text(f"{failed:9} {name}: {event.message}")
             if event.hint:
                 text.append(f"\n          {event.hint}")
             self.query_one("#ingest-log", Static).update(text)
         elif event.task == "doctor":
-            self.query_one("#doctor", Static).update(Text(f"doctor: {event.message}", style="dim"))
+            self.query_one("#doctor", Static).update(Text(_("devices: {message}").format(message=event.message),
+                                                          style="dim"))  # fmt: skip

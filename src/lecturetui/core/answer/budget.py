@@ -20,6 +20,7 @@ from lecturetui.core.answer.prompting import Passage, messages_for
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.conversation import Exchange
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.links import deep_link
 
 Messages = list[dict[str, str]]
@@ -104,13 +105,15 @@ def plan_prompt(
         messages = messages_for(question, numbered, language, previous, words)
         return messages, numbered, count_prompt_tokens(messages)
 
-    messages, _, base = build([])
+    messages, _numbered, base = build([])
     window = budget.n_ctx - budget.answer_tokens
     if base > window:
         raise LectureTuiError(
-            f"The question is too long for the answer model's context ({base} tokens of a"
-            f" {budget.n_ctx}-token window, {budget.answer_tokens} of them kept for the answer).",
-            hint="ask a shorter question, or raise --ctx",
+            _(
+                "The question is too long for the answer model's context ({tokens} tokens of a"
+                " {n_ctx}-token window, {answer_tokens} of them kept for the answer)."
+            ).format(tokens=base, n_ctx=budget.n_ctx, answer_tokens=budget.answer_tokens),
+            hint=_("ask a shorter question, or raise --ctx"),
         )
     limit = budget.limit
     kept = list(passages)

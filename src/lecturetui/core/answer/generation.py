@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 
 _DONE = object()
 
@@ -109,8 +110,8 @@ class LlamaGenerator:
             import llama_cpp
         except ImportError:
             raise LectureTuiError(
-                "llama-cpp-python is not installed, so answers cannot be written.",
-                hint="run the set-up again (make run); search still works",
+                _("llama-cpp-python is not installed, so answers cannot be written."),
+                hint=_("run the set-up again (make run); search still works"),
             ) from None
         from lecturetui.core.models.hardware import llama_on_gpu, llama_report
 
@@ -123,7 +124,7 @@ class LlamaGenerator:
         self.backend = build.backend if self.gpu and build is not None else "CPU"
         layers = gpu_layers if gpu_layers is not None else (-1 if self.gpu else 0)
         if not offload:
-            self.notice = "answers run on the CPU (this llama.cpp build has no GPU offload)"
+            self.notice = _("answers run on the CPU (this llama.cpp build has no GPU offload)")
         # on a GPU: flash attention and a large prompt batch (one pass reads the whole prompt);
         # bench/gpu.py `llama` compares them with the defaults once a GPU is at hand
         flash = self.gpu if flash_attn is None else flash_attn
@@ -155,8 +156,12 @@ class LlamaGenerator:
         try:
             self._llm: Any = self._pool.submit(load).result()
         except (ValueError, RuntimeError) as exc:
-            raise LectureTuiError(f"The answer model {path.name} cannot be loaded ({exc}).",
-                                  hint="check the file, or use --llm with another .gguf") from None  # fmt: skip
+            raise LectureTuiError(
+                _("The answer model {model} cannot be loaded ({exc}).").format(
+                    model=path.name, exc=exc
+                ),
+                hint=_("check the file, or use --llm with another .gguf"),
+            ) from None
         self._formatter = self._chat_formatter()
         meta = self._llm.metadata or {}
         arch = meta.get("general.architecture", "")
@@ -166,10 +171,14 @@ class LlamaGenerator:
 
     @property
     def placement(self) -> str:
-        """Where the model runs, for the status line and `doctor`: "CUDA, 28/28 layers"."""
+        """Where the model runs, for the status line and `doctor`: "CUDA, 28/28 layers" (in the
+        current language), or "CPU"."""
         if not self.gpu or self.layers_on_gpu == 0:
             return "CPU"
-        return f"{self.backend}, {self.layers_on_gpu}/{self.layers} layers"
+        # TRANSLATORS: where the answer model runs: "CUDA, 28/28 layers"
+        return _("{backend}, {on_gpu}/{layers} layers").format(
+            backend=self.backend, on_gpu=self.layers_on_gpu, layers=self.layers
+        )
 
     def _chat_formatter(self) -> Any:
         template = (self._llm.metadata or {}).get("tokenizer.chat_template")
@@ -295,7 +304,9 @@ class LlamaGenerator:
                 if item is _DONE:
                     break
                 if isinstance(item, Exception):
-                    raise LectureTuiError(f"The answer model failed ({item}).") from None
+                    raise LectureTuiError(
+                        _("The answer model failed ({error}).").format(error=item)
+                    ) from None
                 yield str(item)
         finally:
             halt.set()
@@ -319,7 +330,7 @@ class LlamaGenerator:
         try:
             return str(self._run(work))
         except (ValueError, RuntimeError) as exc:
-            raise LectureTuiError(f"The judge model failed ({exc}).") from None
+            raise LectureTuiError(_("The judge model failed ({exc}).").format(exc=exc)) from None
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.language import language_code, language_name, question_language
 from lecturetui.core.modes import GUESS_SETTINGS
 
@@ -90,8 +91,10 @@ def courses_of(library: Library, scope: Scope | None = None) -> list[str]:
 def wants_guess(setting: str, generator: Generator | None) -> bool:
     """Whether to guess: `on`, or `auto` with the answer model on a GPU; never without a model."""
     if setting not in GUESS_SETTINGS:
-        raise LectureTuiError(f"There is no guess setting {setting!r}.",
-                              hint=f"use one of: {', '.join(GUESS_SETTINGS)}")  # fmt: skip
+        raise LectureTuiError(
+            _("There is no guess setting {setting!r}.").format(setting=setting),
+            hint=_("use one of: {choices}").format(choices=", ".join(GUESS_SETTINGS)),
+        )
     return generator is not None and (setting == "on" or (setting == "auto" and generator.gpu))
 
 

@@ -40,6 +40,7 @@ from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
 from lecturetui.core.citing import cited_numbers
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.language import question_language
 from lecturetui.core.library import Hit, Library
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
@@ -377,4 +378,4 @@ def ask(
             return event.answer
         elif isinstance(event, Failed):
             raise event.error
-    raise LectureTuiError("The question stopped before its answer.")  # pragma: no cover
+    raise LectureTuiError(_("The question stopped before its answer."))  # pragma: no cover

@@ -30,6 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import N_, _
 
 #: characters per token before the server's own count is known (low: counts err long)
 DEFAULT_CHARS_PER_TOKEN = 3.0
@@ -40,7 +41,7 @@ PER_MESSAGE = 6
 CONNECT_TIMEOUT_S = 10.0
 #: how long a read may wait (a long prompt on a slow server reads before the first piece)
 READ_TIMEOUT_S = 300.0
-START_HINT = (
+START_HINT = N_(
     "start it (llama-server -m MODEL.gguf --port 8080, `ollama serve`, LM Studio's server),"
     " or leave out --llm-url to use the built-in model"
 )
@@ -50,12 +51,18 @@ def check_local(url: str, allow_remote: bool = False) -> str:
     """The base URL without a trailing slash; refused unless its host is this machine."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise LectureTuiError(f"{url!r} is not an http(s) URL of a model server.",
-                              hint="e.g. --llm-url http://127.0.0.1:8080/v1")  # fmt: skip
+        raise LectureTuiError(
+            _("{url!r} is not an http(s) URL of a model server.").format(url=url),
+            hint=_("e.g. --llm-url http://127.0.0.1:8080/v1"),
+        )
     if not allow_remote and not _loopback(parts.hostname):
         raise LectureTuiError(
-            f"{parts.hostname} is not this machine: questions and your lectures' text would leave it.",
-            hint="use a server on 127.0.0.1 or localhost, or add --allow-remote if you trust that one",
+            _(
+                "{host} is not this machine: questions and your lectures' text would leave it."
+            ).format(host=parts.hostname),
+            hint=_(
+                "use a server on 127.0.0.1 or localhost, or add --allow-remote if you trust that one"
+            ),
         )
     return url.rstrip("/")
 
@@ -93,8 +100,10 @@ class ServerGenerator:
         self.chars_per_token = DEFAULT_CHARS_PER_TOKEN
         listed = self._models()  # also tells at once whether the server is there
         if not (model or listed):
-            raise LectureTuiError(f"The answer server at {self.url} lists no model.",
-                                  hint="give one with --llm-model NAME")  # fmt: skip
+            raise LectureTuiError(
+                _("The answer server at {url} lists no model.").format(url=self.url),
+                hint=_("give one with --llm-model NAME"),
+            )
         self.model = model or listed[0]
         self.name = self.model
         self.notice = ""
@@ -102,7 +111,7 @@ class ServerGenerator:
     # -- what the rest of the program reads ----------------------------------------------------
     @property
     def placement(self) -> str:
-        return f"server {urlsplit(self.url).netloc}"
+        return _("server {host}").format(host=urlsplit(self.url).netloc)
 
     @property
     def speed_key(self) -> str:
@@ -128,14 +137,20 @@ class ServerGenerator:
         except urllib.error.HTTPError as exc:
             detail = exc.read(400).decode("utf-8", "replace").strip()
             raise LectureTuiError(
-                f"The answer server at {self.url} refused the request (HTTP {exc.code}:"
-                f" {detail[:200] or exc.reason}).",
-                hint=f"check --llm-model (GET {self.url}/models lists them) and the server's log",
+                _("The answer server at {url} refused the request (HTTP {code}: {detail}).").format(
+                    url=self.url, code=exc.code, detail=detail[:200] or exc.reason
+                ),
+                hint=_(
+                    "check --llm-model (GET {url}/models lists them) and the server's log"
+                ).format(url=self.url),
             ) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise LectureTuiError(
-                f"The answer server at {self.url} is not reachable ({reason}).", hint=START_HINT
+                _("The answer server at {url} is not reachable ({reason}).").format(
+                    url=self.url, reason=reason
+                ),
+                hint=_(START_HINT),
             ) from None
 
     def _models(self) -> list[str]:
@@ -203,7 +218,10 @@ class ServerGenerator:
                     yield str(piece)
         except (TimeoutError, OSError) as exc:
             raise LectureTuiError(
-                f"The answer server at {self.url} stopped answering ({exc}).", hint=START_HINT
+                _("The answer server at {url} stopped answering ({exc}).").format(
+                    url=self.url, exc=exc
+                ),
+                hint=_(START_HINT),
             ) from None
         finally:
             resp.close()
@@ -218,7 +236,9 @@ class ServerGenerator:
             try:
                 return str(json.load(resp)["choices"][0]["message"]["content"] or "")
             except (ValueError, KeyError, IndexError, TypeError):
-                raise LectureTuiError("The answer server sent a reply that is not JSON.") from None
+                raise LectureTuiError(
+                    _("The answer server sent a reply that is not JSON.")
+                ) from None
 
     def close(self) -> None:
         """Nothing is held between requests."""
@@ -229,7 +249,9 @@ def _piece(chunk: object) -> str | None:
     if not isinstance(chunk, dict):
         return None
     if "error" in chunk:
-        raise LectureTuiError(f"The answer server failed ({str(chunk['error'])[:200]}).")
+        raise LectureTuiError(
+            _("The answer server failed ({error}).").format(error=str(chunk["error"])[:200])
+        )
     choices = chunk.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         return None

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from lecturetui.core.citing import cited_numbers
 from lecturetui.core.evaluation.metrics import Gold
+from lecturetui.core.i18n import _
 from lecturetui.core.lexical import fold, stems, words
 
 #: a wording's words may be spread over its own length plus this many other words
@@ -50,7 +51,7 @@ class KeyPoint:
         if isinstance(data, str):
             return cls(data, {"": (data,)})
         if not isinstance(data, dict) or not str(data.get("point") or "").strip():
-            raise ValueError("a key point needs a 'point'")
+            raise ValueError(_("a key point needs a 'point'"))
         wordings = {
             str(lang): tuple(str(w) for w in values if str(w).strip())
             for lang, values in data.items()

@@ -21,9 +21,10 @@ from typing import Any
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.evaluation.keypoints import KeyPoint
 from lecturetui.core.evaluation.metrics import Gold, Span
+from lecturetui.core.i18n import N_, _
 from lecturetui.core.timefmt import parse_timestamp
 
-_HINT = "see 'Evaluation' in the README for the question file format"
+_HINT = N_("see 'Evaluation' in the README for the question file format")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,24 +49,34 @@ def load_questions(path: Path) -> QuestionSet:
         raw = path.read_bytes()
     except OSError as exc:
         raise LectureTuiError(
-            f"The question file {path} cannot be read ({exc.strerror})."
+            _("The question file {path} cannot be read ({reason}).").format(
+                path=path, reason=exc.strerror
+            )
         ) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise LectureTuiError(f"The question file {path} is not UTF-8 text.", hint=_HINT) from None
+        raise LectureTuiError(
+            _("The question file {path} is not UTF-8 text.").format(path=path), hint=_(_HINT)
+        ) from None
     rows = _csv_rows(text) if path.suffix.lower() == ".csv" else _jsonl_rows(text, path)
     questions: list[EvalQuestion] = []
     numbers: set[int] = set()
     for line, row in rows:
         q = _question(row, len(questions) + 1, path, line)
         if q.number in numbers:
-            raise LectureTuiError(f"{path}, line {line}: question number {q.number} is repeated.",
-                                  hint="give each question its own number")  # fmt: skip
+            raise LectureTuiError(
+                _("{path}, line {line}: question number {number} is repeated.").format(
+                    path=path, line=line, number=q.number
+                ),
+                hint=_("give each question its own number"),
+            )
         numbers.add(q.number)
         questions.append(q)
     if not questions:
-        raise LectureTuiError(f"The question file {path} has no questions.", hint=_HINT)
+        raise LectureTuiError(
+            _("The question file {path} has no questions.").format(path=path), hint=_(_HINT)
+        )
     return QuestionSet(path, hashlib.sha256(raw).hexdigest(), questions)
 
 
@@ -77,10 +88,17 @@ def _jsonl_rows(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise LectureTuiError(f"{path}, line {n}: is not valid JSON ({exc.msg}).",
-                                  hint=_HINT) from None  # fmt: skip
+            raise LectureTuiError(
+                _("{path}, line {line}: is not valid JSON ({reason}).").format(
+                    path=path, line=n, reason=exc.msg
+                ),
+                hint=_(_HINT),
+            ) from None
         if not isinstance(row, dict):
-            raise LectureTuiError(f"{path}, line {n}: is not a JSON object.", hint=_HINT)
+            raise LectureTuiError(
+                _("{path}, line {line}: is not a JSON object.").format(path=path, line=n),
+                hint=_(_HINT),
+            )
         rows.append((n, row))
     return rows
 
@@ -94,10 +112,12 @@ def _csv_rows(text: str) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _question(row: dict[str, Any], default_number: int, path: Path, line: int) -> EvalQuestion:
-    where = f"{path}, line {line}"
     question = str(row.get("question") or "").strip()
     if not question:
-        raise LectureTuiError(f"{where}: has no 'question'.", hint=_HINT)
+        raise LectureTuiError(
+            _("{path}, line {line}: has no 'question'.").format(path=path, line=line),
+            hint=_(_HINT),
+        )
     try:
         number = int(row.get("number", default_number))
         corpus_ids = frozenset(_ints(row.get("corpus_ids")))
@@ -113,7 +133,12 @@ def _question(row: dict[str, Any], default_number: int, path: Path, line: int) -
             KeyPoint.from_json(p) for p in (points if isinstance(points, list) else [])
         )
     except (TypeError, ValueError, KeyError) as exc:
-        raise LectureTuiError(f"{where}: has a malformed field ({exc}).", hint=_HINT) from None
+        raise LectureTuiError(
+            _("{path}, line {line}: has a malformed field ({exc}).").format(
+                path=path, line=line, exc=exc
+            ),
+            hint=_(_HINT),
+        ) from None
     reference = row.get("reference_answer") or row.get("reference")
     return EvalQuestion(
         number=number,
@@ -139,5 +164,9 @@ def _span(data: dict[str, Any]) -> Span:
     lecture = str(data["lecture"])
     start, end = parse_timestamp(data["start"]), parse_timestamp(data["end"])
     if end <= start:
-        raise ValueError(f"span {data['start']}-{data['end']} of {lecture} ends before it starts")
+        raise ValueError(
+            _("span {start}-{end} of {lecture} ends before it starts").format(
+                start=data["start"], end=data["end"], lecture=lecture
+            )
+        )
     return Span(lecture, start, end)

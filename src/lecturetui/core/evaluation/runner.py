@@ -17,6 +17,7 @@ from lecturetui.core.evaluation.keypoints import CitedExcerpt, KeyPointScore, sc
 from lecturetui.core.evaluation.questions import EvalQuestion, QuestionSet
 from lecturetui.core.evaluation.retrieval import score_hits
 from lecturetui.core.evaluation.runs import EvalPayload, EvalRecord, JudgeRecord, Runs, run_key
+from lecturetui.core.i18n import _
 from lecturetui.core.library import Library
 from lecturetui.core.records import AnswerRecord
 from lecturetui.core.retrieval.fusion import FusionConfig
@@ -80,9 +81,10 @@ def evaluate_question(
     on_step: Callable[[str], None] | None = None,
 ) -> EvalPayload:
     """Everything the report shows of one question."""
-    step = on_step or (lambda _: None)
+    step = on_step or (lambda _what: None)
     t0 = time.perf_counter()
-    step("answering")
+    # TRANSLATORS: the steps of evaluating one question, shown as "Q3: answering"
+    step(_("answering"))
     answer = ask(
         library, generator, question.question, settings.k, settings.answer_tokens,
         stop=stop, mode=settings.mode, ttft_s=settings.ttft_s, scope=settings.scope(),
@@ -91,11 +93,11 @@ def evaluate_question(
     t1 = time.perf_counter()
     verdict = JudgeRecord()
     if judge is not None:
-        step("judging answer relevance")
+        step(_("judging answer relevance"))
         relevance = judge.answer_relevance(question.question, answer.text)
-        step("judging groundedness")
+        step(_("judging groundedness"))
         grounded = judge.groundedness(answer.text, [p.text for p in answer.passages])
-        step("judging context relevance")
+        step(_("judging context relevance"))
         context = judge.context_relevance(question.question, [h.segment.text for h in answer.hits])
         verdict = JudgeRecord(relevance, grounded, context, auto_label(relevance, grounded))
     t2 = time.perf_counter()
@@ -167,7 +169,8 @@ def run_evaluation(
 
         def on_step(what: str, q: EvalQuestion = q, n: int = finished) -> None:
             if progress:
-                progress(n, total, f"Q{q.number}: {what}")
+                # TRANSLATORS: a question of the evaluation and what is being done: "Q3: answering"
+                progress(n, total, _("Q{number}: {step}").format(number=q.number, step=what))
 
         payload = evaluate_question(library, generator, judge, q, settings, stop, on_step)
         if payload.stopped:
@@ -175,7 +178,7 @@ def run_evaluation(
         runs.save(run_id, q.number, q.question, payload)
         finished += 1
         if progress:
-            progress(finished, total, f"Q{q.number}: done")
+            progress(finished, total, _("Q{number}: done").format(number=q.number))
     evaluated = finished - (total - len(todo))
     per_question = (time.perf_counter() - t0) / evaluated if evaluated else None
     return EvalOutcome(run_id, runs.records(run_id), evaluated, per_question)

@@ -15,6 +15,7 @@ from typing import Any
 from lecturetui.core.evaluation.judge import ContextRelevance, Groundedness, Relevance
 from lecturetui.core.evaluation.keypoints import KeyPointScore
 from lecturetui.core.evaluation.retrieval import QuestionRetrieval
+from lecturetui.core.i18n import _
 from lecturetui.core.records import AnswerRecord, from_json, to_json
 from lecturetui.core.storage.store import Store
 from lecturetui.core.timefmt import utc_now
@@ -122,7 +123,11 @@ class Runs:
             EvalRecord(
                 int(r[0]),
                 str(r[1]),
-                from_json(json.loads(r[2]), EvalPayload, f"evaluation record {r[0]}"),
+                from_json(
+                    json.loads(r[2]),
+                    EvalPayload,
+                    _("evaluation record {number}").format(number=r[0]),
+                ),
                 r[3],
             )
             for r in rows

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lecturetui.core.errors import TranscriptError
+from lecturetui.core.i18n import _, decimal
 from lecturetui.core.ingest.jsonread import json_value, segment_times, show, whisper_document
 from lecturetui.core.ingest.repairs import (
     MAX_CUES,
@@ -26,6 +27,7 @@ from lecturetui.core.ingest.repairs import (
     Repairs,
     check_length,
     check_line_lengths,
+    place_template,
     put_in_order,
     repair_cues,
     repair_ends,
@@ -46,7 +48,8 @@ EXTENSIONS = {
     ".txt": "text",
     ".text": "text",
 }
-#: the start of the sentence that refuses a file a parser failed on in a way not foreseen
+#: the start of the sentence that refuses a file a parser failed on in a way not foreseen (in
+#: English; the sentence is translated)
 UNEXPECTED = "could not be read (an unexpected"
 
 _TIMING = re.compile(r"^\s*[\d:.,]+\s*-->\s*\S")
@@ -76,19 +79,26 @@ def read_transcript(
         check_line_lengths(data)
         decoded = decode_transcript(data)
         for kind, (count, line) in decoded.removed.items():
-            what = "control characters" if kind == "controls" else "byte-order marks"
-            fixes.add(kind, f"has stray {what} in it ({count:,})", line, n=count)
+            detail = (
+                _("has stray control characters in it ({count})")
+                if kind == "controls"
+                else _("has stray byte-order marks in it ({count})")
+            )
+            fixes.add(kind, detail.format(count=decimal(count, 0)), line, n=count)
         fmt = sniff_format(decoded.text, suffix)
         if fmt is None:
             raise TranscriptError(
-                "is not in a format lecturetui knows",
-                hint="WebVTT, SRT, Whisper JSON, segment JSONL, or lines like '[00:01:02] text'",
+                _("is not in a format lecturetui knows"),
+                hint=_("WebVTT, SRT, Whisper JSON, segment JSONL, or lines like '[00:01:02] text'"),
             )
         lectures = parse_transcript(decoded.text, fmt, name, fixes, policy)
     except TranscriptError:
         raise
     except Exception as exc:  # a parser must never end in a traceback
-        raise TranscriptError(f"{UNEXPECTED} {type(exc).__name__})") from exc
+        raise TranscriptError(
+            # TRANSLATORS: {error} is the name of a Python exception, e.g. RecursionError
+            _("could not be read (an unexpected {error})").format(error=type(exc).__name__)
+        ) from exc
     return Transcript(lectures, decoded.warnings, fixes.notes())
 
 
@@ -123,13 +133,16 @@ def parse_transcript(
     policy = policy or ParsePolicy()
     fixes = fixes if fixes is not None else Repairs(policy.strict)
     if not text.strip():
-        raise TranscriptError("is empty")
+        raise TranscriptError(_("is empty"))
     parser = _PARSERS.get(fmt)
     if parser is None:
-        raise TranscriptError(f"has an unknown format {fmt!r}", hint=f"known: {', '.join(FORMATS)}")
+        raise TranscriptError(
+            _("has an unknown format {fmt!r}").format(fmt=fmt),
+            hint=_("known: {formats}").format(formats=", ".join(FORMATS)),
+        )
     lectures = [lec for lec in parser(text, name, fixes, policy) if lec.cues or lec.segments]
     if not lectures:
-        raise fixes.nothing_usable("has no timed text in it")
+        raise fixes.nothing_usable(_("has no timed text in it"))
     return lectures
 
 
@@ -155,24 +168,35 @@ def parse_srt(text: str, name: str, fixes: Repairs, policy: ParsePolicy) -> list
 # -- JSON ---------------------------------------------------------------------------------------
 def parse_whisper(text: str, name: str, fixes: Repairs, policy: ParsePolicy) -> list[ParsedLecture]:
     data = whisper_document(text, fixes)
+    segment_at = place_template("segment", 1)  # "segment {places}", translated once
     items = data.get("segments") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise TranscriptError(
-            "is JSON but not a Whisper transcript",
-            hint='expected {"segments": [{"start", "end", "text"}]}',
+            _("is JSON but not a Whisper transcript"),
+            # (a literal, not a format: its braces are JSON)
+            hint=_('expected {"segments": [{"start", "end", "text"}]}'),
         )
     if len(items) > MAX_CUES:
-        raise TranscriptError(f"has more than {MAX_CUES:,} segments; no lecture has that many")
+        raise TranscriptError(
+            _("has more than {limit} segments; no lecture has that many").format(
+                limit=decimal(MAX_CUES, 0)
+            )
+        )
     raw = []
     for i, item in enumerate(items, start=1):
         if not isinstance(item, dict) or not isinstance(item.get("text"), str):
-            fixes.add("bad_segment", f"has a segment without text (segment {i})", i, "segment")
+            fixes.add(
+                "bad_segment",
+                _("has a segment without text (segment {number})").format(number=i),
+                i,
+                "segment",
+            )
             continue
         times = segment_times(item)
         if isinstance(times, str):
-            fixes.add("bad_segment", f"{times} (segment {i})", i, "segment")
+            fixes.add("bad_segment", f"{times} ({segment_at.format(places=i)})", i, "segment")
             continue
-        raw.append(RawCue(times[0], times[1], item["text"], i, f"segment {i}"))
+        raw.append(RawCue(times[0], times[1], item["text"], i, segment_at.format(places=i)))
     lecture = _lecture(name, "whisper", raw, fixes, policy, unit="segment")
     language = data.get("language") if isinstance(data, dict) else None
     lecture.language = language if isinstance(language, str) and 0 < len(language) <= 20 else None
@@ -185,23 +209,29 @@ def parse_jsonl(text: str, name: str, fixes: Repairs, policy: ParsePolicy) -> li
     lectures: dict[str, ParsedLecture] = {}
     raw: dict[str, list[RawCue]] = {}
     ids: set[int] = set()
+    line_at = place_template("line", 1)  # "line {places}", translated once
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         if len(line) > MAX_LINE_BYTES:
             raise TranscriptError(
-                f"has a line longer than {MAX_LINE_BYTES:,} characters; no segment is that long",
+                _("has a line longer than {limit} characters; no segment is that long").format(
+                    limit=decimal(MAX_LINE_BYTES, 0)
+                ),
                 line=lineno,
             )
         row, problem = json_value(line)
         if problem is not None:
-            fixes.add("not_json", f"has a line that is not JSON ({problem})", lineno)
+            fixes.add(
+                "not_json", _("has a line that is not JSON ({problem})").format(problem=problem),
+                lineno,
+            )  # fmt: skip
             continue
         if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-            fixes.add("bad_segment", "has a line without a text field", lineno)
+            fixes.add("bad_segment", _("has a line without a text field"), lineno)
             continue
         if not row["text"].strip():
-            fixes.add("bad_segment", "has a segment with no text", lineno)
+            fixes.add("bad_segment", _("has a segment with no text"), lineno)
             continue
         times = segment_times(row)
         if isinstance(times, str):
@@ -214,26 +244,38 @@ def parse_jsonl(text: str, name: str, fixes: Repairs, policy: ParsePolicy) -> li
             or not -(2**63) <= corpus_id < 2**63
         ):
             fixes.add(
-                "bad_segment", f"has a corpus_id that is not an integer: {show(corpus_id)}", lineno
+                "bad_segment",
+                _("has a corpus_id that is not an integer: {value}").format(value=show(corpus_id)),
+                lineno,
             )
             continue
         if corpus_id is not None and corpus_id in ids:
-            fixes.add("dup_id", f"has corpus_id {corpus_id} more than once", lineno)
+            fixes.add(
+                "dup_id",
+                _("has corpus_id {corpus_id} more than once").format(corpus_id=corpus_id),
+                lineno,
+            )
             continue
         key = str(row.get("lecture") or name)
         lecture = lectures.get(key)
         if lecture is None:
             if len(lectures) >= MAX_LECTURES:
-                raise TranscriptError(f"holds more than {MAX_LECTURES:,} lectures", line=lineno)
+                raise TranscriptError(
+                    _("holds more than {limit} lectures").format(limit=decimal(MAX_LECTURES, 0)),
+                    line=lineno,
+                )
             lecture = lectures[key] = ParsedLecture(key=key, source_format="jsonl")
         _take_fields(lecture, row)
         if sum(len(v) for v in raw.values()) >= MAX_CUES:
-            raise TranscriptError(f"has more than {MAX_CUES:,} segments", line=lineno)
+            raise TranscriptError(
+                _("has more than {limit} segments").format(limit=decimal(MAX_CUES, 0)),
+                line=lineno,
+            )
         if corpus_id is not None:
             ids.add(corpus_id)
         words = " ".join(row["text"].split())
         raw.setdefault(key, []).append(
-            RawCue(times[0], times[1], words, lineno, f"line {lineno}", corpus_id)
+            RawCue(times[0], times[1], words, lineno, line_at.format(places=lineno), corpus_id)
         )
     for key, lecture in lectures.items():
         ordered = put_in_order(raw[key], fixes)  # no overlap repair: a corpus's windows overlap
@@ -268,7 +310,10 @@ def parse_timestamped_text(
     for lineno, line in enumerate(text.split("\n"), start=1):
         if len(line) > MAX_LINE_BYTES:
             raise TranscriptError(
-                f"has a line longer than {MAX_LINE_BYTES:,} characters", line=lineno
+                _("has a line longer than {limit} characters").format(
+                    limit=decimal(MAX_LINE_BYTES, 0)
+                ),
+                line=lineno,
             )
         if not line.strip():
             continue
@@ -277,7 +322,9 @@ def parse_timestamped_text(
         if m is None or stamp is None:
             if _TEXT_TS_ATTEMPT.match(line):
                 bad = line.strip().split()[0][:40]
-                fixes.add("bad_time", f"has a malformed timestamp {bad!r}", lineno)
+                fixes.add(
+                    "bad_time", _("has a malformed timestamp {stamp!r}").format(stamp=bad), lineno
+                )
                 skipping = True
             elif not skipping:
                 (parts[-1] if parts else preamble).append(line.strip())
@@ -285,17 +332,24 @@ def parse_timestamped_text(
         try:
             start = parse_timestamp(stamp)
         except ValueError:
-            fixes.add("bad_time", f"has a malformed timestamp {stamp[:40]!r}", lineno)
+            fixes.add(
+                "bad_time",
+                _("has a malformed timestamp {stamp!r}").format(stamp=stamp[:40]),
+                lineno,
+            )
             skipping = True
             continue
         skipping = False
         if len(cues) >= MAX_CUES:
-            raise TranscriptError(f"has more than {MAX_CUES:,} timestamps", line=lineno)
+            raise TranscriptError(
+                _("has more than {limit} timestamps").format(limit=decimal(MAX_CUES, 0)),
+                line=lineno,
+            )
         cues.append(RawCue(start, start, "", lineno, stamp))
         parts.append([m.group("text").strip()])
     if not cues:
         raise fixes.nothing_usable(
-            "has no timestamped lines", hint="expected lines like '[00:01:02] text'"
+            _("has no timestamped lines"), hint=_("expected lines like '[00:01:02] text'")
         )
     parts[0] = preamble + parts[0]
     for cue, words in zip(cues, parts, strict=True):

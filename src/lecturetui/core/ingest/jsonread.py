@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from lecturetui.core.errors import TranscriptError
+from lecturetui.core.i18n import _
 from lecturetui.core.ingest.repairs import MAX_CUES, MAX_JSON_DEPTH, Repairs
 from lecturetui.core.timefmt import parse_timestamp
 
@@ -37,19 +38,21 @@ def too_deep(text: str) -> bool:
 def json_value(text: str) -> tuple[Any, str | None]:
     """(value, None), or (None, why it is not usable JSON): for a JSONL line."""
     if too_deep(text):
-        return None, f"nested deeper than {MAX_JSON_DEPTH} levels"
+        return None, _("nested deeper than {depth} levels").format(depth=MAX_JSON_DEPTH)
     try:
         return json.loads(text), None
     except json.JSONDecodeError as exc:
         return None, exc.msg
     except (ValueError, RecursionError):  # e.g. an integer of more than 4,300 digits
-        return None, "a value no JSON reader takes"
+        return None, _("a value no JSON reader takes")
 
 
 def whisper_document(text: str, fixes: Repairs) -> Any:
     """A Whisper file's JSON; when it breaks off, its segments up to the break (noted)."""
     if too_deep(text):
-        raise TranscriptError(f"is not valid JSON (nested deeper than {MAX_JSON_DEPTH} levels)")
+        raise TranscriptError(
+            _("is not valid JSON (nested deeper than {depth} levels)").format(depth=MAX_JSON_DEPTH)
+        )
     decoder = json.JSONDecoder()
     start = len(text) - len(text.lstrip())
     try:
@@ -57,16 +60,23 @@ def whisper_document(text: str, fixes: Repairs) -> Any:
     except json.JSONDecodeError as exc:
         items = _segments_before_break(text, decoder)
         if not items:
-            raise TranscriptError(f"is not valid JSON ({exc.msg})", line=exc.lineno) from None
-        fixes.add("json_break", f"is not valid JSON ({exc.msg})", exc.lineno)
+            raise TranscriptError(
+                _("is not valid JSON ({reason})").format(reason=exc.msg), line=exc.lineno
+            ) from None
+        fixes.add(
+            "json_break", _("is not valid JSON ({reason})").format(reason=exc.msg), exc.lineno
+        )
         return {"segments": items}
     except (ValueError, RecursionError):
-        raise TranscriptError("is not valid JSON (a value no JSON reader takes)") from None
+        raise TranscriptError(_("is not valid JSON (a value no JSON reader takes)")) from None
     rest = text[end:].strip()
     if rest:
         line = text.count("\n", 0, text.index(rest[0], end)) + 1
         fixes.add(
-            "garbage", f"has text after its JSON: {rest[:40]!r}", line, n=rest.count("\n") + 1
+            "garbage",
+            _("has text after its JSON: {text!r}").format(text=rest[:40]),
+            line,
+            n=rest.count("\n") + 1,
         )
     return value
 
@@ -93,7 +103,7 @@ def show(value: object) -> str:
     try:
         shown = repr(value)
     except ValueError:  # an int too long to print
-        shown = "a huge number"
+        shown = _("a huge number")
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
@@ -101,12 +111,12 @@ def segment_times(item: dict[str, Any]) -> tuple[float, float] | str:
     """A segment's (start, end), or the problem with them."""
     for key in ("start", "end"):
         if key not in item:
-            return f"has no {key!r} time"
+            # TRANSLATORS: {key!r} is 'start' or 'end', a field of the file, as written
+            return _("has no {key!r} time").format(key=key)
     start, end = item["start"], item["end"]
-    problem = f"has a malformed timestamp ({show(start)} / {show(end)})"
-    if not all(isinstance(v, str | int | float) for v in (start, end)):
-        return problem
-    try:
-        return parse_timestamp(start), parse_timestamp(end)
-    except ValueError:
-        return problem
+    if all(isinstance(v, str | int | float) for v in (start, end)):
+        try:
+            return parse_timestamp(start), parse_timestamp(end)
+        except ValueError:
+            pass
+    return _("has a malformed timestamp ({start} / {end})").format(start=show(start), end=show(end))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import feed
+from lecturetui.core.i18n import _
 
 if TYPE_CHECKING:
     import numpy as np
@@ -80,7 +81,7 @@ def media_sha256(path: Path) -> str:
         after = os.fstat(f.fileno())
     if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
         raise MediaError(
-            "changed while it was being read", hint="ingest it again once it is complete"
+            _("changed while it was being read"), hint=_("ingest it again once it is complete")
         )
     return digest.hexdigest()
 
@@ -107,16 +108,21 @@ def probe(path: Path) -> Probe:
             elif container.duration:
                 duration = container.duration / 1_000_000  # av.time_base
     except av.error.FFmpegError as exc:
-        raise MediaError(_unreadable(exc), hint="is it a complete audio or video file?") from None
+        raise MediaError(
+            _unreadable(exc), hint=_("is it a complete audio or video file?")
+        ) from None
     if not n_audio:
-        what = "video but no audio stream" if n_video else "no audio stream"
-        raise MediaError(f"has {what}: there is nothing to transcribe")
+        raise MediaError(
+            _("has video but no audio stream: there is nothing to transcribe")
+            if n_video
+            else _("has no audio stream: there is nothing to transcribe")
+        )
     return Probe(duration, n_audio, n_video)
 
 
 def _unreadable(exc: Exception) -> str:
     reason = getattr(exc, "strerror", None) or type(exc).__name__
-    return f"cannot be read as audio or video ({reason})"
+    return _("cannot be read as audio or video ({reason})").format(reason=reason)
 
 
 def decode_audio(path: Path, cancel: Callable[[], bool] | None = None) -> npt.NDArray[np.float32]:
@@ -129,9 +135,11 @@ def decode_audio(path: Path, cancel: Callable[[], bool] | None = None) -> npt.ND
     try:
         audio = fw_decode(str(path), sampling_rate=SAMPLE_RATE)
     except av.error.FFmpegError as exc:
-        raise MediaError(_unreadable(exc), hint="is it a complete audio or video file?") from None
+        raise MediaError(
+            _unreadable(exc), hint=_("is it a complete audio or video file?")
+        ) from None
     except (IndexError, ValueError) as exc:  # no decodable audio frame at all
-        raise MediaError(f"has no audio that can be decoded ({exc})") from None
+        raise MediaError(_("has no audio that can be decoded ({exc})").format(exc=exc)) from None
     if audio.size == 0:
-        raise MediaError("has an audio stream with no sound in it")
+        raise MediaError(_("has an audio stream with no sound in it"))
     return audio  # type: ignore[no-any-return]

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError, TranscriptError
+from lecturetui.core.i18n import _, ngettext
 from lecturetui.core.ingest.formats import EXTENSIONS, Transcript, read_transcript
 from lecturetui.core.ingest.lectureid import content_hash_of, detect_language, humanize, slug
 from lecturetui.core.ingest.media import MEDIA_EXTENSIONS, caption_for, is_media, media_sha256
@@ -115,15 +116,17 @@ def discover(
                     FileResult(
                         path,
                         "failed",
-                        message="has no transcript, audio or video files in it"
-                        " (.vtt, .srt, .json, .jsonl, .txt, .mp4, .mp3...)",
+                        message=_(
+                            "has no transcript, audio or video files in it"
+                            " (.vtt, .srt, .json, .jsonl, .txt, .mp4, .mp3...)"
+                        ),
                     )
                 )
             files.extend(found)
         elif path.is_file():
             files.append(_instead(path))
         else:
-            missing.append(FileResult(path, "failed", message="does not exist"))
+            missing.append(FileResult(path, "failed", message=_("does not exist")))
     seen: set[Path] = set()
     unique = []
     for f in files:
@@ -190,12 +193,21 @@ def ingest_file(
     try:
         return _ingest_file(store, path, options, counter, embed, media)
     except TranscriptError as exc:
-        msg = exc.message if exc.line is None else f"line {exc.line}: {exc.message}"
+        msg = (
+            exc.message
+            if exc.line is None
+            # TRANSLATORS: where in a file, then what it has: "line 12: has a cue that ..."
+            else _("line {line}: {message}").format(line=exc.line, message=exc.message)
+        )
         return FileResult(path, "failed", message=msg + (f" ({exc.hint})" if exc.hint else ""))
     except LectureTuiError as exc:
         return FileResult(path, "failed", message=str(exc))
     except OSError as exc:
-        return FileResult(path, "failed", message=f"cannot be read ({exc.strerror or exc})")
+        return FileResult(
+            path,
+            "failed",
+            message=_("cannot be read ({reason})").format(reason=exc.strerror or exc),
+        )
 
 
 def _ingest_file(
@@ -210,8 +222,10 @@ def _ingest_file(
     read: Callable[[], Transcript]
     if is_media(path):
         if media is None:
-            raise LectureTuiError("is audio or video, and no speech model was given to transcribe it",
-                                  hint="ingest it through the library (lecturetui ingest)")  # fmt: skip
+            raise LectureTuiError(
+                _("is audio or video, and no speech model was given to transcribe it"),
+                hint=_("ingest it through the library (lecturetui ingest)"),
+            )
         source_hash, fmt = media_sha256(path), f"whisper:{media.transcriber.name}"
         read = partial(read_media, store, path, source_hash, options.language, media)
     else:
@@ -235,13 +249,13 @@ def _ingest_file(
                       languages, options.save_transcript)  # fmt: skip
     if unchanged and not _options_change(existing, options):
         lectures = [r.id for r in existing]
-        return FileResult(path, "unchanged", lectures=lectures, message="unchanged",
+        return FileResult(path, "unchanged", lectures=lectures, message=_("unchanged"),
                           transcript_file=vtt() if vtt else None)  # fmt: skip
 
     if unchanged and not _content_options_change(existing, options):
         _update_metadata(store, existing, options)  # a new title, course or link: no re-embedding
         return FileResult(path, "updated", lectures=[r.id for r in existing],
-                          message="title, course or link updated",
+                          message=_("title, course or link updated"),
                           transcript_file=vtt() if vtt else None)  # fmt: skip
 
     transcript = read()
@@ -319,13 +333,22 @@ def _ingest_file(
             for rec in existing:
                 store.touch_source_hash(rec.id, source_hash)
     if twins:
-        shown = ", ".join(twins[:4]) + (f" and {len(twins) - 4} more" if len(twins) > 4 else "")
-        note = f"same content as {shown}, already in the library"
+        shown = ", ".join(twins[:4])
+        if len(twins) > 4:
+            # TRANSLATORS: {lectures} lists four lectures ("aula-1 (aula-1.vtt), ...")
+            shown = _("{lectures} and {count} more").format(lectures=shown, count=len(twins) - 4)
         if not planned and result.status == "unchanged" and not result.lectures:
             result.status = "duplicate"
-            result.message = note + "; nothing stored"
+            result.message = _(
+                "same content as {lectures}, already in the library; nothing stored"
+            ).format(lectures=shown)
         else:
-            result.warnings.append(note + "; those lectures were skipped")
+            result.warnings.append(
+                _(
+                    "same content as {lectures}, already in the library;"
+                    " those lectures were skipped"
+                ).format(lectures=shown)
+            )
     return result
 
 
@@ -345,15 +368,17 @@ def _read_source(path: Path, max_bytes: int) -> bytes:
         before.st_mtime_ns,
     ):
         raise TranscriptError(
-            "changed while it was being read", hint="ingest it again once it is complete"
+            _("changed while it was being read"), hint=_("ingest it again once it is complete")
         )
     return data
 
 
 def _too_large(size: int, max_bytes: int) -> TranscriptError:
     return TranscriptError(
-        f"is too large ({size / 1e6:.0f} MB; the limit is {max_bytes / 1e6:.0f} MB)",
-        hint="a transcript is rarely over a few MB; split it, or raise --max-size",
+        _("is too large ({size} MB; the limit is {limit} MB)").format(
+            size=f"{size / 1e6:.0f}", limit=f"{max_bytes / 1e6:.0f}"
+        ),
+        hint=_("a transcript is rarely over a few MB; split it, or raise --max-size"),
     )
 
 
@@ -397,12 +422,17 @@ def _apply_video_info(parsed: list[ParsedLecture], path: Path, result: FileResul
     lecture.url = lecture.url or info.url
     lecture.course = lecture.course or info.course
     lecture.date = lecture.date or info.upload_date
-    result.notes.append(f"title, link, course and date read from {info.path.name}")
+    result.notes.append(
+        _("title, link, course and date read from {file}").format(file=info.path.name)
+    )
 
 
 def _same(a: LectureRecord, b: LectureRecord) -> bool:
+    """The same lecture as stored. Its notes are not compared: they are written in the language
+    the program spoke when the file was read, and the same file read in another language is the
+    same lecture (its repairs follow from its content, which the hash compares)."""
     keys = ("title", "course", "language", "source_url", "source_format", "content_hash",
-            "segment_config", "notes", "date")  # fmt: skip
+            "segment_config", "date")  # fmt: skip
     return all(getattr(a, k) == getattr(b, k) for k in keys)
 
 
@@ -420,7 +450,10 @@ def _apply_options(parsed: list[ParsedLecture], options: IngestOptions, result: 
                 lecture.url = options.url
     if not single and (options.title or options.url):
         result.warnings.append(
-            f"--title/--url ignored: the file holds {len(parsed)} lectures (set them per line in the JSONL)"
+            _(
+                "--title/--url ignored: the file holds {count} lectures"
+                " (set them per line in the JSONL)"
+            ).format(count=len(parsed))
         )
 
 
@@ -437,7 +470,12 @@ def _segments_for(
         out.append(Segment(seg.start, seg.end, seg.text, corpus_id=seg.corpus_id, n_tokens=n))
     if over:
         result.warnings.append(
-            f"{lecture.key}: {over} pre-made segment(s) exceed the {config.max_tokens}-token budget;"
-            " the encoder will not see their end"
+            ngettext(
+                "{lecture}: {count} pre-made segment(s) exceed the {max_tokens}-token budget;"
+                " the encoder will not see their end",
+                "{lecture}: {count} pre-made segment(s) exceed the {max_tokens}-token budget;"
+                " the encoder will not see their end",
+                over,
+            ).format(lecture=lecture.key, count=over, max_tokens=config.max_tokens)
         )
     return out

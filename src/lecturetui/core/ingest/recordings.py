@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lecturetui.core.i18n import _
 from lecturetui.core.ingest.formats import Transcript
 from lecturetui.core.ingest.media import MediaError
 from lecturetui.core.ingest.speech import AudioProgress, CancelCheck, Transcriber, save_vtt
@@ -41,7 +42,7 @@ def read_media(
     elif media.progress:
         media.progress(transcription.duration, transcription.duration)
     if not transcription.cues:
-        raise MediaError("has no speech that could be transcribed (silence or music only?)")
+        raise MediaError(_("has no speech that could be transcribed (silence or music only?)"))
     return Transcript([lecture_of(path, transcription)])
 
 

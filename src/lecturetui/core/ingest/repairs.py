@@ -1,8 +1,9 @@
 """What lenient reading repairs or skips in a transcript, and the limits every file is held to.
 
 Parsers report each repair or skipped piece to a `Repairs`; its notes say, one line per kind, what
-was done, how often and where: "3 backwards cue times repaired (lines 412, 416, 980)". With
-`strict`, the first one refuses the file instead, naming the problem and its line.
+was done, how often and where: "3 backwards cue times repaired (lines 412, 416, 980)", in the
+language the program speaks (core/i18n.py). With `strict`, the first one refuses the file
+instead, naming the problem and its line.
 
 The time repairs run on the cues of one lecture, in this order:
 - cues out of order are put back in time order;
@@ -16,9 +17,11 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lecturetui.core.errors import TranscriptError
+from lecturetui.core.i18n import _, decimal, ngettext
 
 MAX_LINE_BYTES = 1_000_000  # a caption line, a text line or a JSONL segment
 MAX_CUES = 200_000  # per file: one every 0.43 s for 24 h
@@ -27,55 +30,78 @@ MAX_JSON_DEPTH = 32  # a Whisper transcript nests 4 deep
 MAX_HOURS = 24  # a lecture's length, unless allow_long
 LONG_MAX_HOURS = 1_000
 
-#: kind -> (singular, plural) note; the order is the order notes are shown in
-NOTES: dict[str, tuple[str, str]] = {
-    "bad_time": (
+#: kind -> its note for a count; the order is the order notes are shown in. Each note is a
+#: function of the count (gettext's plural forms), called when the notes are made.
+NOTES: dict[str, Callable[[int], str]] = {
+    "bad_time": lambda n: ngettext(
         "{n} cue with an unreadable time skipped",
         "{n} cues with unreadable times skipped",
+        n,
     ),
-    "bad_segment": (
+    "bad_segment": lambda n: ngettext(
         "{n} segment without usable text or times skipped",
         "{n} segments without usable text or times skipped",
+        n,
     ),
-    "not_json": ("{n} line that is not JSON skipped", "{n} lines that are not JSON skipped"),
-    "dup_id": (
+    "not_json": lambda n: ngettext(
+        "{n} line that is not JSON skipped", "{n} lines that are not JSON skipped", n
+    ),
+    "dup_id": lambda n: ngettext(
         "{n} segment with a corpus_id used before skipped",
         "{n} segments with a corpus_id used before skipped",
+        n,
     ),
-    "garbage": ("{n} line outside any cue skipped", "{n} lines outside any cue skipped"),
-    "json_break": (
-        "the JSON breaks off: the segments before the break kept, the rest skipped",
-        "the JSON breaks off: the segments before the break kept, the rest skipped",
+    "garbage": lambda n: ngettext(
+        "{n} line outside any cue skipped", "{n} lines outside any cue skipped", n
     ),
-    "backwards": ("{n} backwards cue time repaired", "{n} backwards cue times repaired"),
-    "zero_length": ("{n} zero-length cue given a length", "{n} zero-length cues given a length"),
-    "overlap": (
+    "json_break": lambda n: _(
+        "the JSON breaks off: the segments before the break kept, the rest skipped"
+    ),
+    "backwards": lambda n: ngettext(
+        "{n} backwards cue time repaired", "{n} backwards cue times repaired", n
+    ),
+    "zero_length": lambda n: ngettext(
+        "{n} zero-length cue given a length", "{n} zero-length cues given a length", n
+    ),
+    "overlap": lambda n: ngettext(
         "{n} cue running past the next one cut at its start",
         "{n} cues running past the next one cut at their start",
+        n,
     ),
-    "unsorted": (
+    "unsorted": lambda n: ngettext(
         "{n} cue out of order put back in time order",
         "{n} cues out of order put back in time order",
+        n,
     ),
-    "numbering": (
+    "numbering": lambda n: ngettext(
         "{n} missing or repeated cue number ignored",
         "{n} missing or repeated cue numbers ignored",
+        n,
     ),
-    "srt_dot": (
+    "srt_dot": lambda n: ngettext(
         "{n} SRT time with '.' instead of ',' read",
         "{n} SRT times with '.' instead of ',' read",
+        n,
     ),
-    "vtt_comma": (
+    "vtt_comma": lambda n: ngettext(
         "{n} WebVTT time with ',' instead of '.' read",
         "{n} WebVTT times with ',' instead of '.' read",
+        n,
     ),
-    "no_hours": ("{n} SRT time without hours read", "{n} SRT times without hours read"),
-    "blank_lines": (
+    "no_hours": lambda n: ngettext(
+        "{n} SRT time without hours read", "{n} SRT times without hours read", n
+    ),
+    "blank_lines": lambda n: ngettext(
         "{n} cue with blank lines in its text kept whole",
         "{n} cues with blank lines in their text kept whole",
+        n,
     ),
-    "controls": ("{n} stray control character removed", "{n} stray control characters removed"),
-    "bom": ("{n} stray byte-order mark removed", "{n} stray byte-order marks removed"),
+    "controls": lambda n: ngettext(
+        "{n} stray control character removed", "{n} stray control characters removed", n
+    ),
+    "bom": lambda n: ngettext(
+        "{n} stray byte-order mark removed", "{n} stray byte-order marks removed", n
+    ),
 }
 _SHOWN_PLACES = 3
 #: the kinds that leave something out (the others change how something is read)
@@ -132,15 +158,15 @@ class Repairs:
     def notes(self) -> list[str]:
         """One line per kind: what was done, how often, and the first places it was done."""
         out = []
-        for kind, (one, many) in NOTES.items():
+        for kind, note_for in NOTES.items():
             entry = self._kinds.get(kind)
             if entry is None:
                 continue
-            note = (one if entry.count == 1 else many).format(n=f"{entry.count:,}")
+            note = note_for(entry.count).format(n=decimal(entry.count, 0))
             if entry.places:
-                unit = entry.unit + ("s" if len(entry.places) > 1 else "")
-                places = ", ".join(str(p) for p in sorted(entry.places))
-                note += f" ({unit} {places}{', …' if entry.more else ''})"
+                shown = ", ".join(str(p) for p in sorted(entry.places))
+                shown += ", …" if entry.more else ""
+                note += f" ({places(entry.unit, len(entry.places), shown)})"
             out.append(note)
         return out
 
@@ -150,7 +176,24 @@ class Repairs:
         if self.first_drop is None:
             return TranscriptError(fallback, hint=hint)
         detail, line = self.first_drop
-        return TranscriptError(f"{detail}, and nothing else in it is usable", line=line)
+        return TranscriptError(
+            # TRANSLATORS: {problem} is what the file "has", e.g. "has a line that is not JSON"
+            _("{problem}, and nothing else in it is usable").format(problem=detail),
+            line=line,
+        )
+
+
+def place_template(unit: str, count: int) -> str:
+    """ "line {places}" or "segments {places}" (`unit` "line" or "segment", for `count` places),
+    in the current language, to be formatted."""
+    if unit == "segment":
+        return ngettext("segment {places}", "segments {places}", count)
+    return ngettext("line {places}", "lines {places}", count)
+
+
+def places(unit: str, count: int, shown: str) -> str:
+    """ "line 12", "lines 12, 40, 77, …", "segment 3": where in a file something was done."""
+    return place_template(unit, count).format(places=shown)
 
 
 @dataclass(slots=True)
@@ -176,7 +219,12 @@ def put_in_order(cues: list[RawCue], fixes: Repairs, unit: str = "line") -> list
     latest = float("-inf")
     for cue in cues:
         if cue.start < latest:
-            fixes.add("unsorted", f"has a cue that goes back in time ({cue.stamp})", cue.at, unit)
+            fixes.add(
+                "unsorted",
+                _("has a cue that goes back in time ({stamp})").format(stamp=cue.stamp),
+                cue.at,
+                unit,
+            )
         latest = max(latest, cue.start)
     return sorted(cues, key=lambda c: (c.start, c.end))
 
@@ -189,10 +237,18 @@ def repair_ends(cues: list[RawCue], fixes: Repairs, unit: str = "line") -> None:
             continue
         if cue.end < cue.start:
             fixes.add(
-                "backwards", f"has a cue that ends before it starts ({cue.stamp})", cue.at, unit
+                "backwards",
+                _("has a cue that ends before it starts ({stamp})").format(stamp=cue.stamp),
+                cue.at,
+                unit,
             )
         else:
-            fixes.add("zero_length", f"has a cue that lasts no time ({cue.stamp})", cue.at, unit)
+            fixes.add(
+                "zero_length",
+                _("has a cue that lasts no time ({stamp})").format(stamp=cue.stamp),
+                cue.at,
+                unit,
+            )
         fill = cue.start + reading_time(cue.text)
         j = bisect.bisect_right(starts, cue.start)
         cue.end = min(starts[j], fill) if j < len(starts) else fill
@@ -204,7 +260,9 @@ def cut_overruns(cues: list[RawCue], fixes: Repairs, unit: str = "line") -> None
         if a.end > b.end and b.start > a.start:
             fixes.add(
                 "overlap",
-                f"has a cue that runs past the end of the next one ({a.stamp})",
+                _("has a cue that runs past the end of the next one ({stamp})").format(
+                    stamp=a.stamp
+                ),
                 a.at,
                 unit,
             )
@@ -227,24 +285,30 @@ def check_length(cues: list[RawCue], policy: ParsePolicy, unit: str = "line") ->
     if last.end <= policy.max_hours * 3600:
         return
     hint = (
-        "no recording is that long"
+        _("no recording is that long")
         if policy.allow_long
-        else f"--allow-long accepts up to {LONG_MAX_HOURS:,} h"
+        else _("--allow-long accepts up to {hours} h").format(hours=decimal(LONG_MAX_HOURS, 0))
     )
-    where = f" ({unit} {last.at})" if last.at is not None and unit != "line" else ""
-    raise TranscriptError(
-        f"has a cue ending at {_hours(last.end)}{where}; a lecture is at most "
-        f"{policy.max_hours:,} h long",
-        hint=hint,
-        line=last.at if unit == "line" else None,
-    )
+    if last.at is not None and unit != "line":
+        message = _(
+            "has a cue ending at {time} ({place}); a lecture is at most {hours} h long"
+        ).format(
+            time=_hours(last.end),
+            place=places(unit, 1, str(last.at)),
+            hours=decimal(policy.max_hours, 0),
+        )
+    else:
+        message = _("has a cue ending at {time}; a lecture is at most {hours} h long").format(
+            time=_hours(last.end), hours=decimal(policy.max_hours, 0)
+        )
+    raise TranscriptError(message, hint=hint, line=last.at if unit == "line" else None)
 
 
 def _hours(seconds: float) -> str:
     if seconds >= 1e12:
         return f"{seconds:.3g} s"
     whole = int(seconds)
-    return f"{whole // 3600:,} h {whole % 3600 // 60:02d} min"
+    return f"{decimal(whole // 3600, 0)} h {whole % 3600 // 60:02d} min"
 
 
 def check_line_lengths(data: bytes) -> None:
@@ -262,7 +326,9 @@ def check_line_lengths(data: bytes) -> None:
         cut = data.rfind(b"\n", pos, pos + MAX_LINE_BYTES + 1)
         if cut < 0:
             raise TranscriptError(
-                f"has a line longer than {MAX_LINE_BYTES:,} bytes; no transcript line is that long",
+                _("has a line longer than {limit} bytes; no transcript line is that long").format(
+                    limit=decimal(MAX_LINE_BYTES, 0)
+                ),
                 line=data.count(b"\n", 0, pos) + 1,
             )
         pos = cut + 1

@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Cue, Segment
 from lecturetui.core.models.tokens import TokenCounter
 
@@ -26,11 +27,11 @@ class SegmentConfig:
 
     def __post_init__(self) -> None:
         if self.window_s <= 0:
-            raise ValueError("window must be positive")
+            raise ValueError(_("window must be positive"))
         if not 0 <= self.overlap_s < self.window_s:
-            raise ValueError("overlap must be at least 0 and shorter than the window")
+            raise ValueError(_("overlap must be at least 0 and shorter than the window"))
         if self.max_tokens < 16:
-            raise ValueError("token budget must be at least 16")
+            raise ValueError(_("token budget must be at least 16"))
 
     def as_dict(self) -> dict[str, float | int]:
         return {

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.ingest.media import SAMPLE_RATE, Cancelled, MediaError, decode_audio, probe
 from lecturetui.core.lectures import Cue, Transcription
 from lecturetui.core.models.whisper import DEFAULT_ASR, AsrDevice, choose_device, resolve_asr_model
@@ -80,7 +81,7 @@ class WhisperTranscriber:
         if self._model is None:
             from faster_whisper import WhisperModel
 
-            path, _ = resolve_asr_model(self.models_dir, self._asked_model, self._notify)
+            path, _name = resolve_asr_model(self.models_dir, self._asked_model, self._notify)
             device = choose_device(self._asked_device)
             try:
                 self._model = self._whisper(WhisperModel, path, device)
@@ -88,7 +89,11 @@ class WhisperTranscriber:
                 if device.device != "cuda":
                     raise _unloadable(path, exc) from None
                 if self._notify:  # e.g. CUDA 12's cuBLAS or cuDNN 9 not installed
-                    self._notify(f"speech recognition cannot use the GPU ({exc}); using the CPU")
+                    self._notify(
+                        _("speech recognition cannot use the GPU ({exc}); using the CPU").format(
+                            exc=exc
+                        )
+                    )
                 device = AsrDevice("cpu", "int8")
                 try:
                     self._model = self._whisper(WhisperModel, path, device)
@@ -96,7 +101,12 @@ class WhisperTranscriber:
                     raise _unloadable(path, again) from None
             self.device = device
             if self._notify:
-                self._notify(f"speech recognition: {self.name} on {device}")
+                # TRANSLATORS: "speech recognition: whisper-base on cpu (int8)"
+                self._notify(
+                    _("speech recognition: {model} on {device}").format(
+                        model=self.name, device=device
+                    )
+                )
         return self._model
 
     def _whisper(self, cls: Any, path: Path, device: AsrDevice) -> Any:
@@ -125,8 +135,10 @@ class WhisperTranscriber:
                 word_timestamps=True,
             )
         except ValueError:  # an unknown language code
-            raise LectureTuiError(f"Whisper knows no language {language!r}.",
-                                  hint="--lang takes a code such as pt or en") from None  # fmt: skip
+            raise LectureTuiError(
+                _("Whisper knows no language {language!r}.").format(language=language),
+                hint=_("--lang takes a code such as pt or en"),
+            ) from None
         cues: list[Cue] = []
         for segment in segments:  # decoded lazily, one at a time
             cues.extend(segment_cues(segment, duration))
@@ -147,8 +159,10 @@ class WhisperTranscriber:
 
 def _unloadable(path: Path, exc: Exception) -> LectureTuiError:
     return LectureTuiError(
-        f"The speech-recognition model in {path} cannot be loaded ({exc}).",
-        hint="is it a CTranslate2 Whisper folder? (model.bin, config.json, tokenizer.json)",
+        _("The speech-recognition model in {path} cannot be loaded ({exc}).").format(
+            path=path, exc=exc
+        ),
+        hint=_("is it a CTranslate2 Whisper folder? (model.bin, config.json, tokenizer.json)"),
     )
 
 
@@ -220,6 +234,8 @@ def save_vtt(transcription: Transcription, media: Path, folder: Path | None = No
         tmp.replace(target)
     except OSError as exc:
         raise MediaError(
-            f"its transcript cannot be written to {target} ({exc.strerror or exc})"
+            _("its transcript cannot be written to {target} ({reason})").format(
+                target=target, reason=exc.strerror or exc
+            )
         ) from None
     return target

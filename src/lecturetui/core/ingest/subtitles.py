@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from lecturetui.core.errors import TranscriptError
+from lecturetui.core.i18n import _, decimal
 from lecturetui.core.ingest.repairs import MAX_CUES, MAX_LINE_BYTES, RawCue, Repairs
 
 _TIME = re.compile(r"(?:(\d{1,9}):)?([0-5]?\d):([0-5]?\d)(?:([.,])(\d{1,9}))?")
@@ -58,7 +59,7 @@ def read_cues(text: str, fmt: str, fixes: Repairs) -> list[RawCue]:
                 lines, timing.index + 1, stop if next_ident is None else next_ident, fmt
             )
             if blank_at is not None:
-                fixes.add("blank_lines", "has a blank line inside a cue's text", blank_at)
+                fixes.add("blank_lines", _("has a blank line inside a cue's text"), blank_at)
             cues.append(
                 RawCue(timing.start, timing.end, "\n".join(body), timing.index + 1, timing.stamp)
             )
@@ -71,7 +72,9 @@ def _find_timings(lines: list[str], fmt: str, fixes: Repairs) -> list[_Timing]:
     for i, line in enumerate(lines):
         if len(line) > MAX_LINE_BYTES:
             raise TranscriptError(
-                f"has a line longer than {MAX_LINE_BYTES:,} characters; no caption line is that long",
+                _("has a line longer than {limit} characters; no caption line is that long").format(
+                    limit=decimal(MAX_LINE_BYTES, 0)
+                ),
                 line=i + 1,
             )
         if "-->" in line:
@@ -79,14 +82,20 @@ def _find_timings(lines: list[str], fmt: str, fixes: Repairs) -> list[_Timing]:
                 continue  # a note, or text that happens to hold an arrow
             timings.append(_parse_timing(line, i, fmt, fixes))
         elif _BROKEN_TIMING.match(line) and (i == 0 or _starts_block(lines[i - 1])):
-            timings.append(
-                _Timing(i, problem=f"has a malformed timing line: {line.strip()[:60]!r}")
-            )
+            timings.append(_Timing(i, problem=_malformed(line)))
         else:
             continue
         if len(timings) > MAX_CUES:
-            raise TranscriptError(f"has more than {MAX_CUES:,} cues; no lecture has that many")
+            raise TranscriptError(
+                _("has more than {limit} cues; no lecture has that many").format(
+                    limit=decimal(MAX_CUES, 0)
+                )
+            )
     return timings
+
+
+def _malformed(line: str) -> str:
+    return _("has a malformed timing line: {line!r}").format(line=line.strip()[:60])
 
 
 def _starts_block(previous: str) -> bool:
@@ -96,20 +105,30 @@ def _starts_block(previous: str) -> bool:
 def _parse_timing(line: str, index: int, fmt: str, fixes: Repairs) -> _Timing:
     m = _TIMING.match(line)
     if m is None or not m.group(1) or not m.group(2):
-        return _Timing(index, problem=f"has a malformed timing line: {line.strip()[:60]!r}")
+        return _Timing(index, problem=_malformed(line))
     start_s, end_s = m.group(1), m.group(2)
     start, end = _TIME.fullmatch(start_s), _TIME.fullmatch(end_s)
     if start is None or end is None:
         bad = start_s if start is None else end_s
-        return _Timing(index, problem=f"has a malformed timestamp {bad[:40]!r}")
+        return _Timing(
+            index, problem=_("has a malformed timestamp {stamp!r}").format(stamp=bad[:40])
+        )
     stamp = f"{start_s} --> {end_s}"
     marks = {start.group(4), end.group(4)}
     if fmt == "srt" and "." in marks:
-        fixes.add("srt_dot", f"has a time with '.' instead of ',' ({stamp})", index + 1)
+        fixes.add(
+            "srt_dot", _("has a time with '.' instead of ',' ({stamp})").format(stamp=stamp),
+            index + 1,
+        )  # fmt: skip
     if fmt == "vtt" and "," in marks:
-        fixes.add("vtt_comma", f"has a time with ',' instead of '.' ({stamp})", index + 1)
+        fixes.add(
+            "vtt_comma", _("has a time with ',' instead of '.' ({stamp})").format(stamp=stamp),
+            index + 1,
+        )  # fmt: skip
     if fmt == "srt" and (start.group(1) is None or end.group(1) is None):
-        fixes.add("no_hours", f"has a time without hours ({stamp})", index + 1)
+        fixes.add(
+            "no_hours", _("has a time without hours ({stamp})").format(stamp=stamp), index + 1
+        )
     return _Timing(index, _seconds(start), _seconds(end), stamp=stamp)
 
 
@@ -138,11 +157,15 @@ def _check_number(
     lines: list[str], ident: int | None, timing: int, numbers: set[str], fixes: Repairs
 ) -> None:
     if ident is None:
-        fixes.add("numbering", "has a cue without a number", timing + 1)
+        fixes.add("numbering", _("has a cue without a number"), timing + 1)
         return
     number = lines[ident].strip().lstrip("0") or "0"
     if number in numbers:
-        fixes.add("numbering", f"has cue number {number[:20]} more than once", ident + 1)
+        fixes.add(
+            "numbering",
+            _("has cue number {number} more than once").format(number=number[:20]),
+            ident + 1,
+        )
     numbers.add(number)
 
 
@@ -182,7 +205,7 @@ def _skip_preamble(lines: list[str], stop: int, fmt: str, fixes: Repairs) -> Non
             continue
         fixes.add(
             "garbage",
-            f"has text before its first cue: {para[0].strip()[:60]!r}",
+            _("has text before its first cue: {text!r}").format(text=para[0].strip()[:60]),
             start + 1,
             n=len(para),
         )

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from lecturetui.core.errors import TranscriptError
+from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Cue
 
 # Encodings whose round trip (text -> bytes -> UTF-8) undoes the usual mojibake: UTF-8 bytes that
@@ -49,30 +50,30 @@ def decode_transcript(data: bytes) -> Decoded:
         try:
             text = data.decode("utf-32")
         except UnicodeDecodeError as exc:
-            raise TranscriptError("is not a text transcript (broken UTF-32)") from exc
+            raise TranscriptError(_("is not a text transcript (broken UTF-32)")) from exc
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             text = data.decode("utf-16")
         except UnicodeDecodeError as exc:
-            raise TranscriptError("is not a text transcript (broken UTF-16)") from exc
+            raise TranscriptError(_("is not a text transcript (broken UTF-16)")) from exc
     else:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
             text = data.decode("sloppy-windows-1252" if _ftfy_codecs() else "latin-1")
-            warnings.append("not valid UTF-8; read as Windows-1252")
+            warnings.append(_("not valid UTF-8; read as Windows-1252"))
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     removed = _stray(text)
     if _looks_binary(text) or removed.get("controls", (0, 0))[0] > _BINARY_SHARE * len(text):
         raise TranscriptError(
-            "is not a text transcript (binary data)",
-            hint="give a .vtt, .srt, Whisper .json, .jsonl or timestamped .txt file",
+            _("is not a text transcript (binary data)"),
+            hint=_("give a .vtt, .srt, Whisper .json, .jsonl or timestamped .txt file"),
         )
     fixed = repair_mojibake(text)  # also drops the stray characters
     if removed:
         fixed = _without_stray(fixed)
     if fixed != text and _without_stray(text) != fixed:
-        warnings.append("repaired broken character encoding (mojibake)")
+        warnings.append(_("repaired broken character encoding (mojibake)"))
     return Decoded(unicodedata.normalize("NFC", fixed), warnings, removed)
 
 

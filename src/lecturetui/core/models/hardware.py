@@ -13,6 +13,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lecturetui.core.i18n import _
+
 CUDA_HINT = (
     'CMAKE_ARGS="-DGGML_CUDA=on" .venv/bin/pip install --force-reinstall --no-deps '
     "--no-cache-dir llama-cpp-python"
@@ -158,30 +160,46 @@ def problems(gpus: list[Gpu], nvcc: str, torch: TorchReport | None,
     """Why a GPU that is there is not used, each as one sentence with the command that fixes it."""
     out = []
     if gpus and torch is not None and not torch.cuda_available:
-        why = "a CPU build" if not torch.cuda_build else f"built for CUDA {torch.cuda_build}"
+        why = (
+            _("a CPU build")
+            if not torch.cuda_build
+            else _("built for CUDA {version}").format(version=torch.cuda_build)
+        )
         out.append(
-            f"torch ({torch.version}, {why}) cannot use the {gpus[0].name}: the embedding model "
-            "runs on the CPU. Install a CUDA build: .venv/bin/pip install --force-reinstall torch "
-            "--index-url https://download.pytorch.org/whl/cu126"
+            # TRANSLATORS: {build} is "a CPU build" or "built for CUDA 12.6"
+            _(
+                "torch ({version}, {build}) cannot use the {gpu}: the embedding model runs on the"
+                " CPU. Install a CUDA build: {command}"
+            ).format(
+                version=torch.version,
+                build=why,
+                gpu=gpus[0].name,
+                command=".venv/bin/pip install --force-reinstall torch "
+                "--index-url https://download.pytorch.org/whl/cu126",
+            )
         )
     if gpus and llama is not None and not llama.gpu_offload:
         if nvcc:
             out.append(
-                f"llama.cpp was built for the CPU although CUDA's compiler is here ({nvcc}): "
-                f"answers run on the CPU. Rebuild it: make setup (or {CUDA_HINT})"
+                _(
+                    "llama.cpp was built for the CPU although CUDA's compiler is here ({nvcc}):"
+                    " answers run on the CPU. Rebuild it: make setup (or {command})"
+                ).format(nvcc=nvcc, command=CUDA_HINT)
             )
         else:
             out.append(
-                f"llama.cpp was built for the CPU and CUDA's compiler (nvcc) is not installed, so "
-                f"answers run on the CPU although a {gpus[0].name} is here. Install the CUDA "
-                f"toolkit, then: {CUDA_HINT}"
+                _(
+                    "llama.cpp was built for the CPU and CUDA's compiler (nvcc) is not installed,"
+                    " so answers run on the CPU although a {gpu} is here. Install the CUDA"
+                    " toolkit, then: {command}"
+                ).format(gpu=gpus[0].name, command=CUDA_HINT)
             )
     if llama is None:
         out.append(
-            "llama-cpp-python is not installed: search works, answers do not. Run make setup"
+            _("llama-cpp-python is not installed: search works, answers do not. Run make setup")
         )
     if torch is None:
-        out.append("torch is not installed: nothing can be embedded. Run make setup")
+        out.append(_("torch is not installed: nothing can be embedded. Run make setup"))
     return out
 
 
@@ -194,22 +212,25 @@ def diagnose(
     torch = torch_report()
     llama = llama_report()
     if embedder is None:
-        emb = "not loaded"
+        emb = _("not loaded")
     else:
         device = str(getattr(embedder, "device", "?"))
         planned = str(getattr(embedder, "planned", device))
         from lecturetui.core.models.runtime import runtime_of
 
         emb = f"{planned} ({getattr(embedder, 'dtype', '?')}, {runtime_of(embedder)})"
-    llm = "not loaded" if generator is None else str(getattr(generator, "placement", "?"))
+    llm = _("not loaded") if generator is None else str(getattr(generator, "placement", "?"))
     found = problems(gpus, nvcc, torch, llama)
     if generator is not None and llama is not None and llama.gpu_offload and llm == "CPU":
-        found.append("The answer model runs on the CPU because --device cpu was given.")
+        found.append(_("The answer model runs on the CPU because --device cpu was given."))
     asr = speech_device(device)
     if gpus and device in (None, "auto", "cuda") and asr.startswith("cpu"):
-        found.append("CTranslate2 sees no GPU: transcription runs on the CPU (int8). Its PyPI wheel"
-                     " needs CUDA 12's cuBLAS and cuDNN 9 libraries (pip install nvidia-cublas-cu12"
-                     " nvidia-cudnn-cu12).")  # fmt: skip
+        found.append(
+            _(
+                "CTranslate2 sees no GPU: transcription runs on the CPU (int8). Its PyPI wheel"
+                " needs CUDA 12's cuBLAS and cuDNN 9 libraries ({command})."
+            ).format(command="pip install nvidia-cublas-cu12 nvidia-cudnn-cu12")
+        )
     return Doctor(gpus, nvcc, torch, llama, emb, llm, found, asr)
 
 
@@ -220,4 +241,4 @@ def speech_device(device: str | None) -> str:
 
         return str(choose_device(device))
     except ImportError:  # pragma: no cover - faster-whisper is a dependency
-        return "unavailable (CTranslate2 is not installed)"
+        return _("unavailable (CTranslate2 is not installed)")

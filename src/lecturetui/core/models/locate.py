@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 
 DEFAULT_EMBED_MODEL = "multilingual-e5-small"
 
@@ -34,23 +35,25 @@ def resolve_embed_model(
         path = models_dir / DEFAULT_EMBED_MODEL
         if not is_st_model(path):
             if notify:
-                notify("Preparing the embedding model (first use only, about 20 s)…")
+                notify(_("Preparing the embedding model (first use only, about 20 s)…"))
             setup_default_embedder(models_dir)
         return path, "intfloat/multilingual-e5-small"
     candidate = Path(name).expanduser()
     if candidate.is_dir():
         if not is_st_model(candidate):
             raise LectureTuiError(
-                f"{candidate} is not a sentence-transformers model folder.",
-                hint="it needs modules.json or config.json",
+                _("{path} is not a sentence-transformers model folder.").format(path=candidate),
+                hint=_("it needs modules.json or config.json"),
             )
         return candidate.resolve(), name
     pulled = models_dir / folder_name(name)
     if is_st_model(pulled):
         return pulled, name
     raise LectureTuiError(
-        f"The embedding model {name!r} is not in {models_dir}.",
-        hint=f"run `lecturetui models pull {name}` while online, or give a model folder",
+        _("The embedding model {name!r} is not in {folder}.").format(name=name, folder=models_dir),
+        hint=_("run `lecturetui models pull {name}` while online, or give a model folder").format(
+            name=name
+        ),
     )
 
 
@@ -69,7 +72,7 @@ def pull(models_dir: Path, repo_id: str, filename: str | None = None) -> Path:
         from huggingface_hub import hf_hub_download, snapshot_download
     except ImportError:  # pragma: no cover - a dependency of sentence-transformers
         raise LectureTuiError(
-            "huggingface_hub is not installed.", hint="run the set-up again"
+            _("huggingface_hub is not installed."), hint=_("run the set-up again")
         ) from None
     os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "10")
     target = models_dir / folder_name(repo_id)
@@ -87,11 +90,14 @@ def pull(models_dir: Path, repo_id: str, filename: str | None = None) -> Path:
         )
         if offline:
             raise LectureTuiError(
-                f"Cannot reach the Hugging Face hub to download {repo_id!r}.",
-                hint="connect to the internet (and unset HF_HUB_OFFLINE), or copy the model folder into "
-                f"{models_dir}",
+                _("Cannot reach the Hugging Face hub to download {repo!r}.").format(repo=repo_id),
+                hint=_(
+                    "connect to the internet (and unset HF_HUB_OFFLINE), or copy the model folder"
+                    " into {folder}"
+                ).format(folder=models_dir),
             ) from None
         raise LectureTuiError(
-            f"Downloading {repo_id!r} failed ({kind}).", hint="check the model name"
+            _("Downloading {repo!r} failed ({error}).").format(repo=repo_id, error=kind),
+            hint=_("check the model name"),
         ) from None
     return target

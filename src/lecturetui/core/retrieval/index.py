@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import file_sha256
+from lecturetui.core.i18n import _
 from lecturetui.core.timefmt import utc_now
 
 if TYPE_CHECKING:
@@ -150,8 +151,10 @@ class VectorIndex:
             return Manifest.from_json(json.loads(path.read_text(encoding="utf-8")))
         except (ValueError, TypeError) as exc:
             raise SearchIndexError(
-                f"The search index manifest in {folder} is damaged ({exc}).",
-                hint="run `lecturetui reindex`",
+                _("The search index manifest in {folder} is damaged ({exc}).").format(
+                    folder=folder, exc=exc
+                ),
+                hint=_("run `lecturetui reindex`"),
             ) from None
 
     @classmethod
@@ -166,14 +169,20 @@ class VectorIndex:
             return None
         if manifest.model_id != model_id or (dim is not None and manifest.dim != dim):
             raise SearchIndexError(
-                f"The search index was built with {manifest.model_id} ({manifest.dim}-d),"
-                f" not with the model in use, {model_id}.",
-                hint=f"run `lecturetui reindex` to rebuild it, or use --embed-model {manifest.model_id}",
+                _(
+                    "The search index was built with {built_with} ({dim}-d),"
+                    " not with the model in use, {model}."
+                ).format(built_with=manifest.model_id, dim=manifest.dim, model=model_id),
+                hint=_(
+                    "run `lecturetui reindex` to rebuild it, or use --embed-model {built_with}"
+                ).format(built_with=manifest.model_id),
             )
         if manifest.model_hash != model_hash:
             raise SearchIndexError(
-                f"The search index was built with other weights of {model_id}.",
-                hint="run `lecturetui reindex` to rebuild it with the model in use",
+                _("The search index was built with other weights of {model}.").format(
+                    model=model_id
+                ),
+                hint=_("run `lecturetui reindex` to rebuild it with the model in use"),
             )
         path = folder / manifest.index_file
         if (
@@ -182,15 +191,16 @@ class VectorIndex:
             or file_sha256(path) != manifest.index_sha256
         ):
             raise SearchIndexError(
-                "The search index file is missing or damaged (its checksum does not match).",
-                hint="run `lecturetui reindex`",
+                _("The search index file is missing or damaged (its checksum does not match)."),
+                hint=_("run `lecturetui reindex`"),
             )
         index = hnswlib.Index(space=manifest.space, dim=manifest.dim)
         try:
             index.load_index(str(path), max_elements=max(manifest.count + manifest.deleted, 16))
         except RuntimeError as exc:
             raise SearchIndexError(
-                f"The search index cannot be read ({exc}).", hint="run `lecturetui reindex`"
+                _("The search index cannot be read ({exc}).").format(exc=exc),
+                hint=_("run `lecturetui reindex`"),
             ) from None
         index.set_ef(manifest.ef)  # load_index resets ef to 10
         vi = cls(folder, manifest, index)
@@ -202,7 +212,8 @@ class VectorIndex:
                 vi._deleted = set(json.loads(deleted_file.read_text()))
             except (OSError, ValueError):
                 raise SearchIndexError(
-                    "The search index's deletion list is missing.", hint="run `lecturetui reindex`"
+                    _("The search index's deletion list is missing."),
+                    hint=_("run `lecturetui reindex`"),
                 ) from None
             vi._labels = ids - vi._deleted
         return vi

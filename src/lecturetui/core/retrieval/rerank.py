@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.retrieval.index import (
     Manifest,
     SearchIndexError,
@@ -94,7 +95,7 @@ def rescore(
     }
     ladder = sorted(final.values(), reverse=True)
     waiting = [seg for seg, _ in candidates if seg not in final]
-    for pos, (seg, _) in enumerate(candidates):
+    for pos, (seg, _score) in enumerate(candidates):
         if seg not in final:
             final[seg] = ladder[min(pos, len(ladder) - 1)] if ladder else scaled[seg]
     order = {seg: pos for pos, (seg, _) in enumerate(candidates)}
@@ -140,8 +141,10 @@ class RerankStage:
         # the document prompt is in every stored vector; the query prompt only in the question's
         if loaded is not None and loaded.manifest.passage_prefix != emb.passage_prefix:
             raise SearchIndexError(
-                "The re-ranking vectors were made with another document prompt than the model's.",
-                hint="run `lecturetui reindex`",
+                _(
+                    "The re-ranking vectors were made with another document prompt than the model's."
+                ),
+                hint=_("run `lecturetui reindex`"),
             )
         self._index = loaded or VectorIndex.create(self.folder, self._manifest(), 1024)
         return self._index
@@ -218,4 +221,4 @@ class RerankStage:
 
 
 def unavailable(problem: str) -> LectureTuiError:
-    return LectureTuiError(problem, hint="run `lecturetui models setup`; search uses E5 alone")
+    return LectureTuiError(problem, hint=_("run `lecturetui models setup`; search uses E5 alone"))

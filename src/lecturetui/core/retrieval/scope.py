@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 
 if TYPE_CHECKING:
     from lecturetui.core.lectures import Lecture
@@ -28,8 +29,10 @@ class Scope:
 
     def label(self) -> str:
         """How the status line and the CLI name it: "course X · lecture Y"."""
-        parts = [f"course {c}" for c in self.courses] + [f"lecture {x}" for x in self.lectures]
-        return " · ".join(parts) if parts else "whole library"
+        parts = [_("course {name}").format(name=c) for c in self.courses] + [
+            _("lecture {name}").format(name=x) for x in self.lectures
+        ]
+        return " · ".join(parts) if parts else _("whole library")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +50,15 @@ def _course(lectures: list[Lecture], name: str) -> list[Lecture]:
     exact = [c for c in courses if c.casefold() == needle]
     found = exact or [c for c in courses if c.casefold().startswith(needle)]
     if len(found) != 1:
-        listed = "; ".join(courses) or "none yet (ingest with --course NAME)"
-        what = "No course" if not found else "More than one course"
-        raise LectureTuiError(f"{what} matches {name!r}.", hint=f"courses: {listed}")
+        listed = "; ".join(courses) or _("none yet (ingest with --course NAME)")
+        raise LectureTuiError(
+            (
+                _("No course matches {name!r}.")
+                if not found
+                else _("More than one course matches {name!r}.")
+            ).format(name=name),
+            hint=_("courses: {courses}").format(courses=listed),
+        )
     return [x for x in lectures if x.course == found[0]]
 
 
@@ -65,12 +74,14 @@ def resolve(store: Store, scope: Scope) -> ResolvedScope | None:
         found = store.resolve_lecture(name)
         if not found:
             raise LectureTuiError(
-                f"No lecture matches {name!r}.", hint="`lecturetui lectures` lists ids and titles"
+                _("No lecture matches {name!r}.").format(name=name),
+                hint=_("`lecturetui lectures` lists ids and titles"),
             )
         if len(found) > 1:
             names = ", ".join(x.id for x in found[:6])
             raise LectureTuiError(
-                f"{len(found)} lectures match {name!r}.", hint=f"give one of: {names}"
+                _("{count} lectures match {name!r}.").format(count=len(found), name=name),
+                hint=_("give one of: {choices}").format(choices=names),
             )
         chosen[found[0].id] = found[0]
     ids = frozenset(chosen)

@@ -11,6 +11,7 @@ import json
 
 from lecturetui.core.conversation import Exchange, HistoryEntry
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.records import AnswerRecord, from_json, to_json
 from lecturetui.core.storage.store import Store
 from lecturetui.core.timefmt import utc_now
@@ -51,9 +52,14 @@ class History:
             data = json.loads(row[0])
         except json.JSONDecodeError as exc:
             raise LectureTuiError(
-                f"History entry {entry_id} is damaged ({exc.msg}).", hint="ask the question again"
+                _("History entry {entry_id} is damaged ({reason}).").format(
+                    entry_id=entry_id, reason=exc.msg
+                ),
+                hint=_("ask the question again"),
             ) from None
-        return from_json(data, AnswerRecord, f"history entry {entry_id}")
+        return from_json(
+            data, AnswerRecord, _("history entry {entry_id}").format(entry_id=entry_id)
+        )
 
     def exchange(self, entry_id: int | None = None) -> Exchange | None:
         """An entry (default: the latest, what `ask --continue` continues) as an exchange a

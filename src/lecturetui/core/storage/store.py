@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from lecturetui.core.errors import StoreError
+from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Lecture, Segment, StoredSegment
 from lecturetui.core.lexical import fold, index_terms, match_expression, query_terms
 from lecturetui.core.storage.rows import (
@@ -53,8 +54,10 @@ class Store:
         except sqlite3.DatabaseError as exc:
             self.close()
             raise StoreError(
-                f"The library database {path} cannot be opened: {exc}.",
-                hint="move the file away and ingest your transcripts again",
+                _("The library database {path} cannot be opened: {exc}.").format(
+                    path=path, exc=exc
+                ),
+                hint=_("move the file away and ingest your transcripts again"),
             ) from None
 
     def _connect(self) -> sqlite3.Connection:
@@ -86,7 +89,7 @@ class Store:
 
     def close(self) -> None:
         with self._lock:
-            for _, db in self._open:
+            for _thread, db in self._open:
                 db.close()
             self._open.clear()
         self._local = threading.local()
@@ -96,8 +99,10 @@ class Store:
         version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
             raise StoreError(
-                f"The library at {self.path} was made by a newer lecturetui (schema {version}).",
-                hint="upgrade lecturetui",
+                _(
+                    "The library at {path} was made by a newer lecturetui (schema {version})."
+                ).format(path=self.path, version=version),
+                hint=_("upgrade lecturetui"),
             )
         for target in range(version + 1, SCHEMA_VERSION + 1):
             with self.transaction():

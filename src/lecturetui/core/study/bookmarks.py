@@ -21,6 +21,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.lectures import join_overlapping
 from lecturetui.core.links import deep_link
 from lecturetui.core.study.moments import Moment
@@ -103,9 +104,16 @@ def _bookmark(row: tuple[object, ...]) -> Bookmark:
 
 
 def _time(value: float, what: str) -> float:
+    """`value` checked; `what` is "start" or "end"."""
     if not math.isfinite(value) or value < 0:
-        raise LectureTuiError(f"The {what} time {value} is not a time in a lecture.",
-                              hint="give seconds from the lecture's start, 0 or more")  # fmt: skip
+        message = (
+            _("The start time {value} is not a time in a lecture.")
+            if what == "start"
+            else _("The end time {value} is not a time in a lecture.")
+        )
+        raise LectureTuiError(
+            message.format(value=value), hint=_("give seconds from the lecture's start, 0 or more")
+        )
     return float(value)
 
 
@@ -135,29 +143,36 @@ class Bookmarks:
         ).fetchone()
         if row is None:
             raise LectureTuiError(
-                f"There is no segment {segment_id} in the library.",
-                hint="`lecturetui search … --json` and `lecturetui show LECTURE --json` give segment ids",
+                _("There is no segment {segment_id} in the library.").format(segment_id=segment_id),
+                hint=_(
+                    "`lecturetui search … --json` and `lecturetui show LECTURE --json` give"
+                    " segment ids"
+                ),
             )
         lecture_id, seg_start, seg_end, seg_text, title, course, url = row
         begin = _time(seg_start if start is None else start, "start")
         finish = _time(seg_end if end is None else end, "end")
         if finish < begin:
             raise LectureTuiError(
-                "A bookmark cannot end before it starts.", hint="give --end after --start"
+                _("A bookmark cannot end before it starts."), hint=_("give --end after --start")
             )
         if (
             history_id is not None
             and not self._db.execute("SELECT 1 FROM history WHERE id = ?", (history_id,)).fetchone()
         ):
-            raise LectureTuiError(f"There is no answer {history_id} in the history.",
-                                  hint="`lecturetui export --answer last --md -` shows the latest")  # fmt: skip
+            raise LectureTuiError(
+                _("There is no answer {entry_id} in the history.").format(entry_id=history_id),
+                hint=_("`lecturetui export --answer last --md -` shows the latest"),
+            )
         if quote is None:
             inside = seg_start <= begin and finish <= seg_end
             quote = seg_text if inside else self._said(lecture_id, begin, finish)
             if not quote:
                 span = Moment(lecture_id, title, course, begin, finish, None).span
-                raise LectureTuiError(f"Nothing is said in {title} at {span}.",
-                                      hint="`lecturetui show LECTURE` gives its times")  # fmt: skip
+                raise LectureTuiError(
+                    _("Nothing is said in {title} at {span}.").format(title=title, span=span),
+                    hint=_("`lecturetui show LECTURE` gives its times"),
+                )
         now = utc_now()
         self._db.execute(
             "INSERT INTO bookmarks (created_at, updated_at, lecture_id, lecture_title, course,"
@@ -184,8 +199,10 @@ class Bookmarks:
         ).fetchone()
         if row is None:
             raise LectureTuiError(
-                f"Nothing is said in lecture {lecture_id} at {format_timestamp(seconds)}.",
-                hint=f"`lecturetui show {lecture_id}` gives its times",
+                _("Nothing is said in lecture {lecture} at {time}.").format(
+                    lecture=lecture_id, time=format_timestamp(seconds)
+                ),
+                hint=_("`lecturetui show {lecture}` gives its times").format(lecture=lecture_id),
             )
         return int(row[0])
 
@@ -208,7 +225,8 @@ class Bookmarks:
         row = self._db.execute(f"{_SELECT} WHERE b.id = ?", (bookmark_id,)).fetchone()
         if row is None:
             raise LectureTuiError(
-                f"There is no bookmark {bookmark_id}.", hint="`lecturetui bookmarks` lists them"
+                _("There is no bookmark {bookmark_id}.").format(bookmark_id=bookmark_id),
+                hint=_("`lecturetui bookmarks` lists them"),
             )
         return _bookmark(row)
 

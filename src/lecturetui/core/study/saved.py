@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.records import AnswerRecord
 from lecturetui.core.storage.history import History
 from lecturetui.core.study.moments import Moment
@@ -62,10 +63,12 @@ def saved_answer(history: History, entry_id: int | None = None) -> SavedAnswer:
         recent = db.execute("SELECT id, question FROM history ORDER BY id DESC LIMIT 5").fetchall()
         listed = "; ".join(f"{r[0]}: {str(r[1])[:40]}" for r in recent)
         raise LectureTuiError(
-            "There is no answer in the history yet."
+            _("There is no answer in the history yet.")
             if not recent
-            else f"There is no answer {entry_id} in the history.",
-            hint=f"the latest: {listed}" if recent else 'ask one first: lecturetui ask "…"',
+            else _("There is no answer {entry_id} in the history.").format(entry_id=entry_id),
+            hint=_("the latest: {entries}").format(entries=listed)
+            if recent
+            else _('ask one first: lecturetui ask "…"'),
         )
     record = history.entry(int(row[0]))
     assert record is not None  # the row is there

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 from lecturetui.core.study.bookmarks import Bookmark
 from lecturetui.core.study.export.cards import Card, answer_cards, bookmark_cards
 from lecturetui.core.study.export.markdown import answer_markdown, bookmarks_markdown
@@ -42,10 +43,13 @@ def _write(markdown: str, moments: int, cards: Sequence[Card], to: Targets) -> l
     from lecturetui.core.study.export.csvfile import write_csv
 
     if not to:
-        raise LectureTuiError("Nothing to write.", hint="give --md FILE, --anki FILE or --csv FILE")
+        raise LectureTuiError(
+            _("Nothing to write."), hint=_("give --md FILE, --anki FILE or --csv FILE")
+        )
     if (to.anki or to.csv) and not cards:
-        raise LectureTuiError("There is nothing to make a card of.",
-                              hint="an empty answer makes no card")  # fmt: skip
+        raise LectureTuiError(
+            _("There is nothing to make a card of."), hint=_("an empty answer makes no card")
+        )
     out = []
     if to.markdown:
         write_text(to.markdown, markdown)
@@ -69,9 +73,10 @@ def export_bookmarks(
 
 
 def no_bookmarks() -> LectureTuiError:
-    return LectureTuiError("There are no bookmarks to export.",
-                           hint="bookmark a segment with b in the app, or"
-                           " `lecturetui bookmarks add SEGMENT_ID`")  # fmt: skip
+    return LectureTuiError(
+        _("There are no bookmarks to export."),
+        hint=_("bookmark a segment with b in the app, or `lecturetui bookmarks add SEGMENT_ID`"),
+    )
 
 
 def export_answer(answer: SavedAnswer, to: Targets) -> list[Written]:

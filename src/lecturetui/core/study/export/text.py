@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
 
 _BREAKS = re.compile(r"\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 # C0 and C1 controls but tab and newline, and lone surrogates (not encodable as UTF-8)
@@ -31,15 +32,19 @@ def write_file(path: Path, write: Callable[[Path], Any]) -> None:
     """Write `path` through a temporary file beside it, replaced at the end."""
     path = path.expanduser()
     if not path.parent.is_dir():
-        raise LectureTuiError(f"{path} cannot be written: its folder does not exist.",
-                              hint="create the folder first, or give another path")  # fmt: skip
+        raise LectureTuiError(
+            _("{path} cannot be written: its folder does not exist.").format(path=path),
+            hint=_("create the folder first, or give another path"),
+        )
     tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
         write(tmp)
         tmp.replace(path)
     except OSError as exc:
-        raise LectureTuiError(f"{path} cannot be written: {exc.strerror or exc}.",
-                              hint="give another file name or folder") from None  # fmt: skip
+        raise LectureTuiError(
+            _("{path} cannot be written: {reason}.").format(path=path, reason=exc.strerror or exc),
+            hint=_("give another file name or folder"),
+        ) from None
     finally:
         tmp.unlink(missing_ok=True)
 
