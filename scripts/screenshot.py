@@ -35,7 +35,7 @@ async def shoot(language: str, out: Path) -> None:
     services = AppServices(library, lambda: LlamaGenerator(model, n_ctx=4096), language=language,
                            llm_label=DEFAULT_LLM.split("/")[-1])  # fmt: skip
     app = LectureApp(services)
-    async with app.run_test(size=(120, 32)) as pilot:
+    async with app.run_test(size=(140, 44)) as pilot:
         question = app.query_one("#question", Input)
         question.cursor_blink = False
         while not app.models.settled:
