@@ -51,8 +51,8 @@ class MainScreen(Translated, Welcome, AskingScreen):
             yield OptionList(id="hits")
             with VerticalScroll(id="answer-box"):
                 yield Static(id="answer-status")
-                yield Static(id="evidence")
-                yield Static(id="answer")
+                yield Static(id="answer")  # the lecturer's words first, then the explanation
+                yield Static(id="evidence")  # the closest sentences, below what answers
         yield Footer()
 
     def on_mount(self) -> None:
