@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 from _common import ROOT
+from _realistic import HOME, QUESTIONS, Corpus, library, load_questions, report
 from doc2query import cache_path as d2q_path
 from doc2query import key, questions_of
 from hyde import guess_ranker, product_replies, signals
 from ranking_ideas import default_ranker
-from realistic import HOME, QUESTIONS, Corpus, library, load_questions, report
 
 BASE = ROOT / "models" / "multilingual-e5-small"
 

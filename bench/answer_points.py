@@ -92,7 +92,7 @@ def main() -> None:
             summarize(rescore(rows), args.label or path.stem)
         return
 
-    from realistic import library as realistic_library
+    from _realistic import library as realistic_library
 
     from lecturetui.core.answer.generation import LlamaGenerator
     from lecturetui.core.answer.retrieved import warm_sentences

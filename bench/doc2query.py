@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 from _common import ALPHA, ROOT
+from _realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 from ranking_ideas import Signals, convex, norm_lex, norm_top, order
-from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 from variants import Units
 
 from lecturetui.core.lexical import index_terms, match_expression, query_terms

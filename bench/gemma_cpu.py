@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from realistic import library
+from _realistic import library
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import realistic  # noqa: E402  (the benchmark's library: bench/realistic.py)
+import _realistic as realistic  # noqa: E402  (the benchmark's library: bench/_realistic.py)
 
 from lecturetui.core.hashing import file_sha256  # noqa: E402
 

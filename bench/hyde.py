@@ -35,9 +35,9 @@ from pathlib import Path
 
 import numpy as np
 from _common import ALPHA, ROOT, UNIT_SHARE
+from _realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 from doc2query import MODELS, arguments, write_replies
 from ranking_ideas import Signals, default_order, default_ranker
-from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 from variants import Units
 
 from lecturetui.core.answer.guess import clean_guess, guess_messages

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 from _common import ALPHA, LEX, ROOT
-from realistic import (
+from _realistic import (
     HOME,
     QUESTIONS,
     Corpus,

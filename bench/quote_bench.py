@@ -51,7 +51,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
 
-    from realistic import library as realistic_library
+    from _realistic import library as realistic_library
 
     from lecturetui.core.answer import quote as quoting
     from lecturetui.core.answer.evidence import score_passages

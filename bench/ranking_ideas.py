@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 from _common import ALPHA, LEX
-from realistic import HOME, Corpus, Question, Ranker
+from _realistic import HOME, Corpus, Question, Ranker
 
 from lecturetui.core.lexical import index_terms, match_expression, query_terms
 from lecturetui.core.retrieval.units import split_units

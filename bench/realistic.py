@@ -3,202 +3,20 @@
     .venv/bin/python bench/realistic.py [--questions bench/data/realistic_questions.jsonl]
                                         [--half tune|heldout|both] [--only NAME ...]
 
-Needs the lectures (`python bench/data/build_realistic.py`). The first run ingests them into
-`bench/data/realistic/home` with the product's own ingest (default segmenting) and caches the
-E5 vectors of windows, small units and questions there, so a sweep is seconds. Each variant
-ranks every segment of the library (exact scores, no ANN) and is scored with the product's own
-metrics (`core/evaluation/metrics.py`): a hit is gold when it overlaps a gold span.
+The library, the questions and the scoring are bench/_realistic.py's (the other scripts import
+them from there); the ranking ideas are bench/variants.py's and bench/ranking_ideas.py's.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import os
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import numpy as np
-from _common import ROOT
-
-from lecturetui.core.evaluation.metrics import Gold, RetrievalScores, Span
-from lecturetui.core.timefmt import parse_timestamp
-
-DATA = ROOT / "bench" / "data"
-LECTURES = DATA / "realistic" / "lectures"
-#: the bench home (library + caches); another home measures another segmenting (see `window`)
-HOME = Path(os.environ.get("REALISTIC_HOME", DATA / "realistic" / "home"))
-#: window / overlap in seconds of the library's segments, as `120/35` (the product's default)
-WINDOW = os.environ.get("REALISTIC_WINDOW", "120/35")
-QUESTIONS = DATA / "realistic_questions.jsonl"
-
-
-@dataclass(frozen=True)
-class Question:
-    qid: str
-    lang: str
-    style: str
-    half: str
-    text: str
-    gold: Gold
-
-
-def load_questions(path: Path) -> list[Question]:
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        spans = row.get("spans") or [row]
-        gold = Gold(
-            spans=tuple(
-                Span(s["lecture"], parse_timestamp(str(s["start"])), parse_timestamp(str(s["end"])))
-                for s in spans
-            )
-        )
-        out.append(
-            Question(row["qid"], row["lang"], row["style"], row["half"], row["question"], gold)
-        )
-    return out
-
-
-def library() -> Any:
-    from lecturetui.core.ingest.pipeline import IngestOptions
-    from lecturetui.core.ingest.segmenting import SegmentConfig
-    from lecturetui.core.library import Library
-    from lecturetui.core.paths import DataHome
-
-    os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
-    lib = Library(DataHome.resolve(HOME))
-    if lib.counts()[1] == 0:
-        files = sorted(LECTURES.glob("*.srt"))
-        if not files:
-            raise SystemExit("no lectures: run python bench/data/build_realistic.py first")
-        titles = {r["id"]: r["title"] for r in csv.DictReader((DATA / "py4e_lectures.csv").open())}
-        window_s, overlap_s = (float(x) for x in WINDOW.split("/"))
-        t0 = time.perf_counter()
-        for f in files:
-            options = IngestOptions(
-                course="Python for Everybody",
-                title=titles.get(f.stem),
-                segment_config=SegmentConfig(window_s, overlap_s),
-            )
-            lib.ingest([f], options)
-        print(f"ingested {len(files)} lectures in {time.perf_counter() - t0:.1f} s")
-    return lib
-
-
-class Corpus:
-    """Every segment of the library with its vectors, and cached question vectors (in
-    `cache_dir`: the bench home, or a variant's own folder)."""
-
-    def __init__(self, lib: Any, cache_dir: Path = HOME) -> None:
-        self.lib = lib
-        self.cache_dir = cache_dir
-        store = lib.store
-        self.ids = sorted(store.all_segment_ids())
-        segs = store.segments_by_id(self.ids)
-        self.segs = [segs[i] for i in self.ids]
-        self.lectures = {lec.id: lec for lec in lib.lectures()}
-        index = lib.index()
-        self.vectors = np.asarray(index.vectors(self.ids), dtype=np.float32)
-        self.pos = {sid: k for k, sid in enumerate(self.ids)}
-        self._qcache_path = cache_dir / "query_vectors.json"
-        self._qcache: dict[str, list[float]] = (
-            json.loads(self._qcache_path.read_text()) if self._qcache_path.exists() else {}
-        )
-
-    def query_vector(self, text: str) -> np.ndarray:
-        if text not in self._qcache:
-            self._qcache[text] = self.lib.embedder.embed_query(text).tolist()
-        return np.asarray(self._qcache[text], dtype=np.float32)
-
-    def passages(self, texts: list[str]) -> np.ndarray:
-        """Passage vectors of `texts` by the library's embedder."""
-        return np.asarray(self.lib.embedder.embed_passages(texts), dtype=np.float32)
-
-    def save(self) -> None:
-        self._qcache_path.write_text(json.dumps(self._qcache))
-
-    def relevant(self, q: Question, ranking: list[int]) -> list[bool]:
-        out = []
-        for k in ranking:
-            seg = self.segs[k]
-            lec = self.lectures[seg.lecture_id]
-            out.append(q.gold.matches(None, [lec.id, lec.title], seg.start, seg.end))
-        return out
-
-    def n_gold(self, q: Question) -> int:
-        return sum(self.relevant(q, list(range(len(self.segs)))))
-
-
-Ranker = Callable[[Question, Corpus], list[int]]  # positions into Corpus.segs, best first
-
-
-def report(
-    corpus: Corpus,
-    questions: list[Question],
-    rankers: dict[str, Ranker],
-    compare: str | None = None,
-) -> None:
-    groups: dict[str, Callable[[Question], bool]] = {
-        "all": lambda q: True,
-        "en": lambda q: q.lang == "en",
-        "pt": lambda q: q.lang == "pt",
-        "en para": lambda q: q.lang == "en" and q.style == "paraphrase",
-        "pt para": lambda q: q.lang == "pt" and q.style == "paraphrase",
-        "terms": lambda q: q.style == "terms",
-    }
-    print("| variant | " + " | ".join(f"{g} R@1 / R@10 / MRR" for g in groups) + " |")
-    print("|---|" + "---|" * len(groups))
-    rr: dict[str, list[float]] = {}
-    for name, rank in rankers.items():
-        scores = {g: RetrievalScores() for g in groups}
-        rr[name] = []
-        for q in questions:
-            ranking = rank(q, corpus)[:10]
-            row = RetrievalScores().add(corpus.relevant(q, ranking), corpus.n_gold(q))
-            rr[name].append(row["mrr"])
-            for g, pred in groups.items():
-                if pred(q):
-                    scores[g].add_row(row)
-        cells = []
-        for g in groups:
-            m = scores[g].means()
-            cells.append(
-                f"{m['recall@1']:.2f} / {m['recall@10']:.2f} / {m['mrr']:.3f} ({scores[g].n})"
-                if m
-                else "-"
-            )
-        print(f"| {name} | " + " | ".join(cells) + " |")
-    if compare:
-        paired(rr, compare)
-
-
-def paired(rr: dict[str, list[float]], base_name: str) -> None:
-    """Each variant's MRR against one base, question by question: the mean difference, its
-    95% bootstrap interval (10,000 resamples of the questions) and the questions won / lost."""
-    base = [k for k in rr if base_name in k]
-    if not base:
-        return
-    b = np.asarray(rr[base[0]])
-    rng = np.random.default_rng(0)
-    idx = rng.integers(0, len(b), size=(10_000, len(b)))
-    print(f"\nPaired against {base[0]!r}: MRR difference [95% bootstrap], questions won / lost")
-    for name, values in rr.items():
-        d = np.asarray(values) - b
-        lo, hi = np.percentile(d[idx].mean(axis=1), [2.5, 97.5])
-        won, lost = int((d > 1e-9).sum()), int((d < -1e-9).sum())
-        print(f"  {d.mean():+.3f} [{lo:+.3f}, {hi:+.3f}] {won:3d} / {lost:3d}  {name}")
+from _realistic import QUESTIONS, Corpus, library, load_questions, report
+from variants import rankers as all_rankers
 
 
 def main() -> None:
-    from variants import rankers as all_rankers
-
     parser = argparse.ArgumentParser()
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     parser.add_argument("--half", choices=["tune", "heldout", "both"], default="tune")

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from _common import ROOT
-from realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
+from _realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 
 from lecturetui.core.retrieval.rerank import RerankConfig
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from _realistic import QUESTIONS, WINDOW, Corpus, Question, Ranker, library, load_questions, report
 from ranking_ideas import Signals, default_ranker
-from realistic import QUESTIONS, WINDOW, Corpus, Question, Ranker, library, load_questions, report
 
 from lecturetui.core.retrieval.unitindex import segment_of
 from lecturetui.core.retrieval.units import MAX_UNITS, split_units

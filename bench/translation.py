@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 
+from _realistic import HOME, QUESTIONS, Corpus, library, load_questions, report
 from doc2query import arguments, write_replies
 from ranking_ideas import Signals, default_ranker
-from realistic import HOME, QUESTIONS, Corpus, library, load_questions, report
 from variants import Units
 
 from lecturetui.core.answer.translate import clean_translation

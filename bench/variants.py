@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from _common import ALPHA, DEPTH, OTHER_ALPHA, UNIT_SHARE
-from realistic import HOME, Corpus, Question, Ranker
+from _realistic import HOME, Corpus, Question, Ranker
 
 
 def word_units(text: str, width: int, stride: int) -> list[str]:

@@ -158,3 +158,39 @@ def test_the_layer_check_finds_a_part_reaching_up() -> None:
     assert layer_of("lecturetui.core.storage.store") < layer_of("lecturetui.core.answer.question")
     assert layer_of("lecturetui.core.errors") == 0
     assert find_cycle({"storage": {"answer"}, "answer": {"storage"}}) is not None
+
+
+BENCH = SRC.parents[1] / "bench"
+
+
+def bench_graph() -> dict[str, set[str]]:
+    """The imports between bench/'s scripts and shared modules (each imports the others by their
+    bare name: the folder is on sys.path when a script runs)."""
+    names = {p.stem for p in BENCH.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in BENCH.glob("*.py"):
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                deps.add(node.module.split(".")[0])
+            elif isinstance(node, ast.Import):
+                deps |= {a.name.split(".")[0] for a in node.names}
+        graph[path.stem] = {d for d in deps if d in names and d != path.stem}
+    return graph
+
+
+def test_no_import_cycles_in_bench() -> None:
+    graph = bench_graph()
+    assert "_realistic" in graph["rerank"]  # the graph is read
+    cycle = find_cycle(graph)
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_the_bench_readme_names_every_script() -> None:
+    readme = (BENCH / "README.md").read_text(encoding="utf-8")
+    missing = [
+        p.name
+        for p in sorted(BENCH.glob("*.py"))
+        if f"`{p.name}`" not in readme and f"`{p.name} " not in readme
+    ]
+    assert missing == [], "describe them in bench/README.md"
