@@ -623,7 +623,7 @@ async def test_a_burst_of_tokens_is_coalesced_into_few_repaints_without_call_fro
     assert repaints and len(repaints) <= 402
     assert all(a in b for a, b in itertools.pairwise(repaints))  # each repaint the newest text
     # what makes a burst few repaints: a waiting update is replaced by a newer one of its question
-    from lecturetui.tui.asking import AnswerGrew
+    from lecturetui.tui.messages import AnswerGrew
 
     assert AnswerGrew(3, "a").can_replace(AnswerGrew(3, "ab"))
     assert not AnswerGrew(3, "a").can_replace(AnswerGrew(4, "ab"))

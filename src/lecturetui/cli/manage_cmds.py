@@ -61,7 +61,7 @@ def edit_cmd(
         fail(_("A lecture needs a title."), hint=_("give --title a name"), code=USAGE_ERROR)
     library = obj.library()
     lec = one_lecture(library.store, lecture)
-    library.store.update_lecture(lec.id, title.strip() if title else None, course, url)
+    library.update_lecture(lec.id, title.strip() if title else None, course, url)
     now = library.store.lecture(lec.id)
     assert now is not None
     course_text = _("course: {course}").format(course=escape(now.course or "—"))

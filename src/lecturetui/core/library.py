@@ -266,6 +266,17 @@ class Library:
     def lecture(self, lecture_id: str) -> Lecture | None:
         return self.store.lecture(lecture_id)
 
+    def update_lecture(
+        self,
+        lecture_id: str,
+        title: str | None = None,
+        course: str | None = None,
+        url: str | None = None,
+    ) -> None:
+        """Change a lecture's title, course or link (None: unchanged; "" clears a course or a
+        link); nothing is embedded again."""
+        self.store.update_lecture(lecture_id, title, course, url)
+
     def segment(self, segment_id: int) -> StoredSegment | None:
         return self.store.segments_by_id([segment_id]).get(segment_id)
 

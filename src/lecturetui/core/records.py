@@ -116,6 +116,22 @@ class QuoteRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class FoundRecord:
+    """What a question found before the model writes (the pipeline's EvidenceReady, typed for
+    the faces): the hits, the evidence sentences, and the quote the answer opens with."""
+
+    hits: tuple[HitRecord, ...]
+    evidence: tuple[EvidenceRecord, ...]
+    quote: QuoteRecord | None
+    opening: str  # the quote as the answer opens with it (lecture, time, [1]); "" without one
+    search_s: float  # retrieval and the evidence sentences
+    follows: str | None = None  # the previous question, when this one follows it up
+    translation: str | None = None  # the question as searched, in the lectures' language
+    guess: str | None = None  # the lecturer's likely words, searched with it
+    covered: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class UnsupportedRecord:
     """A sentence of the model's explanation that its cited excerpts do not bear out."""
 

@@ -16,17 +16,11 @@ from textual.worker import Worker, get_current_worker
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _, ngettext, set_language
 from lecturetui.tui.bookmarkscreen import BookmarksScreen
-from lecturetui.tui.context import (
-    AppServices,
-    ModelsChanged,
-    ModelState,
-    RerankProgress,
-    WorkFailed,
-    worker_failed,
-)
+from lecturetui.tui.context import AppServices, ModelState, worker_failed
 from lecturetui.tui.evalscreens import EvalRunsScreen
 from lecturetui.tui.i18n import Translated, translated_commands
 from lecturetui.tui.mainscreen import MainScreen
+from lecturetui.tui.messages import ModelsChanged, RerankProgress, WorkFailed
 from lecturetui.tui.screens import HelpScreen, LibraryScreen
 
 __all__ = ["AppServices", "LectureApp"]

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -17,60 +16,29 @@ from textual.worker import get_current_worker
 
 from lecturetui.core.i18n import _, decimal, seconds
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
-from lecturetui.core.records import AnswerRecord, EvidenceRecord, HitRecord, PassageRecord
+from lecturetui.core.records import (
+    AnswerRecord,
+    EvidenceRecord,
+    FoundRecord,
+    HitRecord,
+    PassageRecord,
+)
 from lecturetui.core.retrieval.scope import Scope
-from lecturetui.tui.context import AppContext, ModelState, WorkFailed, context
+from lecturetui.tui.context import AppContext, ModelState, context
+from lecturetui.tui.messages import (
+    AnswerDone,
+    AnswerGrew,
+    EvidenceShown,
+    PromptShown,
+    QuestionMessage,
+    QuestionStarted,
+    WorkFailed,
+)
 from lecturetui.tui.render import answer_text, evidence_text, hit_legend, hit_row
 
 if TYPE_CHECKING:
     from lecturetui.core.answer.generation import Generator
-    from lecturetui.core.answer.retrieved import Retrieved
-    from lecturetui.core.conversation import Exchange, Turn
-
-
-class QuestionMessage(Message):
-    """An event of the question numbered `serial` (AskingScreen.serial), from its worker."""
-
-    def __init__(self, serial: int) -> None:
-        super().__init__()
-        self.serial = serial
-
-
-class QuestionStarted(QuestionMessage):
-    pass
-
-
-class EvidenceShown(QuestionMessage):
-    def __init__(self, serial: int, found: Retrieved) -> None:
-        super().__init__(serial)
-        self.found = found
-
-
-class PromptShown(QuestionMessage):
-    def __init__(self, serial: int, hits: list[HitRecord], passages: list[PassageRecord]) -> None:
-        super().__init__(serial)
-        self.hits = hits
-        self.passages = passages
-
-
-class AnswerGrew(QuestionMessage):
-    """The answer so far; a burst of them is coalesced into the newest (`can_replace`)."""
-
-    def __init__(self, serial: int, text: str) -> None:
-        super().__init__(serial)
-        self.text = text
-
-    def can_replace(self, message: Message) -> bool:
-        # Textual drops this one when the next waiting message is a newer AnswerGrew
-        return isinstance(message, AnswerGrew) and message.serial == self.serial
-
-
-class AnswerDone(QuestionMessage):
-    def __init__(self, serial: int, record: AnswerRecord, entry_id: int | None, turn: Turn) -> None:
-        super().__init__(serial)
-        self.record = record
-        self.entry_id = entry_id
-        self.turn = turn
+    from lecturetui.core.conversation import Exchange
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,10 +122,8 @@ class AskingScreen(Screen[None]):
             QuestionSettings,
             Started,
             Token,
-            quote_block,
             run_question,
         )  # fmt: skip
-        from lecturetui.core.answer.retrieved import passage_record
         from lecturetui.core.conversation import make_turn
 
         ctx = self.ctx
@@ -176,11 +142,11 @@ class AskingScreen(Screen[None]):
                 if isinstance(event, Started):
                     self.post_message(QuestionStarted(serial))
                 elif isinstance(event, EvidenceReady):
-                    text = quote_block(event.found.quote)  # the answer opens with the quote
-                    self.post_message(EvidenceShown(serial, event.found))
+                    found = event.record()
+                    text = found.opening  # the answer opens with the quote
+                    self.post_message(EvidenceShown(serial, found))
                 elif isinstance(event, PromptReady):
-                    self.post_message(PromptShown(serial, [h.record() for h in event.hits],
-                                                  [passage_record(p) for p in event.passages]))  # fmt: skip
+                    self.post_message(PromptShown(serial, *event.records()))
                 elif isinstance(event, Token):
                     text += event.text
                     self.post_message(AnswerGrew(serial, text))
@@ -228,29 +194,25 @@ class AskingScreen(Screen[None]):
         self.query_one("#evidence", Static).update("")
         self.show_answer_text("", _("searching…"))
 
-    def show_found(self, found: Retrieved) -> None:
+    def show_found(self, found: FoundRecord) -> None:
         """The hits, the evidence sentences and the quote the answer opens with, before the
         model writes anything."""
-        from lecturetui.core.answer.question import quote_block
-
-        self.show_hits([h.record() for h in found.hits], [])
-        self.evidence = [e.record() for e in found.evidence]
+        self.show_hits(list(found.hits), [])
+        self.evidence = list(found.evidence)
         self.query_one("#evidence", Static).update(evidence_text(self.evidence))
-        status = _("search {time}").format(time=seconds(found.evidence_s)) + " · "
+        status = _("search {time}").format(time=seconds(found.search_s)) + " · "
         status += (
             _("writing the explanation…") if self.ctx.models.generator else _("loading models…")
         )
-        if found.turn.previous is not None:
-            status += " · " + _("follows up: {question}").format(
-                question=found.turn.previous.question
-            )
+        if found.follows is not None:
+            status += " · " + _("follows up: {question}").format(question=found.follows)
         if found.translation:  # a question in another language, searched as translated
             status += " · " + _("searched as: {text}").format(text=found.translation)
         if found.guess:  # searched with the lecturer's likely words too
             status += " · " + _("+ lecturer's guess")
         self.show_answer_text("", status)
         self.quote = found.quote.text if found.quote else ""
-        self.stream_update(quote_block(found.quote))
+        self.stream_update(found.opening)
 
     def stream_update(self, text: str) -> None:
         self.query_one("#answer", Static).update(answer_text(text, [], quote=self.quote))
@@ -314,10 +276,10 @@ class AskingScreen(Screen[None]):
     def warm_sentences(self) -> None:
         """Embed every segment's sentences in the background, paused while a question runs,
         so evidence comes from the cache (when this fails, a question computes its own)."""
-        from lecturetui.core.answer.retrieved import warm_sentences
+        from lecturetui.core.answer.question import warm_up
         from lecturetui.core.errors import LectureTuiError
 
         try:
-            warm_sentences(self.ctx.services.library, self.closing, self.idle)
+            warm_up(self.ctx.services.library, self.closing, self.idle)
         except LectureTuiError:
             return  # expected (no model yet): not worth a message

@@ -10,7 +10,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import threading
-import traceback
 import webbrowser
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,14 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from urllib.parse import unquote, urlsplit
 
-from textual.message import Message
-
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _, decimal
 from lecturetui.core.library import Library
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
+from lecturetui.tui.messages import WorkFailed
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -58,7 +56,7 @@ class AppServices:
         """The library's evaluation runs (the evaluation service, apart from the library's)."""
         from lecturetui.core.evaluation.runs import Runs
 
-        return Runs(self.library.store)
+        return Runs.of(self.library)
 
 
 @dataclass
@@ -102,43 +100,6 @@ def ttft_label(seconds: float) -> str:
     return _("first words ≤ {seconds} s").format(
         seconds=decimal(seconds, 0 if seconds == int(seconds) else 1)
     )
-
-
-class RerankProgress(Message):
-    """The re-ranking vectors being written: how many segments still wait for theirs, of how
-    many this run writes."""
-
-    def __init__(self, pending: int, total: int = 0) -> None:
-        super().__init__()
-        self.pending = pending
-        self.total = max(total, pending)
-
-
-class ModelsChanged(Message):
-    """The loading worker got further (E5 ready, or the answer model too: `loaded`)."""
-
-    def __init__(self, loaded: bool = False) -> None:
-        super().__init__()
-        self.loaded = loaded
-
-
-class WorkFailed(Message):
-    """A worker failed: the app shows `message` (and `hint`) and logs the traceback; a screen
-    may show it in place too (the message bubbles up to the app)."""
-
-    def __init__(self, task: str, error: BaseException) -> None:
-        super().__init__()
-        self.task = task
-        self.error = error
-        if isinstance(error, LectureTuiError):
-            self.message, self.hint = error.message, error.hint
-        else:
-            self.message, self.hint = f"{type(error).__name__}: {error}", None
-        self.trace = "".join(traceback.format_exception(error))
-
-    @property
-    def text(self) -> str:
-        return self.message + (f"\n{self.hint}" if self.hint else "")
 
 
 def open_link(app: App[None], url: str | None) -> None:

@@ -17,11 +17,12 @@ from lecturetui.core.modes import MODES
 from lecturetui.core.records import HitRecord
 from lecturetui.core.retrieval.scope import Scope
 from lecturetui.tui.asking import AskingScreen
-from lecturetui.tui.context import WorkFailed, copy_link, open_link, ttft_label, worker_failed
+from lecturetui.tui.context import copy_link, open_link, ttft_label, worker_failed
 from lecturetui.tui.i18n import Translated
+from lecturetui.tui.messages import TopicsFound, WorkFailed
 from lecturetui.tui.notes import bookmark_segment, export_to
 from lecturetui.tui.screens import HistoryScreen, SegmentScreen
-from lecturetui.tui.welcome import TopicsFound, Welcome, mode_name
+from lecturetui.tui.welcome import Welcome, mode_name
 from lecturetui.tui.widgets import move_highlight
 
 

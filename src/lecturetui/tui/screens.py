@@ -9,7 +9,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Markdown, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
@@ -20,51 +19,14 @@ from lecturetui.core.i18n import N_, _, decimal, ngettext
 from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.links import deep_link
 from lecturetui.core.timefmt import format_duration, format_span, format_timestamp
-from lecturetui.tui.context import WorkFailed, context, copy_link, open_link, worker_failed
+from lecturetui.tui.context import context, copy_link, open_link, worker_failed
 from lecturetui.tui.i18n import Translated
+from lecturetui.tui.messages import Diagnosed, IngestLog, IngestProgress, LibraryChanged, WorkFailed
 from lecturetui.tui.render import highlighted, timeline
 
 #: an ingested file's status, as the library screen names it
 STATUS = {"added": N_("added"), "updated": N_("updated"), "unchanged": N_("unchanged"),
           "duplicate": N_("duplicate"), "failed": N_("failed")}  # fmt: skip
-
-
-class Diagnosed(Message):
-    """What `lecturetui doctor` says, for the library screen."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-
-class LibraryChanged(Message):
-    """Lectures were removed (or added): the table is drawn again, `note` said."""
-
-    def __init__(self, note: str = "") -> None:
-        super().__init__()
-        self.note = note
-
-
-class IngestProgress(Message):
-    """Files done of the ingest in progress; a burst is coalesced into the newest."""
-
-    def __init__(self, done: int, total: int, name: str = "") -> None:
-        super().__init__()
-        self.done, self.total, self.name = done, total, name
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, IngestProgress)
-
-
-class IngestLog(Message):
-    """The ingest's log line (a transcription's progress), or its report when `done`."""
-
-    def __init__(self, text: str, done: bool = False) -> None:
-        super().__init__()
-        self.text, self.done = text, done
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, IngestLog) and not self.done
 
 
 #: every key, with what it does (the help screen; the footer shows the main ones)
@@ -331,7 +293,7 @@ class LibraryScreen(Translated, Screen[None]):
         if not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return context(self).services.library.store.lecture(str(key)) if key else None
+        return context(self).services.library.lecture(str(key)) if key else None
 
     def action_delete_lecture(self) -> None:
         from lecturetui.tui.lecturedialogs import ConfirmScreen
@@ -370,8 +332,8 @@ class LibraryScreen(Translated, Screen[None]):
 
         def save(edit: LectureEdit | None) -> None:
             if edit is not None:
-                store = context(self).services.library.store
-                store.update_lecture(lec.id, edit.title, edit.course, edit.url)
+                library = context(self).services.library
+                library.update_lecture(lec.id, edit.title, edit.course, edit.url)
                 self.refresh_table()
                 self.notify(_("Saved {title}.").format(title=edit.title))
 

@@ -8,7 +8,6 @@ from itertools import groupby
 
 from rich.text import Text
 from textual import work
-from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -16,6 +15,7 @@ from lecturetui.core.i18n import N_, _, ngettext
 from lecturetui.core.study.topics import Topic
 from lecturetui.core.timefmt import format_duration
 from lecturetui.tui.asking import AskingScreen
+from lecturetui.tui.messages import TopicsFound
 
 RECENT_SHOWN = 4
 EXAMPLES_SHOWN = 3
@@ -64,14 +64,6 @@ def guide_text() -> Text:
                  " one drawn from your lectures (Enter asks it).") + "\n")  # fmt: skip
     out.append(_("? lists every key."), style="dim")
     return out
-
-
-class TopicsFound(Message):
-    """Terms the library's lectures dwell on (core/study/topics.py), for example questions."""
-
-    def __init__(self, topics: list[Topic]) -> None:
-        super().__init__()
-        self.topics = topics
 
 
 class Welcome(AskingScreen):

@@ -33,7 +33,14 @@ from lecturetui.core.answer.guess import guess_planned, guesser_for
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.repetition import RepeatGuard
-from lecturetui.core.answer.retrieved import Answer, Retrieved, retrieve, score_rest
+from lecturetui.core.answer.retrieved import (
+    Answer,
+    Retrieved,
+    passage_record,
+    retrieve,
+    score_rest,
+    warm_sentences,
+)
 from lecturetui.core.answer.speed import SPEED_FILE, observe
 from lecturetui.core.answer.translate import target_language, translating
 from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
@@ -44,7 +51,7 @@ from lecturetui.core.i18n import _
 from lecturetui.core.language import question_language
 from lecturetui.core.library import Hit, Library
 from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
-from lecturetui.core.records import AnswerRecord
+from lecturetui.core.records import AnswerRecord, FoundRecord, HitRecord, PassageRecord
 from lecturetui.core.retrieval.scope import Scope
 from lecturetui.core.timefmt import format_timestamp
 
@@ -64,6 +71,21 @@ class EvidenceReady:
 
     found: Retrieved
 
+    def record(self) -> FoundRecord:
+        """What was found, as the faces show it (typed records)."""
+        f = self.found
+        return FoundRecord(
+            hits=tuple(h.record() for h in f.hits),
+            evidence=tuple(e.record() for e in f.evidence),
+            quote=f.quote.record() if f.quote else None,
+            opening=quote_block(f.quote),
+            search_s=f.evidence_s,
+            follows=f.turn.previous.question if f.turn.previous is not None else None,
+            translation=f.translation,
+            guess=f.guess,
+            covered=f.covered,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class PromptReady:
@@ -71,6 +93,9 @@ class PromptReady:
 
     hits: list[Hit]
     passages: list[Passage]
+
+    def records(self) -> tuple[list[HitRecord], list[PassageRecord]]:
+        return [h.record() for h in self.hits], [passage_record(p) for p in self.passages]
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,6 +334,13 @@ _NOT_COVERED_EN = "The lectures do not seem to cover this question: the closest 
 
 def _not_covered(question: str) -> str:
     return _NOT_COVERED.get(question_language(question) or "", _NOT_COVERED_EN)
+
+
+def warm_up(library: Library, stop: threading.Event, idle: threading.Event | None = None) -> int:
+    """Embed the sentences of every segment ahead of the questions (the app runs it while the
+    student reads), pausing while `idle` is clear; a question then scores its sentences from
+    the cache. Returns how many were embedded."""
+    return warm_sentences(library, stop, idle)
 
 
 def quote_block(quote: Quote | None) -> str:

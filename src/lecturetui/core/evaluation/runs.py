@@ -16,6 +16,7 @@ from lecturetui.core.evaluation.judge import ContextRelevance, Groundedness, Rel
 from lecturetui.core.evaluation.keypoints import KeyPointScore
 from lecturetui.core.evaluation.retrieval import QuestionRetrieval
 from lecturetui.core.i18n import _
+from lecturetui.core.library import Library
 from lecturetui.core.records import AnswerRecord, from_json, to_json
 from lecturetui.core.storage.store import Store
 from lecturetui.core.timefmt import utc_now
@@ -74,8 +75,14 @@ def run_key(questions_sha256: str, settings: dict[str, Any]) -> str:
 
 
 class Runs:
+    """The evaluation runs kept in a library (`Runs.of(library)`)."""
+
     def __init__(self, store: Store) -> None:
         self.store = store
+
+    @classmethod
+    def of(cls, library: Library) -> Runs:
+        return cls(library.store)
 
     @property
     def db(self) -> sqlite3.Connection:
