@@ -109,6 +109,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("study",),
     ("library", "watch"),
     ("answer",),
+    ("session",),
     ("evaluation",),
 )  # fmt: skip
 

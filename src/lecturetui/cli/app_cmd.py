@@ -45,31 +45,21 @@ def app_cmd(
 ) -> None:
     """Open the app: ask, browse the segments, follow the citations. The mode, time budget and
     guess changed in the app (m, t, g) are kept in the settings file for the next start."""
-    from lecturetui.core.answer.generation import Generator, LlamaGenerator
-    from lecturetui.core.library import Library
-    from lecturetui.core.models.gguf import DEFAULT_LLM, resolve_llm
+    from lecturetui.core.models.gguf import DEFAULT_LLM
+    from lecturetui.core.session import AnswerChoice, ModelSession
     from lecturetui.tui.app import AppServices, LectureApp
 
     obj.first_run()
-    library = Library(obj.home, obj.embed_model, obj.device)
-    models = obj.home.models_dir
-
-    def load_generator() -> Generator:
-        if server is not None:
-            return server
-        # fd 2 already goes to the log while the app runs (see below): no per-call redirection
-        return LlamaGenerator(
-            resolve_llm(models, llm),
-            n_ctx=n_ctx,
-            redirect_stderr=False,
-            device=obj.device,
-            temperature=temperature,
-        )
+    # fd 2 already goes to the log while the app runs (see below): no per-call redirection;
+    # no notes on the terminal either (the app shows what matters)
+    choice = AnswerChoice(llm, n_ctx, temperature, server=server, redirect_stderr=False)
+    session = ModelSession(obj.home, obj.device, obj.embed_model, choice)
+    library = session.library
 
     app = LectureApp(
         AppServices(
             library,
-            load_generator,
+            session.answer_model,
             llm_label=server.model if server else (llm or DEFAULT_LLM).split("/")[-1],
             ttft_s=ttft,
             guess=guess,
@@ -90,7 +80,7 @@ def app_cmd(
     finally:
         logger.removeHandler(handler)
         handler.close()
-    library.close()
+    session.close()
 
 
 def remembering(root: Path) -> Callable[[str, object], None]:

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import click
@@ -32,12 +29,10 @@ from lecturetui.core.i18n import _
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lecturetui.core.answer.generation import Generator, LlamaGenerator
     from lecturetui.core.answer.question import Event
     from lecturetui.core.answer.retrieved import Answer, Retrieved
     from lecturetui.core.answer.server import ServerGenerator
-
-    AnswerModel = LlamaGenerator | ServerGenerator
+    from lecturetui.core.session import AnswerModel, ModelSession
 
 
 @click.command("ask")
@@ -95,6 +90,7 @@ def ask_cmd(
     from lecturetui.core.answer.question import QuestionSettings, run_question
     from lecturetui.core.conversation import make_turn
     from lecturetui.core.retrieval.scope import Scope, resolve
+    from lecturetui.core.session import AnswerChoice
 
     obj.first_run()
     library = obj.library()
@@ -110,51 +106,26 @@ def ask_cmd(
     settings = QuestionSettings(k, mode, scope, guess, ttft, answer_tokens, device=obj.device)
     # the answer model loads while the search runs; it reads the fixed part of its prompt
     # (and measures its speed the first time) once the evidence is out
+    session = obj.session(AnswerChoice(llm, n_ctx, temperature, verbose=verbose, server=server))
     evidence_out = threading.Event()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        loading = pool.submit(_load_generator, obj, llm, n_ctx, verbose, evidence_out, server,
-                              temperature)  # fmt: skip
-        models = _Loading(loading, evidence_out)
-        try:
-            events = run_question(library, turn, models, settings)
-            show = _Printer(console(), as_json, loading)
-            for event in events:
-                show(event)
-        finally:
-            evidence_out.set()  # a failed search must not leave the loader waiting
-            if loading.done() and loading.exception() is None:
-                loading.result().close()
-
-
-@dataclass(frozen=True, slots=True)
-class _Loading:
-    """The answer model loading beside the search (the pipeline's ModelSource)."""
-
-    future: Future[AnswerModel]
-    evidence_out: threading.Event
-
-    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
-        # the model translates a question in another language than the lectures' first
-        # (core/answer/translate.py) and guesses the lecturer's words (core/answer/guess.py): it loads
-        # before the search when either is wanted
-        if not needed():
-            return None
-        self.evidence_out.set()
-        return self.future.result()
-
-    def for_answer(self, stop: threading.Event) -> Generator | None:
-        self.evidence_out.set()
-        return self.future.result()
+    try:
+        events = run_question(library, turn, session.source(evidence_out), settings)
+        show = _Printer(console(), as_json, session)
+        for event in events:
+            show(event)
+    finally:
+        evidence_out.set()  # a failed search must not leave the loader waiting
+        session.close()
 
 
 class _Printer:
     """The pipeline's events on the terminal: evidence, the streamed answer, its references
     (or, with --json, the answer's record alone)."""
 
-    def __init__(self, out: Console, as_json: bool, model: Future[AnswerModel]) -> None:
+    def __init__(self, out: Console, as_json: bool, session: ModelSession) -> None:
         self.out = out
         self.as_json = as_json
-        self.model = model
+        self.session = session
 
     def __call__(self, event: Event) -> None:
         from rich.markup import escape
@@ -168,7 +139,8 @@ class _Printer:
                 click.echo(json_text(event.record))
             else:
                 abstained = event.answer.abstained  # no model ran: not waited for
-                print_answer_end(self.out, event.answer, None if abstained else self.model.result())
+                model = None if abstained else self.session.loaded_answer_model()
+                print_answer_end(self.out, event.answer, model)
             return
         if self.as_json:
             return
@@ -196,39 +168,6 @@ class _Printer:
         elif isinstance(event, Token):
             sys.stdout.write(event.text)
             sys.stdout.flush()
-
-
-def _load_generator(
-    obj: Context,
-    llm: str | None,
-    n_ctx: int,
-    verbose: bool,
-    evidence_out: threading.Event,
-    server: ServerGenerator | None = None,
-    temperature: float = 0.0,
-) -> AnswerModel:
-    from lecturetui.core.answer.generation import LlamaGenerator
-    from lecturetui.core.answer.speed import SPEED_FILE, prepare
-    from lecturetui.core.models.gguf import resolve_llm
-
-    generator: AnswerModel
-    if server is not None:
-        generator = server
-    else:
-        path = resolve_llm(obj.home.models_dir, llm, note)
-        generator = LlamaGenerator(path, n_ctx=n_ctx, verbose=verbose, device=obj.device,
-                                   temperature=temperature)  # fmt: skip
-    evidence_out.wait()  # both need the CPU: the evidence first (and a fair speed measurement)
-    speed = prepare(generator, obj.home.root / SPEED_FILE)
-    if speed is not None and speed.measured_now:
-        note(
-            _(
-                "{model} reads {speed} prompt tokens/s here (measured once, kept in the data home)"
-            ).format(model=generator.name, speed=fixed(speed.tokens_per_s, 0))
-        )
-    if generator.notice:
-        note(generator.notice)
-    return generator
 
 
 def print_evidence(out: Console, found: Retrieved) -> None:

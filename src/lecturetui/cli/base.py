@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from lecturetui.core.library import Library
     from lecturetui.core.models.setup import Prepared
     from lecturetui.core.paths import DataHome
+    from lecturetui.core.session import AnswerChoice, ModelSession
     from lecturetui.core.storage.store import Store
 
 
@@ -123,6 +124,15 @@ class Context:
 
             self._library = Library(self.home, self.embed_model, self.device, notify=note)
         return self._library
+
+    def session(self, answer: AnswerChoice | None = None) -> ModelSession:
+        """The models for this command, through the one door (core/session.py), on this
+        command's library."""
+        from lecturetui.core.session import AnswerChoice, ModelSession
+
+        session = ModelSession(self.home, self.device, self.embed_model, answer or AnswerChoice(),
+                               notify=note)  # fmt: skip
+        return session.use_library(self.library())
 
     def first_run(self) -> None:
         """On a fresh install, prepare every offline model once, before the first command that
@@ -267,9 +277,9 @@ def server_choice(
                 code=USAGE_ERROR,
             )
         return None
-    from lecturetui.core.answer.server import ServerGenerator
+    from lecturetui.core.session import connect_server
 
-    return ServerGenerator(url, model, n_ctx, allow_remote)
+    return connect_server(url, model, n_ctx, allow_remote)
 
 
 def guess_option(fn: F) -> F:

@@ -50,11 +50,10 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
         except LectureTuiError as exc:
             failures.append(f"{exc.message} {exc.hint or ''}".strip())
         try:
-            from lecturetui.core.answer.generation import LlamaGenerator
-            from lecturetui.core.models.gguf import resolve_llm
+            from lecturetui.core.session import AnswerChoice, ModelSession
 
-            path = resolve_llm(obj.home.models_dir, llm)
-            generator = LlamaGenerator(path, n_ctx=512, device=obj.device)
+            # where the answer model would run: loaded small, not kept
+            generator = ModelSession(obj.home, obj.device, answer=AnswerChoice(llm)).probe(512)
         except LectureTuiError as exc:
             failures.append(f"{exc.message} {exc.hint or ''}".strip())
     rerank = rerank_line(obj, load=not no_load, human=not as_json)

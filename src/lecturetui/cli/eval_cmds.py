@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from lecturetui.core.evaluation.runner import EvalSettings
     from lecturetui.core.library import Library
     from lecturetui.core.retrieval.scope import Scope
+    from lecturetui.core.session import ModelSession
 
 
 @click.command("eval")
@@ -112,13 +113,12 @@ def _retrieval_only(
     obj: Context, library: Library, qset: QuestionSet, k: int, report: Path | None,
     js: Path | None, scope: Scope, guess: str, llm: str | None, n_ctx: int,
 ) -> None:  # fmt: skip
-    from lecturetui.core.answer.generation import LlamaGenerator
     from lecturetui.core.answer.guess import guess_planned
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.evaluation.report import render_retrieval_table
     from lecturetui.core.evaluation.retrieval import evaluate_retrieval
-    from lecturetui.core.models.gguf import resolve_llm
     from lecturetui.core.modes import MODES
+    from lecturetui.core.session import AnswerChoice
 
     with_gold = [q for q in qset.questions if q.gold or q.reference_ranking]
     if not with_gold:
@@ -131,9 +131,9 @@ def _retrieval_only(
         )
     library.warm()
     generator = None
+    session = obj.session(AnswerChoice(llm, n_ctx, seed=0))
     if guess_planned(guess, obj.device):  # the questions searched as `ask` searches them too
-        path = resolve_llm(obj.home.models_dir, llm, note)
-        generator = LlamaGenerator(path, n_ctx=n_ctx, seed=0, device=obj.device)
+        generator = session.answer_model()
     try:
         with progress_bars() as bar:
             task = bar.add_task(_("searching"), total=len(with_gold) * len(MODES), rate="")
@@ -148,8 +148,7 @@ def _retrieval_only(
                 guess,
             )
     finally:
-        if generator is not None:
-            generator.close()
+        session.close()
     table = {mode: s.scores.means() for mode, s in summaries.items()}
     overlaps = {
         mode: [r.reference_overlap for r in s.rows if r.reference_overlap is not None]
@@ -183,6 +182,7 @@ def _full(
     from lecturetui.core.evaluation.runs import Runs, run_key
     from lecturetui.core.models.gguf import resolve_llm
     from lecturetui.core.records import to_json
+    from lecturetui.core.session import AnswerChoice
 
     library = obj.library()
     llm_path = resolve_llm(obj.home.models_dir, llm, note)
@@ -202,8 +202,9 @@ def _full(
     done = runs.done(existing) if existing is not None else set()
     evaluated, per_q, interrupted = 0, None, False
     if force or any(q.number not in done for q in qset.questions):
+        answers = AnswerChoice(llm, n_ctx, temperature, seed=seed)
         evaluated, per_q, interrupted = _evaluate(
-            library, qset, settings, llm_path, judge_path, force, obj.home.root
+            obj.session(answers), qset, settings, judge_path, force
         )
     run_id = runs.open(key, qset.path.name, {})
     info = runs.info(run_id)
@@ -243,33 +244,18 @@ def _full(
 
 
 def _evaluate(
-    library: Library, qset: QuestionSet, settings: EvalSettings, llm_path: Path,
-    judge_path: Path | None, force: bool, home: Path,
+    session: ModelSession, qset: QuestionSet, settings: EvalSettings, judge_path: Path | None,
+    force: bool,
 ) -> tuple[int, float | None, bool]:  # fmt: skip
     """Load the models and evaluate what the run lacks: (questions done, s a question, stopped)."""
-    from lecturetui.core.answer.generation import LlamaGenerator
-    from lecturetui.core.answer.speed import SPEED_FILE, prepare
     from lecturetui.core.evaluation.judge import Judge
     from lecturetui.core.evaluation.runner import run_evaluation
 
+    library = session.library
     library.warm()
-    generator = LlamaGenerator(
-        llm_path,
-        n_ctx=settings.n_ctx,
-        seed=settings.seed,
-        device=library.device,
-        temperature=settings.temperature,
-    )
-    prepare(generator, home / SPEED_FILE)  # the answers' prompts are sized as `ask` sizes them
-    if generator.notice:
-        note(generator.notice)
-    judge_model = (
-        None
-        if judge_path is None
-        else generator
-        if judge_path == llm_path
-        else LlamaGenerator(judge_path, n_ctx=settings.n_ctx, device=library.device)
-    )
+    # the answers' prompts are sized as `ask` sizes them (the session reads the model's speed)
+    generator = session.answer_model()
+    judge_model = None if judge_path is None else session.judge(judge_path)
     try:
         with progress_bars() as bar:
             task = bar.add_task(_("evaluating"), total=len(qset.questions), rate="")
@@ -289,7 +275,5 @@ def _evaluate(
     except KeyboardInterrupt:
         return 0, None, True
     finally:
-        generator.close()
-        if judge_model is not None and judge_model is not generator:
-            judge_model.close()
+        session.close()
     return outcome.evaluated, outcome.seconds_per_question, False

@@ -143,15 +143,15 @@ def list_cmd(obj: Context) -> None:
 @pass_ctx
 def speed_cmd(obj: Context, llm: str | None) -> None:
     """Measure how fast the answer model reads a prompt here (answers are sized from it)."""
-    from lecturetui.core.answer.generation import LlamaGenerator
-    from lecturetui.core.answer.speed import SPEED_FILE, prepare
-    from lecturetui.core.models.gguf import resolve_llm
+    from lecturetui.core.answer.speed import SPEED_FILE
+    from lecturetui.core.session import AnswerChoice, ModelSession
 
-    generator = LlamaGenerator(resolve_llm(obj.home.models_dir, llm), device=obj.device)
+    session = ModelSession(obj.home, obj.device, answer=AnswerChoice(llm))
     try:
-        speed = prepare(generator, obj.home.root / SPEED_FILE, remeasure=True)
+        speed = session.remeasure()
+        generator = session.answer_model()
     finally:
-        generator.close()
+        session.close()
     if speed is None:
         console().print(
             _("{model} has no chat template: nothing to measure.").format(model=generator.name)

@@ -125,8 +125,6 @@ class LectureApp(Translated, App[None]):
         self.post_message(ModelsChanged(loaded=True))
 
     def _load_models(self) -> None:
-        from lecturetui.core.answer.speed import SPEED_FILE, prepare
-
         library = self.services.library
         library.warm()
         embedder = library.embedder
@@ -139,9 +137,9 @@ class LectureApp(Translated, App[None]):
         self.models.rerank = self._rerank_label(0)
         self.models.ready.set()
         self.post_message(ModelsChanged())
+        # the session reads the fixed start of every prompt as it loads the model (and
+        # measures its speed the first time: core/session.py)
         generator = self.services.load_generator()
-        # read the fixed start of every prompt now; measure the speed on first use
-        prepare(generator, library.home.root / SPEED_FILE)
         self.models.generator = generator
         placement = getattr(generator, "placement", "")
         if placement:

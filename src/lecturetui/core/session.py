@@ -1,0 +1,270 @@
+"""One door to the models, for every face: the command line, the app, eval and doctor.
+
+A `ModelSession` is built from the settings (data home, device, embedding model, the answer
+model's choice) and hands out each model when it is first wanted, loaded once, on its device and
+runtime: the library's embedders (E5, and EmbeddingGemma behind it, on OpenVINO on a CPU), the
+answer model (the built-in GGUF, one of the student's own, or a model server), a judge, the
+speech model. The answer model's prompt speed is measured once, here (core/answer/speed.py),
+and `placement()` says what runs where (doctor and the app's library screen read it). No face
+constructs a model.
+
+The pipeline gets the answer model through `source()`: it loads in a thread beside the search,
+and the question waits for it only when it needs it (core/answer/question.py, ModelSource).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lecturetui.core.answer.generation import Generator
+from lecturetui.core.answer.question import ModelSource
+from lecturetui.core.answer.speed import SPEED_FILE, PromptSpeed, prepare
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.library import Library
+from lecturetui.core.models.locate import Notify
+from lecturetui.core.paths import DataHome
+
+if TYPE_CHECKING:
+    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.answer.server import ServerGenerator
+
+    #: what the session loads: a GGUF model through llama.cpp, or a model server's client
+    AnswerModel = LlamaGenerator | ServerGenerator
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerChoice:
+    """Which answer model, and how it runs (the options `ask`, `app` and `eval` share)."""
+
+    llm: str | None = None  # a built-in name or a GGUF path; None: the default
+    n_ctx: int = 4096
+    temperature: float = 0.0
+    seed: int | None = None
+    verbose: bool = False
+    #: a model server the student runs (core/answer/server.py), instead of a GGUF file
+    server: ServerGenerator | None = None
+    #: llama.cpp's own messages to the log (False where the app already sends stderr there)
+    redirect_stderr: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """What runs where, for doctor and the app."""
+
+    embedder: str  # "cpu (bfloat16, OpenVINO)"
+    reranker: str | None  # None: not loaded (or turned off)
+    answer: str | None  # "qwen2.5-coder-1.5b CPU"; None: not loaded
+
+
+@dataclass
+class ModelSession:
+    home: DataHome
+    device: str | None = None
+    embed_model: str | None = None
+    answer: AnswerChoice = field(default_factory=AnswerChoice)
+    notify: Notify | None = None
+    _library: Library | None = None
+    _own_library: bool = True
+    _generator: AnswerModel | None = None
+    _speed: PromptSpeed | None = None
+    _loading: Future[AnswerModel] | None = None
+    _judges: dict[Path, AnswerModel] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # -- the library's embedders ------------------------------------------------------------
+    @property
+    def library(self) -> Library:
+        """The library on this data home, with its embedders (loaded when first used)."""
+        if self._library is None:
+            self._library = Library(self.home, self.embed_model, self.device, notify=self.notify)
+        return self._library
+
+    def use_library(self, library: Library) -> ModelSession:
+        """Serve this library, opened elsewhere (and closed there)."""
+        self._library = library
+        self._own_library = False
+        return self
+
+    # -- the answer model -------------------------------------------------------------------
+    def answer_path(self) -> Path:
+        """The answer model's GGUF file (the default one when none is chosen)."""
+        from lecturetui.core.models.gguf import resolve_llm
+
+        return resolve_llm(self.home.models_dir, self.answer.llm, self.notify)
+
+    def answer_model(self, remeasure: bool = False) -> AnswerModel:
+        """The answer model, loaded once; its prompt speed read (or measured the first time,
+        or again with `remeasure`: `lecturetui models speed`)."""
+        with self._lock:
+            if self._generator is None:
+                path = None if self.answer.server else self.answer_path()
+                generator = self._build(self.answer, path)
+                notice = getattr(generator, "notice", None)  # e.g. the model cannot use the GPU
+                if notice and self.notify:
+                    self.notify(notice)
+                self._generator = generator
+                self._prepare(remeasure)
+            elif remeasure:
+                self._prepare(True)
+            return self._generator
+
+    def _prepare(self, remeasure: bool) -> None:
+        assert self._generator is not None
+        self._speed = prepare(self._generator, self.home.root / SPEED_FILE, remeasure)
+        if self._speed is not None and self._speed.measured_now and self.notify:
+            self.notify(_speed_note(self._generator, self._speed))
+
+    @property
+    def speed(self) -> PromptSpeed | None:
+        """The answer model's prompt speed, once it is loaded."""
+        return self._speed
+
+    def remeasure(self) -> PromptSpeed | None:
+        """Measure the answer model's prompt speed again (`lecturetui models speed`)."""
+        self.answer_model(remeasure=True)
+        return self._speed
+
+    def start_loading(self, after: threading.Event | None = None) -> Future[AnswerModel]:
+        """Load the answer model in a thread (once), after `after` is set (the evidence is out:
+        both need the CPU, and the speed measurement should not share it)."""
+        with self._lock:
+            if self._loading is None:
+                future: Future[AnswerModel] = Future()
+
+                def load() -> None:
+                    if after is not None:
+                        after.wait()
+                    try:
+                        future.set_result(self.answer_model())
+                    except BaseException as exc:  # said where the model is wanted
+                        future.set_exception(exc)
+
+                threading.Thread(target=load, name="answer-model", daemon=True).start()
+                self._loading = future
+            return self._loading
+
+    def source(self, evidence_out: threading.Event | None = None) -> ModelSource:
+        """The answer model for the pipeline, loading beside the search (ModelSource)."""
+        gate = evidence_out or threading.Event()
+        return _Loading(self.start_loading(gate), gate)
+
+    def loaded_answer_model(self) -> AnswerModel | None:
+        """The answer model when it is loaded already, else None (never waits)."""
+        return self._generator
+
+    def judge(self, path: Path) -> AnswerModel:
+        """The judge model of an evaluation: the answer model itself when it is the same file,
+        else its own model, loaded once (greedy: a judge gives the same verdict every time)."""
+        if not self.answer.server and path == self.answer_path():
+            return self.answer_model()
+        with self._lock:
+            if path not in self._judges:
+                self._judges[path] = self._build(AnswerChoice(n_ctx=self.answer.n_ctx), path)
+            return self._judges[path]
+
+    def probe(self, n_ctx: int = 512) -> AnswerModel:
+        """The answer model loaded small, to see where it would run (doctor); not kept."""
+        return self._build(AnswerChoice(self.answer.llm, n_ctx=n_ctx), self.answer_path())
+
+    def _build(self, choice: AnswerChoice, path: Path | None) -> AnswerModel:
+        if choice.server is not None:
+            return choice.server
+        from lecturetui.core.answer import generation
+
+        assert path is not None
+        extra: dict[str, Any] = {}  # only what differs from the model's own defaults
+        if choice.seed is not None:
+            extra["seed"] = choice.seed
+        if choice.temperature:
+            extra["temperature"] = choice.temperature
+        if choice.verbose:
+            extra["verbose"] = True
+        if not choice.redirect_stderr:
+            extra["redirect_stderr"] = False
+        return generation.LlamaGenerator(path, n_ctx=choice.n_ctx, device=self.device, **extra)
+
+    # -- what runs where ---------------------------------------------------------------------
+    def placement(self) -> Placement:
+        from lecturetui.core.models.runtime import runtime_of
+
+        library = self.library
+        embedder = library.embedder
+        stage = library.rerank_stage()
+        rerank = None
+        if stage is not None and stage.loaded:
+            rerank = f"{stage.embedder.device} ({runtime_of(stage.embedder)})"
+        answer = None
+        if self._generator is not None:
+            answer = f"{self._generator.name} {getattr(self._generator, 'placement', '')}".strip()
+        return Placement(f"{embedder.device} ({runtime_of(embedder)})", rerank, answer)
+
+    def close(self) -> None:
+        """Free every model loaded here (the library too, when the session opened it)."""
+        with self._lock:
+            models = [self._generator, *self._judges.values()]
+            self._generator, self._judges = None, {}
+        for model in {id(m): m for m in models if m is not None}.values():
+            if model is not self.answer.server:
+                model.close()
+        if self._library is not None and self._own_library:
+            self._library.close()
+        self._library = None
+
+
+def connect_server(
+    url: str, model: str | None, n_ctx: int, allow_remote: bool = False
+) -> ServerGenerator:
+    """A model server the student runs, as the answer model (checked now: an address that would
+    leave the machine is refused, one where no server answers is said)."""
+    from lecturetui.core.answer.server import ServerGenerator
+
+    return ServerGenerator(url, model, n_ctx, allow_remote)
+
+
+def _speed_note(generator: AnswerModel, speed: PromptSpeed) -> str:
+    from lecturetui.core.i18n import _, decimal
+
+    return _(
+        "{model} reads {speed} prompt tokens/s here (measured once, kept in the data home)"
+    ).format(model=generator.name, speed=decimal(speed.tokens_per_s, 0))
+
+
+@dataclass(frozen=True, slots=True)
+class _Loading:
+    """The answer model loading beside the search (the pipeline's ModelSource)."""
+
+    future: Future[AnswerModel]
+    evidence_out: threading.Event
+
+    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
+        # the model translates a question in another language than the lectures' first
+        # (core/answer/translate.py) and guesses the lecturer's words (core/answer/guess.py):
+        # it loads before the search when either is wanted
+        if not needed():
+            done = self.future.done() and self.future.exception() is None
+            return self.future.result() if done else None
+        self.evidence_out.set()
+        return self.future.result()
+
+    def for_answer(self, stop: threading.Event) -> Generator | None:
+        self.evidence_out.set()
+        while not stop.is_set():
+            try:
+                return self.future.result(timeout=0.1)
+            except TimeoutError:
+                continue
+            except Exception as exc:  # the pipeline says it in one sentence
+                raise failed_to_load(exc) from None
+        return None
+
+
+def failed_to_load(exc: BaseException) -> LectureTuiError:
+    """Any failure to load a model, as the one sentence the faces show."""
+    if isinstance(exc, LectureTuiError):
+        return exc
+    return LectureTuiError(f"{exc}", hint=None)

@@ -1,0 +1,78 @@
+"""The one door to the models: each loaded once, lazily; the pipeline waits only when it must."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lecturetui.core.answer import generation
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.paths import DataHome
+from lecturetui.core.session import AnswerChoice, ModelSession
+
+from ..fakes import FakeGenerator
+
+
+class Model(FakeGenerator):
+    made: list[tuple[Path, dict[str, Any]]] = []
+    closed: list[Path] = []
+
+    def __init__(self, path: Path, **options: Any) -> None:
+        super().__init__()
+        self.path = path
+        Model.made.append((path, options))
+
+    def close(self) -> None:
+        Model.closed.append(self.path)
+
+
+@pytest.fixture
+def session(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModelSession:
+    Model.made, Model.closed = [], []
+    monkeypatch.setattr(generation, "LlamaGenerator", Model)
+    gguf = tmp_path / "answers.gguf"
+    gguf.write_bytes(b"GGUF" + bytes(28))
+    return ModelSession(DataHome.resolve(), "cpu", answer=AnswerChoice(str(gguf), seed=3))
+
+
+def test_the_answer_model_is_loaded_once_with_its_options(session: ModelSession) -> None:
+    first = session.answer_model()
+    assert session.answer_model() is first
+    [(path, options)] = Model.made
+    assert path.name == "answers.gguf" and options == {"n_ctx": 4096, "device": "cpu", "seed": 3}
+    assert session.judge(path) is first  # the same file judges with the same model
+    other = path.with_name("judge.gguf")
+    other.write_bytes(b"GGUF" + bytes(28))
+    judge = session.judge(other)
+    assert judge is not first and session.judge(other) is judge
+    session.close()
+    assert sorted(p.name for p in Model.closed) == ["answers.gguf", "judge.gguf"]
+
+
+def test_the_pipeline_waits_for_the_model_only_when_it_needs_it(session: ModelSession) -> None:
+    evidence_out = threading.Event()
+    source = session.source(evidence_out)
+    assert source.for_search(lambda: False) is None  # not needed: the search does not wait
+    assert Model.made == [] and not evidence_out.is_set()  # it loads after the evidence
+    model = source.for_answer(threading.Event())
+    assert model is session.answer_model() and evidence_out.is_set()
+    assert len(Model.made) == 1
+    session.close()
+
+
+def test_a_model_that_cannot_load_is_one_sentence_for_the_question(
+    session: ModelSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(path: Path, **options: Any) -> Model:
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(generation, "LlamaGenerator", broken)
+    source = session.source()
+    with pytest.raises(LectureTuiError, match="out of memory"):
+        source.for_answer(threading.Event())
+    stop = threading.Event()
+    stop.set()
+    assert ModelSession(session.home, answer=session.answer).source().for_answer(stop) is None
