@@ -78,7 +78,7 @@ def main() -> None:
         return
 
     from lecturetui.core.answer.generation import LlamaGenerator
-    from lecturetui.core.answer.question import ask
+    from lecturetui.core.answer.question import QuestionSettings, ask
     from lecturetui.core.answer.retrieved import Retrieved, warm_sentences
     from lecturetui.core.answer.speed import SPEED_FILE, prepare
     from lecturetui.core.conversation import Exchange, make_turn
@@ -113,7 +113,8 @@ def main() -> None:
         def on_evidence(_: Retrieved, t_ask: float = t_ask, seen: list[float] = seen) -> None:
             seen.append(time.perf_counter() - t_ask)
 
-        a = ask(library, gen, q["question"], answer_tokens=args.max_tokens, ttft_s=args.ttft,
+        a = ask(library, gen, q["question"],
+                QuestionSettings(answer_tokens=args.max_tokens, ttft_s=args.ttft),
                 turn=turn, on_evidence=on_evidence)  # fmt: skip
         data = a.to_json()
         entry = library.history.add(a.record())

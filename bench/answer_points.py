@@ -165,10 +165,10 @@ def main() -> None:
                   f" | {prec} | {p.citation_source} | {item['ttft_s']:.1f} | {kp.words} |"
                   f" {'yes' if loop else ''} |", flush=True)  # fmt: skip
     if args.uncovered:
-        from lecturetui.core.answer.question import ask
+        from lecturetui.core.answer.question import QuestionSettings, ask
 
         for row in [json.loads(x) for x in UNCOVERED.read_text("utf-8").splitlines() if x.strip()]:
-            answer = ask(bench, generator, row["question"], ttft_s=ttft)
+            answer = ask(bench, generator, row["question"], QuestionSettings(ttft_s=ttft))
             out.append({"qid": row["qid"], "lang": row["lang"], "kind": row["kind"],
                         "half": "uncovered", "question": row["question"], "answer": answer.text,
                         "abstained": answer.abstained})  # fmt: skip

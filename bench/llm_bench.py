@@ -36,7 +36,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from lecturetui.core.answer.generation import LlamaGenerator
-    from lecturetui.core.answer.question import ask
+    from lecturetui.core.answer.question import QuestionSettings, ask
     from lecturetui.core.library import Library
     from lecturetui.core.models.gguf import resolve_llm
     from lecturetui.core.paths import DataHome
@@ -56,7 +56,12 @@ def main() -> None:
             )
             load_s = time.perf_counter() - t0
             for q in questions:
-                a = ask(library, gen, q["question"], k=args.k, answer_tokens=args.max_tokens)
+                a = ask(
+                    library,
+                    gen,
+                    q["question"],
+                    QuestionSettings(k=args.k, answer_tokens=args.max_tokens),
+                )
                 t = a.timings
                 rows.append(
                     f"| {name} | {'GPU' if gen.gpu else 'CPU'} | {load_s:.1f} | Q{q['number']} | {int(t['prompt_tokens'])}"

@@ -15,7 +15,7 @@ from lecturetui.core.answer.budget import (
 )
 from lecturetui.core.answer.evidence import ScoredPassage, score_passages
 from lecturetui.core.answer.prompting import Passage, fixed_messages, merge_hits
-from lecturetui.core.answer.question import ask
+from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.answer.quote import SCORED_WINDOWS, best_window, choose_quote, sentence_scorer
 from lecturetui.core.answer.retrieved import Retrieved
 from lecturetui.core.answer.speed import (
@@ -141,7 +141,7 @@ def test_a_slow_machine_gets_the_quote_with_its_neighbours_and_the_next_windows_
 def test_the_fixed_start_of_every_prompt_is_the_same(library: Library) -> None:
     gen = FakeGenerator("A GPU [1].")
     ask(library, gen, QUESTION)
-    ask(library, gen, "Which environment variable selects the GPU?", ttft_s=None)
+    ask(library, gen, "Which environment variable selects the GPU?", QuestionSettings(ttft_s=None))
     for prompt in gen.prompts:
         assert prompt[:3] == fixed_messages()
         assert "[1]" in prompt[2]["content"]  # the worked example cites its excerpts
@@ -184,7 +184,7 @@ def test_evidence_comes_before_the_answer_and_the_prompt_meets_the_budget(
 
 def test_no_time_budget_gives_whole_passages(library: Library) -> None:
     gen = FakeGenerator("Na GPU [1].", tokens_per_s=20.0)
-    answer = ask(library, gen, QUESTION, ttft_s=0)
+    answer = ask(library, gen, QUESTION, QuestionSettings(ttft_s=0))
     assert not answer.trimmed and len(answer.passages) >= 3
 
 

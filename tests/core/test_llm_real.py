@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lecturetui.core.answer.generation import LlamaGenerator
-from lecturetui.core.answer.question import ask
+from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.library import Library
 from lecturetui.core.models.gguf import BUNDLED, FAST_LLM, assemble
 from lecturetui.core.paths import DataHome
@@ -41,7 +41,9 @@ def test_seed_question_43_names_the_gpu_and_cites_its_segment(home: Path, e5, ge
     library = Library(DataHome.resolve(), embedder=e5)
     library.ingest([SEED_CORPUS])
     pieces: list[str] = []
-    answer = ask(library, generator, Q43, k=5, answer_tokens=160, on_token=pieces.append)
+    answer = ask(
+        library, generator, Q43, QuestionSettings(k=5, answer_tokens=160), on_token=pieces.append
+    )
     assert len(pieces) > 1  # streamed
     assert re.search(r"\bGPUs?\b", answer.text, re.IGNORECASE)
     assert answer.cited

@@ -10,7 +10,7 @@ import pytest
 
 from lecturetui.core.answer.budget import PromptBudget, plan_prompt
 from lecturetui.core.answer.prompting import merge_hits
-from lecturetui.core.answer.question import ask
+from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.citing import cited_numbers
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.lectures import Lecture, StoredSegment, join_overlapping
@@ -102,7 +102,9 @@ def library(seed_library: Library) -> Library:
 def test_ask_streams_and_resolves_citations(library: Library) -> None:
     gen = FakeGenerator("Prioriza a GPU [1]. Ver também [2].")
     pieces: list[str] = []
-    answer = ask(library, gen, "tensor Flow prioriza GPU", k=5, on_token=pieces.append)
+    answer = ask(
+        library, gen, "tensor Flow prioriza GPU", QuestionSettings(k=5), on_token=pieces.append
+    )
     # the answer opens with the lecturer's words, then what the model streamed
     assert answer.quote is not None and answer.text.startswith(f"“{answer.quote.text}”")
     assert answer.text.endswith("".join(pieces).strip()) and answer.explanation in answer.text
@@ -144,7 +146,7 @@ def test_uncited_answer_gets_similarity_citations(home: Path, e5) -> None:  # ty
     gen = FakeGenerator(
         "O tensor Flow sempre vai priorizar GPU nas operações de álgebra. Zebras listradas correm."
     )
-    answer = ask(library, gen, "tensor Flow prioriza GPU", k=5)
+    answer = ask(library, gen, "tensor Flow prioriza GPU", QuestionSettings(k=5))
     assert answer.citation_source == "similarity"
     assert answer.cited and "[" in answer.explanation.split(".")[0]
     n = cited_numbers(answer.explanation, len(answer.passages))[0]
@@ -153,6 +155,11 @@ def test_uncited_answer_gets_similarity_citations(home: Path, e5) -> None:  # ty
 
 
 def test_model_citations_are_kept_as_written(library: Library) -> None:
-    answer = ask(library, FakeGenerator("Na placa de vídeo [2]."), "tensor Flow prioriza GPU", k=5)
+    answer = ask(
+        library,
+        FakeGenerator("Na placa de vídeo [2]."),
+        "tensor Flow prioriza GPU",
+        QuestionSettings(k=5),
+    )
     assert (answer.citation_source, answer.explanation) == ("model", "Na placa de vídeo [2].")
     assert answer.cited == [1, 2]  # the quote is [1]

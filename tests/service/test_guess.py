@@ -15,7 +15,7 @@ from lecturetui.core.answer.guess import (
     guesser_for,
     wants_guess,
 )
-from lecturetui.core.answer.question import ask
+from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.answer.retrieved import retrieve
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
@@ -92,7 +92,7 @@ def test_the_guess_finds_what_the_students_words_cannot(library: Library) -> Non
 
 def test_ask_guesses_on_a_gpu_and_searches_with_it(library: Library) -> None:
     gen = FakeGenerator("O TensorFlow prioriza a GPU [1].", gpu=True, guesses={QUESTION: GUESS})
-    result = ask(library, gen, QUESTION, ttft_s=0)
+    result = ask(library, gen, QUESTION, QuestionSettings(ttft_s=0))
     [(system, user)] = gen.guessed
     assert system == "You are the lecturer of a university course."  # the seeds name no course
     assert user.endswith("in Portuguese.")
@@ -101,9 +101,9 @@ def test_ask_guesses_on_a_gpu_and_searches_with_it(library: Library) -> None:
     assert "translate_guess_ms" in result.timings
 
     cpu = FakeGenerator("O TensorFlow prioriza a GPU [1].", guesses={QUESTION: GUESS})
-    plain = ask(library, cpu, QUESTION, ttft_s=0)
+    plain = ask(library, cpu, QUESTION, QuestionSettings(ttft_s=0))
     assert cpu.guessed == [] and plain.guess is None  # auto on a CPU: no guess
-    forced = ask(library, cpu, QUESTION, ttft_s=0, guess="on")
+    forced = ask(library, cpu, QUESTION, QuestionSettings(ttft_s=0, guess="on"))
     assert forced.guess == GUESS
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lecturetui.core.answer.question import ask
+from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.answer.translate import (
     clean_translation,
     translate,
@@ -60,7 +60,7 @@ def test_a_translated_question_finds_what_the_original_words_cannot(home: Path) 
     ]
     assert any("prioriza" in h.segment.text for h in translated)
     gen = FakeGenerator("O TensorFlow prioriza a GPU [1].", translations={QUESTION: IN_PORTUGUESE})
-    result = ask(library, gen, QUESTION, ttft_s=0)
+    result = ask(library, gen, QUESTION, QuestionSettings(ttft_s=0))
     assert gen.translated == [QUESTION]
     searched = library.search(QUESTION, 10, translation=IN_PORTUGUESE).hits
     untranslated = library.search(QUESTION, 10).hits

@@ -22,27 +22,29 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from lecturetui.core.answer.attribution import attribute
 from lecturetui.core.answer.budget import PromptBudget, plan_prompt
 from lecturetui.core.answer.check import check, says_not_answered
 from lecturetui.core.answer.generation import Generator
-from lecturetui.core.answer.guess import guess_planned, guesser_for
+from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.repetition import RepeatGuard
 from lecturetui.core.answer.retrieved import (
     Answer,
     Retrieved,
+    Searched,
     passage_record,
     retrieve,
     score_rest,
+    search_as_asked,
     warm_sentences,
 )
 from lecturetui.core.answer.speed import SPEED_FILE, observe
-from lecturetui.core.answer.translate import target_language, translating
+from lecturetui.core.answer.translate import Translator, target_language, translating
 from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
 from lecturetui.core.citing import cited_numbers
 from lecturetui.core.conversation import Turn
@@ -182,12 +184,7 @@ def run_question(
         # a question in another language than the lectures' is translated first only when E5
         # searches alone: EmbeddingGemma matches it across languages as asked, and the
         # translation would cost seconds before the quote (bench/RESULTS.md)
-        target = (
-            target_language(library, turn.search_text) if library.rerank_stage() is None else None
-        )
-        model = models.for_search(lambda: target is not None or guess_planned(s.guess, s.device))
-        translator = translating(model, target) if model is not None and target else None
-        guesser = guesser_for(library, model, s.guess, s.scope)
+        translator, guesser = _search_helpers(library, turn, models, s)
         found = retrieve(library, turn, s.k, s.mode, s.scope, translator, guesser)
         yield EvidenceReady(found)
         if not found.covered:  # nothing to explain: say so, show the closest moments
@@ -205,6 +202,30 @@ def run_question(
             yield event
     except LectureTuiError as exc:
         yield Failed(exc)
+
+
+def _search_helpers(
+    library: Library, turn: Turn, models: ModelSource, s: QuestionSettings
+) -> tuple[Translator | None, Guesser | None]:
+    """What the search needs of the answer model: a translator for a question in another
+    language than the lectures' (only where E5 searches alone: EmbeddingGemma matches it across
+    languages as asked, and the translation would cost seconds before the quote), and the
+    lecturer's guess when it is planned."""
+    target = target_language(library, turn.search_text) if library.rerank_stage() is None else None
+    model = models.for_search(lambda: target is not None or guess_planned(s.guess, s.device))
+    translator = translating(model, target) if model is not None and target else None
+    return translator, guesser_for(library, model, s.guess, s.scope)
+
+
+def search_question(
+    library: Library, turn: Turn, models: ModelSource, settings: QuestionSettings | None = None
+) -> Searched:
+    """The pipeline's retrieval half alone: the question searched exactly as `run_question`
+    searches it (translated, with the lecturer's guess, as planned), without the evidence
+    sentences (`eval --retrieval-only`)."""
+    s = settings or QuestionSettings()
+    translator, guesser = _search_helpers(library, turn, models, s)
+    return search_as_asked(library, turn.search_text, s.k, s.mode, s.scope, translator, guesser)
 
 
 def answer_events(
@@ -383,27 +404,19 @@ def ask(
     library: Library,
     generator: Generator,
     question: str,
-    k: int = 10,
-    answer_tokens: int = 512,
-    on_token: Callable[[str], None] | None = None,
-    stop: threading.Event | None = None,
-    on_retrieved: Callable[[list[Hit], list[Passage]], None] | None = None,
-    mode: str = DEFAULT_MODE,
-    ttft_s: float | None = DEFAULT_TTFT_S,
+    settings: QuestionSettings | None = None,
     turn: Turn | None = None,
+    stop: threading.Event | None = None,
+    on_token: Callable[[str], None] | None = None,
     on_evidence: Callable[[Retrieved], None] | None = None,
-    scope: Scope | None = None,
-    guess: str = DEFAULT_GUESS,
 ) -> Answer:
     """A question through `run_question` with a loaded model, its events as callbacks; the
     answer is not kept in the history (scripts, `eval`, tests). Raises what stopped it."""
     turn = turn or Turn(question.strip(), question.strip())
-    settings = QuestionSettings(k, mode, scope, guess, ttft_s, answer_tokens, keep=False)
-    for event in run_question(library, turn, Loaded(generator), settings, stop):
+    s = replace(settings or QuestionSettings(), keep=False)
+    for event in run_question(library, turn, Loaded(generator), s, stop):
         if isinstance(event, EvidenceReady) and on_evidence:
             on_evidence(event.found)
-        elif isinstance(event, PromptReady) and on_retrieved:
-            on_retrieved(event.hits, event.passages)
         elif isinstance(event, Token) and on_token:
             on_token(event.text)
         elif isinstance(event, Answered):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -95,30 +96,38 @@ def evaluate_retrieval(
     generator: Generator | None = None,
     guess: str = "off",
 ) -> dict[str, ModeSummary]:
-    """Search every question in every mode; metrics need gold evidence (others are skipped).
-    With the answer model, a `WITH_MODEL` row too: the questions searched as `ask` searches."""
-    from lecturetui.core.answer.guess import guesser_for
-    from lecturetui.core.answer.retrieved import search_as_asked
-    from lecturetui.core.answer.translate import translator_for
+    """Search every question in every mode through the pipeline's retrieval half (as `ask`
+    searches, core/answer/question.py); metrics need gold evidence (others are skipped). Each
+    mode is searched as asked, without the model; with the answer model, a `WITH_MODEL` row too:
+    the default mode with the translation and the lecturer's guess `ask` would use."""
+    from lecturetui.core.answer.question import Loaded, QuestionSettings, search_question
+    from lecturetui.core.conversation import Turn
 
     rows = [*modes, WITH_MODEL] if generator is not None else list(modes)
     out = {mode: ModeSummary(mode) for mode in rows}
-    guesser = guesser_for(library, generator, guess, scope)
     total = len(questions) * len(rows)
     done = 0
     for q in questions:
+        turn = Turn(q.question, q.question)
         for mode in rows:
-            if mode == WITH_MODEL:
-                translator = translator_for(library, generator, q.question)
-                searched = search_as_asked(
-                    library, q.question, max(k, 10), scope=scope, translator=translator,
-                    guesser=guesser,
-                )  # fmt: skip
-                hits = searched.result.hits
-            else:
-                hits = library.search(q.question, max(k, 10), mode=mode, scope=scope).hits
-            out[mode].add(score_hits(library, q, hits, mode))
+            if mode == WITH_MODEL and generator is not None:
+                settings = QuestionSettings(k=max(k, 10), scope=scope, guess=guess)
+                searched = search_question(library, turn, Loaded(generator), settings)
+            else:  # no model: no translation, no guess
+                settings = QuestionSettings(k=max(k, 10), mode=mode, scope=scope, guess="off")
+                searched = search_question(library, turn, _NoModel(), settings)
+            out[mode].add(score_hits(library, q, searched.result.hits, mode))
             done += 1
             if progress:
                 progress(done, total)
     return out
+
+
+class _NoModel:
+    """The pipeline's ModelSource when no answer model is used (the plain modes' rows)."""
+
+    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
+        return None
+
+    def for_answer(self, stop: threading.Event) -> Generator | None:
+        return None

@@ -10,7 +10,7 @@ from typing import Any
 
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.prompting import Passage
-from lecturetui.core.answer.question import ask
+from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
 from lecturetui.core.evaluation.judge import PROMPT_VERSION, Judge, auto_label
 from lecturetui.core.evaluation.keypoints import CitedExcerpt, KeyPointScore, score_answer
@@ -85,11 +85,12 @@ def evaluate_question(
     t0 = time.perf_counter()
     # TRANSLATORS: the steps of evaluating one question, shown as "Q3: answering"
     step(_("answering"))
-    answer = ask(
-        library, generator, question.question, settings.k, settings.answer_tokens,
-        stop=stop, mode=settings.mode, ttft_s=settings.ttft_s, scope=settings.scope(),
-        guess="on" if settings.guess else "off",
+    searching = QuestionSettings(
+        k=settings.k, mode=settings.mode, scope=settings.scope(),
+        guess="on" if settings.guess else "off", ttft_s=settings.ttft_s,
+        answer_tokens=settings.answer_tokens,
     )  # fmt: skip
+    answer = ask(library, generator, question.question, searching, stop=stop)
     t1 = time.perf_counter()
     verdict = JudgeRecord()
     if judge is not None:
