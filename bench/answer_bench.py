@@ -77,10 +77,10 @@ def main() -> None:
         print(summary([r for r in rows if not r.get("follows")], str(args.summarize)))
         return
 
+    from lecturetui.core.answer.found import Retrieved, warm_sentences
     from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.answer.prompt_speed import SPEED_FILE, prepare
     from lecturetui.core.answer.question import QuestionSettings, ask
-    from lecturetui.core.answer.retrieved import Retrieved, warm_sentences
-    from lecturetui.core.answer.speed import SPEED_FILE, prepare
     from lecturetui.core.conversation import Exchange, make_turn
     from lecturetui.core.models.gguf import resolve_llm
 

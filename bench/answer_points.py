@@ -94,13 +94,13 @@ def main() -> None:
 
     from _realistic import library as realistic_library
 
+    from lecturetui.core.answer.found import warm_sentences
     from lecturetui.core.answer.generation import LlamaGenerator
-    from lecturetui.core.answer.retrieved import warm_sentences
-    from lecturetui.core.answer.speed import SPEED_FILE, prepare
-    from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
+    from lecturetui.core.answer.prompt_speed import SPEED_FILE, prepare
+    from lecturetui.core.evaluation.evaluate import NO_JUDGE, EvalSettings, evaluate_question
     from lecturetui.core.evaluation.questions import load_questions
-    from lecturetui.core.evaluation.runner import NO_JUDGE, EvalSettings, evaluate_question
     from lecturetui.core.models.gguf import resolve_llm
+    from lecturetui.core.question_options import DEFAULT_TTFT_S
 
     if args.room:
         import lecturetui.core.answer.budget as budget

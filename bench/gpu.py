@@ -178,7 +178,7 @@ sys.path.insert(0, {src!r})
 from pathlib import Path
 from lecturetui.core.paths import DataHome
 from lecturetui.core.library import Library
-from lecturetui.core.answer.retrieved import retrieve
+from lecturetui.core.answer.found import retrieve
 from lecturetui.core.conversation import Turn
 lib = Library(DataHome.resolve(Path({home!r})), device={device!r})
 qs = [json.loads(x) for x in open({questions!r}, encoding="utf-8") if x.strip()]
@@ -345,7 +345,7 @@ def section_app(args: argparse.Namespace) -> dict[str, Any]:
 def section_guess(args: argparse.Namespace) -> dict[str, Any]:
     from lecturetui.core.answer.generation import LlamaGenerator
     from lecturetui.core.answer.guess import guess
-    from lecturetui.core.answer.speed import prepare
+    from lecturetui.core.answer.prompt_speed import prepare
     from lecturetui.core.answer.translate import translate
 
     gen = LlamaGenerator(args.llm)

@@ -19,7 +19,7 @@ from _common import ROOT, demo_library
 from lecturetui.core.answer.generation import LlamaGenerator
 from lecturetui.core.evaluation.judge import Judge
 from lecturetui.core.evaluation.questions import load_questions
-from lecturetui.core.evaluation.retrieval import hit_is_gold
+from lecturetui.core.evaluation.retrieval_scores import hit_is_gold
 from lecturetui.core.models.gguf import resolve_llm
 
 

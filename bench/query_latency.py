@@ -44,7 +44,7 @@ def main() -> None:
 
     from lecturetui.core.lectures import Segment
     from lecturetui.core.models.embedding import E5Embedder
-    from lecturetui.core.retrieval.index import EXACT_SEARCH_LIMIT, Manifest, VectorIndex
+    from lecturetui.core.retrieval.vector_index import EXACT_SEARCH_LIMIT, Manifest, VectorIndex
     from lecturetui.core.storage.store import LectureRecord, Store
 
     rng = np.random.default_rng(0)

@@ -6,7 +6,7 @@ in another language than the lectures', as `ask` does).
 
 Part 1, the quote: for each question of bench/data/answer_keypoints.jsonl (the realistic
 library of bench/realistic.py, whose EmbeddingGemma vectors `bench/rerank.py` writes), the
-product's own `retrieve` (core/answer/retrieved.py) runs, and the key-point matcher
+product's own `retrieve` (core/answer/found.py) runs, and the key-point matcher
 (core/evaluation/keypoints.py) scores several texts: the best-ranked window whole, the quote as
 the product chooses it, and variants (the best sentence alone, with both neighbours, chosen by
 E5 instead of EmbeddingGemma). Also: how long choosing the quote took, cold (no sentence vector
@@ -55,12 +55,12 @@ def main() -> None:
 
     from lecturetui.core.answer import quote as quoting
     from lecturetui.core.answer.evidence import score_passages
-    from lecturetui.core.answer.retrieved import retrieve
+    from lecturetui.core.answer.found import retrieve
     from lecturetui.core.answer.translate import target_language, translating
     from lecturetui.core.conversation import Turn
     from lecturetui.core.evaluation.keypoints import KeyPoint, score_answer
-    from lecturetui.core.retrieval.index import unit_vector
     from lecturetui.core.retrieval.sentences import SentenceVectors
+    from lecturetui.core.retrieval.vector_index import unit_vector
 
     lib = realistic_library()
     lib.warm()

@@ -26,7 +26,7 @@ from _common import ALPHA, LEX
 from _realistic import HOME, Corpus, Question, Ranker
 
 from lecturetui.core.lexical import index_terms, match_expression, query_terms
-from lecturetui.core.retrieval.units import split_units
+from lecturetui.core.retrieval.small_units import split_units
 
 Arr = np.ndarray
 DEPTH = 50

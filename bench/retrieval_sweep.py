@@ -16,7 +16,7 @@ from _common import ROOT, demo_library
 
 from lecturetui.core.evaluation.metrics import RetrievalScores
 from lecturetui.core.evaluation.questions import load_questions
-from lecturetui.core.evaluation.retrieval import gold_count
+from lecturetui.core.evaluation.retrieval_scores import gold_count
 from lecturetui.core.language import language_code
 from lecturetui.core.retrieval.fusion import Fused, FusionConfig, fuse, ranks_of
 

@@ -20,8 +20,8 @@ import numpy as np
 from _realistic import QUESTIONS, WINDOW, Corpus, Question, Ranker, library, load_questions, report
 from ranking_ideas import Signals, default_ranker
 
-from lecturetui.core.retrieval.unitindex import segment_of
-from lecturetui.core.retrieval.units import MAX_UNITS, split_units
+from lecturetui.core.retrieval.small_unit_index import segment_of
+from lecturetui.core.retrieval.small_units import MAX_UNITS, split_units
 
 
 class ProductUnits:

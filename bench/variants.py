@@ -30,7 +30,7 @@ class Units:
     """Short units cut from each segment's text, embedded as passages; cached on disk."""
 
     def __init__(self, corpus: Corpus, width: int, stride: int, sentences: bool = False) -> None:
-        from lecturetui.core.retrieval.units import split_units
+        from lecturetui.core.retrieval.small_units import split_units
 
         texts: list[str] = []
         owner: list[int] = []

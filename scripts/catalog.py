@@ -1,6 +1,6 @@
 """The message catalogs: extract the marked strings, update the `.po` files, check them.
 
-    .venv/bin/python scripts/catalog.py            # extract, update every .po (keeps translations)
+    .venv/bin/python scripts/catalog.py            # extract, update every .po (keeps translations), compile its .mo
     .venv/bin/python scripts/catalog.py --check    # say what is missing, untranslated or obsolete
     .venv/bin/python scripts/catalog.py --merge pt_BR FILE.json   # fill msgstr from {msgid: msgstr}
 
@@ -99,7 +99,16 @@ def update() -> None:
         cat.update(tmpl, no_fuzzy_matching=True)
         cat.obsolete.clear()
         write(po, cat)
+        compile_mo(po)
         print(f"{po.relative_to(ROOT)}: {len(cat)} messages")
+
+
+def compile_mo(po: Path) -> None:
+    """The `.mo` beside the `.po`, as the build compiles it (setup.py), for this checkout."""
+    from babel.messages.mofile import write_mo
+
+    with po.with_suffix(".mo").open("wb") as handle:
+        write_mo(handle, read(po))
 
 
 def merge(lang: str, source: Path) -> None:
@@ -115,6 +124,7 @@ def merge(lang: str, source: Path) -> None:
             entry.flags.discard("fuzzy")
             done += 1
     write(po, cat)
+    compile_mo(po)
     print(f"{done} of {len(pairs)} translations merged into {po.relative_to(ROOT)}")
 
 

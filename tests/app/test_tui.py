@@ -408,7 +408,7 @@ async def test_evaluation_records_are_labelled_with_single_keys(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lecturetui.core.evaluation.judge import Relevance
-    from lecturetui.core.evaluation.runs import EvalPayload, JudgeRecord, Runs
+    from lecturetui.core.evaluation.saved_runs import EvalPayload, JudgeRecord, Runs
     from lecturetui.tui.evalscreens import EvalRecordsScreen, EvalRunsScreen
 
     app = make_app(home)

@@ -247,7 +247,7 @@ def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_m
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lecturetui.core.answer import generation
-    from lecturetui.core.evaluation.runs import Runs
+    from lecturetui.core.evaluation.saved_runs import Runs
     from lecturetui.core.paths import DataHome
     from lecturetui.core.storage.store import Store
 

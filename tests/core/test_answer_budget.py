@@ -14,11 +14,8 @@ from lecturetui.core.answer.budget import (
     plan_prompt,
 )
 from lecturetui.core.answer.evidence import ScoredPassage, score_passages
-from lecturetui.core.answer.prompting import Passage, fixed_messages, merge_hits
-from lecturetui.core.answer.question import QuestionSettings, ask
-from lecturetui.core.answer.quote import SCORED_WINDOWS, best_window, choose_quote, sentence_scorer
-from lecturetui.core.answer.retrieved import Retrieved
-from lecturetui.core.answer.speed import (
+from lecturetui.core.answer.found import Retrieved
+from lecturetui.core.answer.prompt_speed import (
     KEPT,
     READS,
     PromptSpeed,
@@ -27,6 +24,9 @@ from lecturetui.core.answer.speed import (
     store_speed,
     stored_speed,
 )
+from lecturetui.core.answer.prompting import Passage, fixed_messages, merge_hits
+from lecturetui.core.answer.question import QuestionSettings, ask
+from lecturetui.core.answer.quote import SCORED_WINDOWS, best_window, choose_quote, sentence_scorer
 from lecturetui.core.lectures import join_overlapping
 from lecturetui.core.library import Library
 from lecturetui.core.retrieval.sentences import MAX_WORDS, SentenceVectors, split_sentences

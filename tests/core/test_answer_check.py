@@ -162,7 +162,7 @@ class NoModel:
 def test_a_question_the_lectures_do_not_cover_is_said_so_without_the_model(
     library: Library, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import lecturetui.core.answer.retrieved as retrieved
+    import lecturetui.core.answer.found as retrieved
 
     monkeypatch.setattr(retrieved, "covers", lambda *args: False)
     question = "Quais são as fases da Lua?"

@@ -19,7 +19,7 @@ from markdown_it.token import Token
 
 from lecturetui.cli import cli
 from lecturetui.core.answer.prompting import merge_hits
-from lecturetui.core.answer.retrieved import Answer
+from lecturetui.core.answer.result import Answer
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.paths import DataHome

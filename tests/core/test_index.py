@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lecturetui.core.retrieval.index import MANIFEST, Manifest, SearchIndexError, VectorIndex
+from lecturetui.core.retrieval.vector_index import MANIFEST, Manifest, SearchIndexError, VectorIndex
 
 
 def manifest(dim: int = 32, model: str = "m", ef: int = 256) -> Manifest:
@@ -98,7 +98,7 @@ def test_a_failed_save_keeps_the_previous_index(
     vi.save()
     vi.add(list(range(10, 20)), unit(rng, 10, 32))
 
-    import lecturetui.core.retrieval.index as index_mod
+    import lecturetui.core.retrieval.vector_index as index_mod
 
     def boom(path: Path) -> str:
         raise KeyboardInterrupt  # interrupted between writing the file and the manifest

@@ -80,8 +80,8 @@ def test_a_seed_makes_each_answer_reproducible_whatever_came_before() -> None:
 
 
 def test_an_answer_after_a_translation_reads_the_fixed_start_from_its_saved_cache() -> None:
+    from lecturetui.core.answer.prompt_speed import prepare
     from lecturetui.core.answer.prompting import fixed_messages
-    from lecturetui.core.answer.speed import prepare
     from lecturetui.core.answer.translate import translate
 
     path = assemble(BUNDLED[FAST_LLM], MODELS_DIR)

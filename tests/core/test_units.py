@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from lecturetui.core.retrieval.units import MAX_UNITS, split_units
+from lecturetui.core.retrieval.small_units import MAX_UNITS, split_units
 
 
 def test_units_are_half_overlapping_word_windows_with_offsets_into_the_text() -> None:

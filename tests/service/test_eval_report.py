@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from lecturetui.core.evaluation.evaluate import EvalSettings, run_evaluation
 from lecturetui.core.evaluation.judge import Judge
 from lecturetui.core.evaluation.questions import load_questions
 from lecturetui.core.evaluation.report import parse_report, render_report, summarize
-from lecturetui.core.evaluation.runner import EvalSettings, run_evaluation
-from lecturetui.core.evaluation.runs import Runs
+from lecturetui.core.evaluation.saved_runs import Runs
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
 

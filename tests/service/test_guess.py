@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from lecturetui.core.answer.found import retrieve
 from lecturetui.core.answer.guess import (
     clean_guess,
     courses_of,
@@ -16,12 +17,11 @@ from lecturetui.core.answer.guess import (
     wants_guess,
 )
 from lecturetui.core.answer.question import QuestionSettings, ask
-from lecturetui.core.answer.retrieved import retrieve
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.evaluation.metrics import Gold
 from lecturetui.core.evaluation.questions import EvalQuestion
-from lecturetui.core.evaluation.retrieval import WITH_MODEL, evaluate_retrieval
+from lecturetui.core.evaluation.retrieval_scores import WITH_MODEL, evaluate_retrieval
 from lecturetui.core.ingest.pipeline import IngestOptions
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome

@@ -14,8 +14,8 @@ import pytest
 
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.retrieval.index import VectorIndex
 from lecturetui.core.retrieval.rerank import FOLDER, RerankConfig, rescore, truncate
+from lecturetui.core.retrieval.vector_index import VectorIndex
 
 from ..conftest import ROOT, SEED_CORPUS
 from ..fakes import FakeEmbedder
@@ -99,7 +99,7 @@ def test_removed_lectures_lose_their_vectors_and_reindex_rebuilds(home: Path) ->
 
 
 def test_vectors_of_another_model_are_refused(home: Path) -> None:
-    from lecturetui.core.retrieval.index import SearchIndexError
+    from lecturetui.core.retrieval.vector_index import SearchIndexError
 
     lib = library(home, gemma_stand_in())
     lib.ingest([SEED_CORPUS])

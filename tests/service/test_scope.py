@@ -14,8 +14,8 @@ from lecturetui.cli import cli
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.ingest.pipeline import IngestOptions
 from lecturetui.core.library import Library
-from lecturetui.core.modes import MODES
 from lecturetui.core.paths import DataHome
+from lecturetui.core.question_options import MODES
 from lecturetui.core.retrieval.scope import Scope
 
 from ..conftest import FIXTURES, SEED_CORPUS

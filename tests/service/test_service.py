@@ -11,8 +11,8 @@ from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.ingest.pipeline import IngestOptions
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.retrieval.index import SearchIndexError, VectorIndex
-from lecturetui.core.retrieval.units import split_units
+from lecturetui.core.retrieval.small_units import split_units
+from lecturetui.core.retrieval.vector_index import SearchIndexError, VectorIndex
 
 from ..conftest import HIT_FIELDS, SEED_CORPUS
 from ..fakes import FakeEmbedder

@@ -29,8 +29,9 @@ from lecturetui.core.i18n import _
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from lecturetui.core.answer.found import Retrieved
     from lecturetui.core.answer.question import Event
-    from lecturetui.core.answer.retrieved import Answer, Retrieved
+    from lecturetui.core.answer.result import Answer
     from lecturetui.core.answer.server import ServerGenerator
     from lecturetui.core.session import AnswerModel, ModelSession
 

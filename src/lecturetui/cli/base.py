@@ -177,7 +177,7 @@ T = TypeVar("T")
 
 def mode_option(fn: F) -> F:
     """--mode, shared by `search`, `ask` and `eval`."""
-    from lecturetui.core.modes import DEFAULT_MODE, MODES
+    from lecturetui.core.question_options import DEFAULT_MODE, MODES
 
     return click.option(
         "--mode", type=click.Choice(MODES), default=DEFAULT_MODE,
@@ -209,7 +209,7 @@ scope_options = lecture_options("Search only")
 
 def ttft_option(fn: F) -> F:
     """--ttft, shared by `ask`, `app` and `eval`."""
-    from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
+    from lecturetui.core.question_options import DEFAULT_TTFT_S
 
     return click.option(
         "--ttft", "ttft", type=click.FloatRange(0, 600), default=DEFAULT_TTFT_S,
@@ -284,7 +284,7 @@ def server_choice(
 
 def guess_option(fn: F) -> F:
     """--guess, shared by `ask`, `app` and `eval`."""
-    from lecturetui.core.modes import DEFAULT_GUESS, GUESS_SETTINGS
+    from lecturetui.core.question_options import DEFAULT_GUESS, GUESS_SETTINGS
 
     return click.option(
         "--guess", type=click.Choice(GUESS_SETTINGS), default=DEFAULT_GUESS, show_default=True,

@@ -40,7 +40,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
     from lecturetui.core.answer.guess import guess_planned
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.models.hardware import diagnose
-    from lecturetui.core.modes import DEFAULT_GUESS
+    from lecturetui.core.question_options import DEFAULT_GUESS
 
     embedder = generator = None
     failures: list[str] = []

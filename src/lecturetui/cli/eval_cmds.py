@@ -25,8 +25,8 @@ from lecturetui.cli.base import (
 from lecturetui.core.i18n import _, decimal, ngettext
 
 if TYPE_CHECKING:
+    from lecturetui.core.evaluation.evaluate import EvalSettings
     from lecturetui.core.evaluation.questions import QuestionSet
-    from lecturetui.core.evaluation.runner import EvalSettings
     from lecturetui.core.library import Library
     from lecturetui.core.retrieval.scope import Scope
     from lecturetui.core.session import ModelSession
@@ -116,8 +116,8 @@ def _retrieval_only(
     from lecturetui.core.answer.guess import guess_planned
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.evaluation.report import render_retrieval_table
-    from lecturetui.core.evaluation.retrieval import evaluate_retrieval
-    from lecturetui.core.modes import MODES
+    from lecturetui.core.evaluation.retrieval_scores import evaluate_retrieval
+    from lecturetui.core.question_options import MODES
     from lecturetui.core.session import AnswerChoice
 
     with_gold = [q for q in qset.questions if q.gold or q.reference_ranking]
@@ -177,9 +177,9 @@ def _full(
     report: Path | None, js: Path | None, scope: Scope, guess: str, temperature: float = 0.0,
 ) -> None:  # fmt: skip
     from lecturetui.core.answer.guess import guess_planned
+    from lecturetui.core.evaluation.evaluate import NO_JUDGE, EvalSettings
     from lecturetui.core.evaluation.report import render_report
-    from lecturetui.core.evaluation.runner import NO_JUDGE, EvalSettings
-    from lecturetui.core.evaluation.runs import Runs, run_key
+    from lecturetui.core.evaluation.saved_runs import Runs, run_key
     from lecturetui.core.models.gguf import resolve_llm
     from lecturetui.core.records import to_json
     from lecturetui.core.session import AnswerChoice
@@ -248,8 +248,8 @@ def _evaluate(
     force: bool,
 ) -> tuple[int, float | None, bool]:  # fmt: skip
     """Load the models and evaluate what the run lacks: (questions done, s a question, stopped)."""
+    from lecturetui.core.evaluation.evaluate import run_evaluation
     from lecturetui.core.evaluation.judge import Judge
-    from lecturetui.core.evaluation.runner import run_evaluation
 
     library = session.library
     library.warm()

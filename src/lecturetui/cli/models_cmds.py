@@ -143,7 +143,7 @@ def list_cmd(obj: Context) -> None:
 @pass_ctx
 def speed_cmd(obj: Context, llm: str | None) -> None:
     """Measure how fast the answer model reads a prompt here (answers are sized from it)."""
-    from lecturetui.core.answer.speed import SPEED_FILE
+    from lecturetui.core.answer.prompt_speed import SPEED_FILE
     from lecturetui.core.session import AnswerChoice, ModelSession
 
     session = ModelSession(obj.home, obj.device, answer=AnswerChoice(llm))

@@ -26,13 +26,18 @@ from lecturetui.core.models.embedding import Embedder, weights_hash
 from lecturetui.core.models.locate import Notify, resolve_embed_model
 from lecturetui.core.models.runtime import load_embedder, runtime_of
 from lecturetui.core.models.tokens import TokenCounter
-from lecturetui.core.modes import DEFAULT_MODE, MODES
 from lecturetui.core.paths import DataHome
-from lecturetui.core.retrieval import rerank, unitindex
-from lecturetui.core.retrieval.index import Manifest, SearchIndexError, VectorIndex, manifest_for
+from lecturetui.core.question_options import DEFAULT_MODE, MODES
+from lecturetui.core.retrieval import rerank, small_unit_index
 from lecturetui.core.retrieval.rerank import RerankConfig, RerankStage
 from lecturetui.core.retrieval.scope import Scope, resolve
 from lecturetui.core.retrieval.search import Hit, SearchResult, run_search
+from lecturetui.core.retrieval.vector_index import (
+    Manifest,
+    SearchIndexError,
+    VectorIndex,
+    manifest_for,
+)
 from lecturetui.core.storage.history import History
 from lecturetui.core.storage.store import Store
 from lecturetui.core.study.bookmarks import Bookmarks
@@ -173,13 +178,14 @@ class Library:
         return manifest_for(emb, {**SegmentConfig().as_dict(), "counter": counter})
 
     def unit_index(self, create: bool = True) -> VectorIndex | None:
-        """The index of the segments' small units (core/retrieval/unitindex.py), beside the windows'."""
+        """The index of the segments' small units (core/retrieval/small_unit_index.py), beside the windows'."""
         if self._units is None:
-            folder = self.home.index_dir / unitindex.FOLDER
+            folder = self.home.index_dir / small_unit_index.FOLDER
             loaded: VectorIndex | None = None
             saved = VectorIndex.read_manifest(folder)
             if saved is not None and all(
-                saved.segmenting.get(key) == value for key, value in unitindex.SETTINGS.items()
+                saved.segmenting.get(key) == value
+                for key, value in small_unit_index.SETTINGS.items()
             ):
                 try:
                     loaded = VectorIndex.load(folder, self.model_id, self._model_hash(), None)
@@ -187,7 +193,7 @@ class Library:
                     loaded = None  # rebuilt from the store below: units are cheap to redo
             if loaded is None and create:
                 manifest = self._manifest()
-                manifest.segmenting = dict(unitindex.SETTINGS)
+                manifest.segmenting = dict(small_unit_index.SETTINGS)
                 loaded = VectorIndex.create(folder, manifest, 1024)
             self._units = loaded
         return self._units
@@ -358,11 +364,11 @@ class Library:
             assert index is not None and units is not None
             for change, vectors in zip(result.changes, result.vectors, strict=True):
                 index.remove(change.removed_segment_ids)
-                unitindex.remove_segments(units, change.removed_segment_ids)
+                small_unit_index.remove_segments(units, change.removed_segment_ids)
                 if vectors is not None:
                     index.add(change.added_segment_ids, vectors)
                     added = self.store.segments_by_id(change.added_segment_ids)
-                    unitindex.add_segments(units, added, embed)
+                    small_unit_index.add_segments(units, added, embed)
             dirty = True
 
         try:
@@ -414,12 +420,12 @@ class Library:
     def _sync_units(self, stored: set[int], progress: Progress | None) -> None:
         units = self.unit_index()
         assert units is not None
-        have = unitindex.indexed_segments(units)
+        have = small_unit_index.indexed_segments(units)
         missing, extra = sorted(stored - have), sorted(have - stored)
         if not missing and not extra:
             return
-        unitindex.remove_segments(units, extra)
-        unitindex.add_segments(
+        small_unit_index.remove_segments(units, extra)
+        small_unit_index.add_segments(
             units,
             self.store.segments_by_id(missing),
             lambda texts: self.embedder.embed_passages(texts, progress),
@@ -436,9 +442,9 @@ class Library:
         index.save()
         self._index = index
         manifest = self._manifest()
-        manifest.segmenting = dict(unitindex.SETTINGS)
-        units = VectorIndex.create(self.home.index_dir / unitindex.FOLDER, manifest, 1024)
-        unitindex.add_segments(
+        manifest.segmenting = dict(small_unit_index.SETTINGS)
+        units = VectorIndex.create(self.home.index_dir / small_unit_index.FOLDER, manifest, 1024)
+        small_unit_index.add_segments(
             units, segs, lambda texts: self.embedder.embed_passages(texts, progress)
         )
         units.save()

@@ -1,4 +1,4 @@
-"""What the service hands its faces: the CLI's `--json`, the app, the history and the report.
+"""What the core hands its faces: the CLI's `--json`, the app, the history and the report.
 
 The core works on live objects (`search.Hit` holds its `StoredSegment` and `Lecture`,
 `answering.Answer` its `Passage`s). A record is their flat, frozen, JSON-ready picture: the same
@@ -147,7 +147,7 @@ class AnswerRecord:
     question: str
     answer: str = ""
     stopped: bool = False
-    citation_source: str = "none"  # model | similarity | none (core/answer/retrieved.py)
+    citation_source: str = "none"  # model | similarity | none (core/answer/found.py)
     citations: tuple[PassageRecord, ...] = ()
     evidence: tuple[EvidenceRecord, ...] = ()
     passages: tuple[PassageRecord, ...] = ()

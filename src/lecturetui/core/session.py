@@ -4,7 +4,7 @@ A `ModelSession` is built from the settings (data home, device, embedding model,
 model's choice) and hands out each model when it is first wanted, loaded once, on its device and
 runtime: the library's embedders (E5, and EmbeddingGemma behind it, on OpenVINO on a CPU), the
 answer model (the built-in GGUF, one of the student's own, or a model server), a judge, the
-speech model. The answer model's prompt speed is measured once, here (core/answer/speed.py),
+speech model. The answer model's prompt speed is measured once, here (core/answer/prompt_speed.py),
 and `placement()` says what runs where (doctor and the app's library screen read it). No face
 constructs a model.
 
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lecturetui.core.answer.generation import Generator
+from lecturetui.core.answer.prompt_speed import SPEED_FILE, PromptSpeed, prepare
 from lecturetui.core.answer.question import ModelSource
-from lecturetui.core.answer.speed import SPEED_FILE, PromptSpeed, prepare
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.library import Library
 from lecturetui.core.models.locate import Notify

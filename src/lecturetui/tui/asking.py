@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from lecturetui.core.i18n import _, decimal, seconds
-from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
+from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE
 from lecturetui.core.records import (
     AnswerRecord,
     EvidenceRecord,

@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from urllib.parse import unquote, urlsplit
 
 from lecturetui.core.answer.generation import Generator
-from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _, decimal
 from lecturetui.core.library import Library
-from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
+from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE, DEFAULT_TTFT_S
 from lecturetui.tui.messages import WorkFailed
 
 if TYPE_CHECKING:
@@ -30,12 +29,13 @@ if TYPE_CHECKING:
     from textual.dom import DOMNode
     from textual.worker import Worker
 
-    from lecturetui.core.evaluation.runs import Runs
+    from lecturetui.core.evaluation.saved_runs import Runs
 
 
 @dataclass
 class AppServices:
-    """What the app runs on: the same library service as the CLI, and a way to load the LLM."""
+    """What the app runs on: the same library as the CLI, and the answer model's loader (a
+    ModelSession's, core/session.py)."""
 
     library: Library
     load_generator: Callable[[], Generator]
@@ -53,8 +53,8 @@ class AppServices:
 
     @property
     def runs(self) -> Runs:
-        """The library's evaluation runs (the evaluation service, apart from the library's)."""
-        from lecturetui.core.evaluation.runs import Runs
+        """The library's evaluation runs (core/evaluation/saved_runs.py)."""
+        from lecturetui.core.evaluation.saved_runs import Runs
 
         return Runs.of(self.library)
 

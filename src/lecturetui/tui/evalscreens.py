@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from lecturetui.core.evaluation.runs import EvalRecord, RunInfo
+from lecturetui.core.evaluation.saved_runs import EvalRecord, RunInfo
 from lecturetui.core.i18n import N_, _, decimal, ngettext
 from lecturetui.tui.context import context
 from lecturetui.tui.i18n import Translated

@@ -11,9 +11,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.worker import Worker
 
-from lecturetui.core.answer.ttft import TTFT_CHOICES
 from lecturetui.core.i18n import N_, _
-from lecturetui.core.modes import MODES
+from lecturetui.core.question_options import MODES, TTFT_CHOICES
 from lecturetui.core.records import HitRecord
 from lecturetui.core.retrieval.scope import Scope
 from lecturetui.tui.asking import AskingScreen

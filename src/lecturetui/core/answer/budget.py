@@ -1,6 +1,6 @@
 """What an answer's prompt holds: whole passages when the model reads fast enough, else sentences.
 
-The model reads a prompt at a measured speed (core/answer/speed.py); the fixed start of the
+The model reads a prompt at a measured speed (core/answer/prompt_speed.py); the fixed start of the
 prompt is already in its cache. When at least MIN_WHOLE_PASSAGES whole passages can be read
 within the time budget (a GPU, a fast model) they are given whole. Otherwise (a laptop CPU) the
 prompt is made of sentences: the quote the answer opens with and the sentences around it in its

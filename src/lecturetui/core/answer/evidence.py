@@ -17,8 +17,8 @@ import numpy.typing as npt
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.links import deep_link
 from lecturetui.core.records import EvidenceRecord
-from lecturetui.core.retrieval.index import unit_vector
 from lecturetui.core.retrieval.sentences import Sentence, SentenceVectors, split_sentences
+from lecturetui.core.retrieval.vector_index import unit_vector
 from lecturetui.core.timefmt import format_timestamp
 
 #: passages whose sentences are scored (in retrieval order): more would cost embedding time for

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.language import language_code, language_name, question_language
-from lecturetui.core.modes import GUESS_SETTINGS
+from lecturetui.core.question_options import GUESS_SETTINGS
 
 if TYPE_CHECKING:
     from lecturetui.core.answer.generation import Generator

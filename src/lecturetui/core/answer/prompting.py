@@ -1,7 +1,9 @@
-"""From retrieved hits to a grounded, numbered prompt, and from the answer back to its citations.
+"""From retrieved hits to a grounded, numbered prompt: the instructions, overlapping windows
+merged into numbered passages, and the messages (with the last exchange of a follow-up).
 
-Pure logic (no model import): merging overlapping windows, fitting the context budget, parsing
-`[n]` citations. The generator in `generation.py` only runs what this builds.
+Pure logic (no model import). How much of each passage the prompt holds is budget.py's choice
+(the time budget), how an answer's `[n]` citations are read and checked is citing.py's and
+check.py's; `generation.py` runs the model on what this builds.
 """
 
 from __future__ import annotations
@@ -71,7 +73,9 @@ class Passage:
     score: float  # best cosine similarity among its hits
     url: str | None
     source_url: str | None = None
-    hits: list[Any] = field(default_factory=list)  # service.Hit, kept loose to avoid a cycle
+    hits: list[Any] = field(
+        default_factory=list
+    )  # core/library.py's Hit, kept loose to avoid a cycle
 
     @property
     def segment_ids(self) -> list[int]:

@@ -28,31 +28,29 @@ from typing import Protocol
 from lecturetui.core.answer.attribution import attribute
 from lecturetui.core.answer.budget import PromptBudget, plan_prompt
 from lecturetui.core.answer.check import check, says_not_answered
-from lecturetui.core.answer.generation import Generator
-from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
-from lecturetui.core.answer.prompting import Passage
-from lecturetui.core.answer.quote import Quote
-from lecturetui.core.answer.repetition import RepeatGuard
-from lecturetui.core.answer.retrieved import (
-    Answer,
+from lecturetui.core.answer.found import (
     Retrieved,
     Searched,
-    passage_record,
     retrieve,
     score_rest,
     search_as_asked,
     warm_sentences,
 )
-from lecturetui.core.answer.speed import SPEED_FILE, observe
+from lecturetui.core.answer.generation import Generator
+from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
+from lecturetui.core.answer.prompt_speed import SPEED_FILE, observe
+from lecturetui.core.answer.prompting import Passage
+from lecturetui.core.answer.quote import Quote
+from lecturetui.core.answer.repetition import RepeatGuard
+from lecturetui.core.answer.result import Answer, passage_record
 from lecturetui.core.answer.translate import Translator, target_language, translating
-from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
 from lecturetui.core.citing import cited_numbers
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.language import question_language
 from lecturetui.core.library import Hit, Library
-from lecturetui.core.modes import DEFAULT_GUESS, DEFAULT_MODE
+from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE, DEFAULT_TTFT_S
 from lecturetui.core.records import AnswerRecord, FoundRecord, HitRecord, PassageRecord
 from lecturetui.core.retrieval.scope import Scope
 from lecturetui.core.timefmt import format_timestamp

@@ -29,9 +29,9 @@ from lecturetui.core.library import Hit, Library
 from lecturetui.core.links import deep_link
 from lecturetui.core.models.embedding import Embedder
 from lecturetui.core.records import QuoteRecord
-from lecturetui.core.retrieval.index import unit_vector
 from lecturetui.core.retrieval.rerank import RerankStage
 from lecturetui.core.retrieval.sentences import SentenceVectors
+from lecturetui.core.retrieval.vector_index import unit_vector
 from lecturetui.core.timefmt import format_timestamp
 
 #: windows whose sentences are scored: the quote comes from the first, the prompt's other

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lecturetui.core.evaluation.metrics import RetrievalScores, cohen_kappa, percent_agreement
-from lecturetui.core.evaluation.runs import EvalRecord, RunInfo
+from lecturetui.core.evaluation.saved_runs import EvalRecord, RunInfo
 from lecturetui.core.timefmt import format_timestamp
 
 LABELS: dict[str, dict[str, str]] = {

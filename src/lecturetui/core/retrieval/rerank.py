@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
-from lecturetui.core.retrieval.index import (
+from lecturetui.core.retrieval.vector_index import (
     Manifest,
     SearchIndexError,
     VectorIndex,

@@ -1,7 +1,7 @@
 """Search: a question -> ranked segments, each with its best-matching unit (the `match`).
 
 Dense side (small-to-big): the question is compared with every segment's window vector and with
-the vectors of its small units (a few sentences, core/retrieval/units.py); a segment's dense score is
+the vectors of its small units (a few sentences, core/retrieval/small_units.py); a segment's dense score is
 `UNIT_WEIGHT * best unit cosine + (1 - UNIT_WEIGHT) * window cosine`. Matching on short units
 finds the one sentence that answers a question phrased in other words; the window keeps the
 context. Lexical side: BM25 over the windows. Hybrid fuses the two (core/retrieval/fusion.py). That is the
@@ -19,24 +19,24 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.lectures import Lecture, StoredSegment
-from lecturetui.core.modes import DEFAULT_MODE
+from lecturetui.core.question_options import DEFAULT_MODE
 from lecturetui.core.records import HitRecord, MatchRecord, to_json
 from lecturetui.core.retrieval.fusion import CANDIDATES, FusionConfig, fuse
-from lecturetui.core.retrieval.index import unit_vector
 from lecturetui.core.retrieval.rerank import DEFAULT_RERANK, RerankConfig, rescore
-from lecturetui.core.retrieval.unitindex import best_units, segment_of
+from lecturetui.core.retrieval.small_unit_index import best_units, segment_of
+from lecturetui.core.retrieval.vector_index import unit_vector
 from lecturetui.core.timefmt import format_timestamp
 
 if TYPE_CHECKING:
     from lecturetui.core.models.embedding import Embedder
-    from lecturetui.core.retrieval.index import VectorIndex
     from lecturetui.core.retrieval.rerank import RerankStage
     from lecturetui.core.retrieval.scope import ResolvedScope
+    from lecturetui.core.retrieval.vector_index import VectorIndex
     from lecturetui.core.storage.store import Store
 
 
 class SearchSource(Protocol):
-    """What a search reads of the library (service.Library), without importing it."""
+    """What a search reads of the library (core/library.py's Library), without importing it."""
 
     @property
     def store(self) -> Store: ...
@@ -177,7 +177,7 @@ def run_search(
     The first stage ranks by `mode` (E5 small-to-big, BM25, or their fusion); with a `rerank`
     stage, every mode but lexical then has its first `depth` candidates re-scored by it. Each
     hit's `score` is the score that ranked it; `retrievers` holds each retriever's own."""
-    from lecturetui.core.retrieval.index import EXACT_SEARCH_LIMIT
+    from lecturetui.core.retrieval.vector_index import EXACT_SEARCH_LIMIT
 
     config = rerank_config or DEFAULT_RERANK
     reranking = rerank is not None and mode != "lexical"

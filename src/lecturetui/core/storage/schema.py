@@ -88,7 +88,7 @@ MIGRATIONS: dict[int, str] = {
             new.id, lt_terms(new.text, (SELECT language FROM lectures WHERE id = new.lecture_id)));
     END;
     """,
-    # evaluation runs (see evaluation/runs.py)
+    # evaluation runs (see evaluation/saved_runs.py)
     4: """
     CREATE TABLE eval_runs (
         id          INTEGER PRIMARY KEY AUTOINCREMENT,

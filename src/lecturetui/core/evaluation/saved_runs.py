@@ -14,7 +14,7 @@ from typing import Any
 
 from lecturetui.core.evaluation.judge import ContextRelevance, Groundedness, Relevance
 from lecturetui.core.evaluation.keypoints import KeyPointScore
-from lecturetui.core.evaluation.retrieval import QuestionRetrieval
+from lecturetui.core.evaluation.retrieval_scores import QuestionRetrieval
 from lecturetui.core.i18n import _
 from lecturetui.core.library import Library
 from lecturetui.core.records import AnswerRecord, from_json, to_json

@@ -11,14 +11,20 @@ from typing import Any
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.question import QuestionSettings, ask
-from lecturetui.core.answer.ttft import DEFAULT_TTFT_S
 from lecturetui.core.evaluation.judge import PROMPT_VERSION, Judge, auto_label
 from lecturetui.core.evaluation.keypoints import CitedExcerpt, KeyPointScore, score_answer
 from lecturetui.core.evaluation.questions import EvalQuestion, QuestionSet
-from lecturetui.core.evaluation.retrieval import score_hits
-from lecturetui.core.evaluation.runs import EvalPayload, EvalRecord, JudgeRecord, Runs, run_key
+from lecturetui.core.evaluation.retrieval_scores import score_hits
+from lecturetui.core.evaluation.saved_runs import (
+    EvalPayload,
+    EvalRecord,
+    JudgeRecord,
+    Runs,
+    run_key,
+)
 from lecturetui.core.i18n import _
 from lecturetui.core.library import Library
+from lecturetui.core.question_options import DEFAULT_TTFT_S
 from lecturetui.core.records import AnswerRecord
 from lecturetui.core.retrieval.fusion import FusionConfig
 from lecturetui.core.retrieval.scope import Scope

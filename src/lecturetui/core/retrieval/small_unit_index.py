@@ -1,4 +1,4 @@
-"""The unit index: E5 vectors of each segment's small units (core/retrieval/units.py), beside the windows'.
+"""The unit index: E5 vectors of each segment's small units (core/retrieval/small_units.py), beside the windows'.
 
 It lives in `index/units/` with its own manifest (same model and weights as the window index,
 plus the unit settings) and the same atomic saves. A unit's label is `segment id * MAX_UNITS +
@@ -14,8 +14,8 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.lectures import StoredSegment
-from lecturetui.core.retrieval.index import VectorIndex, unit_vector
-from lecturetui.core.retrieval.units import MAX_UNITS, STRIDE, WIDTH, Unit, split_units
+from lecturetui.core.retrieval.small_units import MAX_UNITS, STRIDE, WIDTH, Unit, split_units
+from lecturetui.core.retrieval.vector_index import VectorIndex, unit_vector
 
 FOLDER = "units"
 SETTINGS = {"unit_width": WIDTH, "unit_stride": STRIDE, "unit_version": 2}
