@@ -68,8 +68,7 @@ def seed_library(home: Path) -> Iterator[Any]:
     from lecturetui.core.ingest.pipeline import IngestOptions
     from lecturetui.core.library import Library
     from lecturetui.core.paths import DataHome
-
-    from .fakes import FakeEmbedder
+    from tests.fakes import FakeEmbedder
 
     lib = Library(DataHome.resolve(), embedder=FakeEmbedder())
     lib.ingest([SEED_CORPUS], IngestOptions())

@@ -10,8 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from lecturetui.cli import cli
-
-from ..conftest import HIT_FIELDS, SEED_CORPUS
+from tests.conftest import HIT_FIELDS, SEED_CORPUS
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -250,8 +249,7 @@ def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_m
     from lecturetui.core.evaluation.saved_runs import Runs
     from lecturetui.core.paths import DataHome
     from lecturetui.core.storage.store import Store
-
-    from ..fakes import FakeGenerator, FakeJudgeModel
+    from tests.fakes import FakeGenerator, FakeJudgeModel
 
     class FakeModel(FakeGenerator, FakeJudgeModel):  # answers and judges, as one GGUF does
         def __init__(

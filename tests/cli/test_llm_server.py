@@ -20,8 +20,7 @@ from lecturetui.cli import cli
 from lecturetui.core.answer.server import ServerGenerator, check_local
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.models.gguf import BUNDLED, FAST_LLM, assemble
-
-from ..conftest import MODELS_DIR, SEED_CORPUS
+from tests.conftest import MODELS_DIR, SEED_CORPUS
 
 
 def _free_port() -> int:

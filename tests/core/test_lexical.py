@@ -11,8 +11,7 @@ from lecturetui.core.ingest.pipeline import ingest_paths
 from lecturetui.core.lexical import fold, index_terms, match_expression, query_terms, stems
 from lecturetui.core.storage import schema as schema_mod
 from lecturetui.core.storage.store import Store
-
-from ..conftest import SEED_CORPUS
+from tests.conftest import SEED_CORPUS
 
 
 def test_fold_and_stems_meet_across_accents_and_inflection() -> None:

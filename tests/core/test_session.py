@@ -12,8 +12,7 @@ from lecturetui.core.answer import generation
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.paths import DataHome
 from lecturetui.core.session import AnswerChoice, ModelSession
-
-from ..fakes import FakeGenerator
+from tests.fakes import FakeGenerator
 
 
 class Model(FakeGenerator):

@@ -1,5 +1,5 @@
 """The UI-free core (never imports Textual), in layers; a part imports only its own layer and
-those below it (tests/core/test_architecture.py checks it):
+those below it (tests/test_architecture.py checks it):
 
 - values and small helpers, flat here: errors, lectures (cues, segments, lectures), records
   (what --json prints), paths, settings, language, citing, conversation, lexical, timefmt...

@@ -1,4 +1,4 @@
-"""The application: app-wide state (services, labels, the models loading), screen routing, and
+"""The application: app-wide state (services, the models loading), screen routing, and
 the one place a failed worker is shown and logged. The main screen is tui/mainscreen.py."""
 
 from __future__ import annotations

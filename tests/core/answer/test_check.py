@@ -1,0 +1,210 @@
+"""The answer's opening quote, its check against the excerpts, and saying when the lectures do not
+cover a question: pure logic and the pipeline with fakes."""
+
+from __future__ import annotations
+
+import pytest
+
+from lecturetui.core.answer.check import check, facts, holds
+from lecturetui.core.answer.evidence import ScoredPassage
+from lecturetui.core.answer.prompting import Passage
+from lecturetui.core.answer.question import (
+    Answered,
+    EvidenceReady,
+    Loaded,
+    QuestionSettings,
+    Token,
+    quote_block,
+    run_question,
+)
+from lecturetui.core.answer.quote import choose_quote, covers, names, names_unknown
+from lecturetui.core.answer.repetition import RepeatGuard
+from lecturetui.core.conversation import Turn
+from lecturetui.core.lectures import Lecture, StoredSegment
+from lecturetui.core.library import Hit, Library
+from lecturetui.core.retrieval.sentences import split_sentences
+from tests.fakes import FakeGenerator
+
+BTC = (
+    "the total supply is capped at 21 million coins and the block reward halves every four "
+    "years so the last bitcoin will be mined around the year 2140"
+)
+
+
+def test_facts_are_numbers_names_and_code_terms() -> None:
+    found = facts(
+        "O total é limitado a 21 milhões de moedas, segundo Satoshi, com `halving()` [1]."
+    )
+    assert "21" in found and "Satoshi" in found and "halving()" in found
+    assert "O" not in found and "[1]" not in " ".join(found)
+    assert facts("a lista é mutável e a tupla não [2].") == []  # nothing checkable
+
+
+def test_a_fact_holds_by_value_across_spellings_and_speech() -> None:
+    assert holds("21", BTC) and holds("4", BTC)  # "four"
+    assert not holds("22", BTC) and not holds("unlimited", BTC)
+    assert holds("TensorFlow", "o tensor flow prioriza a gpu")  # heard as two words
+    assert holds("1,000", "about 1000 requests") and holds("3.5", "it takes 3,5 seconds")
+
+
+def test_a_wrong_number_is_unsupported_and_loses_its_citation() -> None:
+    text = "O número total de moedas é ilimitado [1]. Serão 22 milhões de moedas [1]."
+    checked = check(text, {1: BTC, 2: "something else entirely"})
+    assert [u.missing for u in checked.unsupported] == [("22",)]
+    assert checked.text.endswith("Serão 22 milhões de moedas.")  # its citation removed
+    assert checked.text.startswith("O número total de moedas é ilimitado [1].")  # nothing to check
+
+
+def test_a_sentence_citing_the_wrong_excerpt_gets_the_right_one() -> None:
+    text = "A oferta é limitada a 21 milhões de moedas [2]."
+    checked = check(text, {1: BTC, 2: "python lists are mutable"})
+    assert checked.text == "A oferta é limitada a 21 milhões de moedas [1]."
+    assert checked.recited == 1 and not checked.unsupported
+
+
+def test_supported_sentences_are_kept_as_written() -> None:
+    text = "The supply is capped at 21 million [1]. The reward halves every 4 years [1]."
+    checked = check(text, {1: BTC})
+    assert checked.text == text and not checked.unsupported and checked.checked == 2
+
+
+def _scored(text: str, scores: list[float]) -> ScoredPassage:
+    lec = Lecture("btc", "Bitcoin 1", None, "en", None, None, "vtt", 600.0, "x")
+    seg = StoredSegment(1, "btc", 1, 100.0, 220.0, text)
+    p = Passage(1, "btc", "Bitcoin 1", 100.0, 220.0, text, 0.8, None, None,
+                [Hit(1, 0.8, seg, lec, None)])  # fmt: skip
+    sentences = tuple(split_sentences(text))
+    assert len(sentences) == len(scores)
+    return ScoredPassage(p, sentences, tuple(scores), len(text.split()))
+
+
+def test_the_quote_is_the_windows_best_sentences_in_the_lectures_order() -> None:
+    text = ("Today we talk about money. How many coins will there ever be? "
+            "The total supply is capped at 21 million coins. Now let us look at mining hardware.")  # fmt: skip
+    quote = choose_quote(_scored(text, [0.2, 0.7, 0.5, 0.1]), words=20)
+    assert quote is not None
+    assert (
+        quote.text
+        == "How many coins will there ever be? The total supply is capped at 21 million coins."
+    )
+    assert quote.sentences == (1, 2) and quote.score == 0.7
+    assert 100.0 < quote.start < quote.end < 220.0 and quote.segment_id == 1
+    # the best first while they fit, then in order; a sentence left out between them is marked
+    apart = choose_quote(_scored(text, [0.6, 0.1, 0.7, 0.1]), words=16)
+    assert apart is not None and apart.sentences == (0, 2)
+    assert (
+        apart.text == "Today we talk about money. … The total supply is capped at 21 million coins."
+    )
+    assert apart.score == 0.7 and apart.start == 100.0
+    alone = choose_quote(_scored(text, [0.2, 0.3, 0.5, 0.9]), words=3)  # the best, even too long
+    assert alone is not None and alone.sentences == (3,)
+    assert len(choose_quote(_scored(text, [0.2, 0.7, 0.5, 0.1])).sentences) == 4  # type: ignore[union-attr]
+    block = quote_block(quote)
+    assert block.startswith("“How many coins") and "(Bitcoin 1, 00:02:" in block
+    assert block.rstrip().endswith("[1]")
+
+
+def test_coverage_follows_the_best_windows_relevance() -> None:
+    lec = Lecture("btc", "Bitcoin 1", None, "en", None, None, "vtt", 600.0, "x")
+    seg = StoredSegment(1, "btc", 1, 0.0, 120.0, BTC)
+
+    def hit(relevance: float | None) -> Hit:
+        own = {"dense": 0.8} if relevance is None else {"dense": 0.8, "rerank": relevance}
+        return Hit(1, 0.8, seg, lec, None, own)
+
+    assert covers([hit(0.6)]) and not covers([hit(0.1)])
+    assert covers([hit(None)])  # without the relevance model it cannot be told: answered
+    assert not covers([])
+
+
+def test_the_explanation_stops_after_three_sentences() -> None:
+    guard = RepeatGuard(3)
+    stopped = False
+    for piece in [
+        "Um",
+        "dois",
+        "três",
+        "[1].",
+        "Quatro",
+        "cinco",
+        "seis",
+        "[1].",
+        "Sete",
+        "oito",
+        "nove",
+        "[2].",
+        "Dez",
+        "onze",
+        "[1].",
+    ]:
+        if guard.feed(piece + " "):
+            stopped = True
+            break
+    assert stopped and guard.answer().strip().endswith("Sete oito nove [2].")
+
+
+@pytest.fixture
+def library(seed_library: Library) -> Library:
+    return seed_library
+
+
+class NoModel:
+    """A model source that fails the test if the pipeline asks for the answer model."""
+
+    def for_search(self, needed: object) -> None:
+        return None
+
+    def for_answer(self, stop: object) -> None:
+        raise AssertionError("an uncovered question must not wait for the answer model")
+
+
+def test_a_question_the_lectures_do_not_cover_is_said_so_without_the_model(
+    library: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lecturetui.core.answer.found as retrieved
+
+    monkeypatch.setattr(retrieved, "covers", lambda *args: False)
+    question = "Quais são as fases da Lua?"
+    events = list(run_question(library, Turn(question, question), NoModel(),  # type: ignore[arg-type]
+                               QuestionSettings(keep=True)))  # fmt: skip
+    assert isinstance(events[1], EvidenceReady) and events[1].found.quote is None
+    done = events[-1]
+    assert isinstance(done, Answered) and not any(isinstance(e, Token) for e in events)
+    assert done.record.abstained and done.record.answer.startswith("As aulas não parecem")
+    assert done.record.hits and not done.record.citations  # the closest moments are shown
+    assert done.entry_id is not None  # kept in the history like any answer
+    # a covered one is answered, with abstained false
+    monkeypatch.setattr(retrieved, "covers", lambda *args: True)
+    gen = FakeGenerator("Prioriza a GPU [1].")
+    events = list(run_question(library, Turn(question, question), Loaded(gen)))
+    last = events[-1]
+    assert isinstance(last, Answered) and not last.record.abstained and last.record.quote
+
+
+def test_the_model_saying_the_excerpts_do_not_answer_is_an_abstention() -> None:
+    from lecturetui.core.answer.check import says_not_answered
+
+    assert says_not_answered("Os trechos não mencionam decoradores em Python.")
+    assert says_not_answered("The excerpts do not answer this question [1].")
+    assert says_not_answered("Isso não é mencionado nas aulas.")
+    assert not says_not_answered("A lista é mutável [1]. Os trechos não falam de tuplas [2].")
+    assert not says_not_answered("The CPU executes one instruction at a time [1].")
+
+
+def test_a_name_the_lectures_never_mention_raises_the_bar(library: Library) -> None:
+    assert names("How do Django ORM migrations work? Por que o GIL trava?") == [
+        "Django",
+        "ORM",
+        "GIL",
+    ]  # fmt: skip  ("Por" starts a sentence: not a name)
+    assert names("What do __enter__ and __exit__ do to a DataFrame, in TensorFlow?") == [
+        "__enter__", "__exit__", "DataFrame", "TensorFlow"]  # fmt: skip
+    assert names("what is a list in python") == []
+    # the seed lectures speak of TensorFlow and GPUs, never of Django
+    assert names_unknown(library, "O TensorFlow roda na GPU ou no Django?") == ["Django"]
+    lec = Lecture("btc", "Bitcoin 1", None, "en", None, None, "vtt", 600.0, "x")
+    seg = StoredSegment(1, "btc", 1, 0.0, 120.0, BTC)
+    hit = Hit(1, 0.8, seg, lec, None, {"dense": 0.8, "rerank": 0.40})
+    assert covers([hit]) and not covers([hit], unknown=["Django"])
+    high = Hit(1, 0.8, seg, lec, None, {"dense": 0.8, "rerank": 0.60})
+    assert covers([high], unknown=["Django"])  # a relevant window still answers
