@@ -31,7 +31,7 @@ def main() -> None:
     args = ap.parse_args()
     from lecturetui.core.lectures import Segment
     from lecturetui.core.storage import store as store_mod
-    from lecturetui.core.storage.store import LectureRecord, Store
+    from lecturetui.core.storage.store import LectureRow, Store
 
     words = " ".join(seed_texts()).split()
     rng = random.Random(7)
@@ -51,7 +51,7 @@ def main() -> None:
             per_lecture = 500
             t0 = time.perf_counter()
             for lec in range(n // per_lecture):
-                rec = LectureRecord(f"l{lec}", f"Aula {lec}", None, "pt", f"/x/{lec}", f"l{lec}", None,
+                rec = LectureRow(f"l{lec}", f"Aula {lec}", None, "pt", f"/x/{lec}", f"l{lec}", None,
                                     "jsonl", 3600.0, f"h{lec}", None, "{}")  # fmt: skip
                 segs = []
                 for i in range(per_lecture):

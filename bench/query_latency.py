@@ -45,7 +45,7 @@ def main() -> None:
     from lecturetui.core.lectures import Segment
     from lecturetui.core.models.embedding import E5Embedder
     from lecturetui.core.retrieval.vector_index import EXACT_SEARCH_LIMIT, Manifest, VectorIndex
-    from lecturetui.core.storage.store import LectureRecord, Store
+    from lecturetui.core.storage.store import LectureRow, Store
 
     rng = np.random.default_rng(0)
     emb = E5Embedder(model_dir(), device="cpu")
@@ -80,7 +80,7 @@ def main() -> None:
             store = Store(folder / "library.sqlite3")
             per_lecture = 500
             for lec in range(n // per_lecture):
-                rec = LectureRecord(f"l{lec}", f"Aula {lec}", None, "pt", f"/x/{lec}", f"l{lec}", None,
+                rec = LectureRow(f"l{lec}", f"Aula {lec}", None, "pt", f"/x/{lec}", f"l{lec}", None,
                                     "jsonl", 3600.0, f"h{lec}", None, "{}")  # fmt: skip
                 segs = [
                     Segment(i * 95.0, i * 95.0 + 130, texts[(lec + i) % len(texts)])

@@ -76,13 +76,13 @@ def test_common_terms_are_left_out_of_large_libraries_without_losing_results(
 ) -> None:
     from lecturetui.core.lectures import Segment
     from lecturetui.core.storage import store as store_mod
-    from lecturetui.core.storage.store import LectureRecord
+    from lecturetui.core.storage.store import LectureRow
 
     texts = ["aula sobre a descida do gradiente"] + [
         f"aula sobre {w}" for w in ("tensores", "matrizes", "vetores", "gpus", "cpus")
     ]
     with Store(tmp_path / "lib.sqlite3") as store:
-        record = LectureRecord("l1", "L", None, "pt", "/x", "l1", None, "jsonl", 60.0, "h", None, "{}")  # fmt: skip
+        record = LectureRow("l1", "L", None, "pt", "/x", "l1", None, "jsonl", 60.0, "h", None, "{}")  # fmt: skip
         ids = store.save_lecture(
             record, [Segment(i * 10.0, i * 10.0 + 10, t) for i, t in enumerate(texts)]
         ).added_segment_ids

@@ -11,7 +11,7 @@ from lecturetui.core.ingest.pipeline import IngestOptions, ingest_file, ingest_p
 from lecturetui.core.ingest.segmenting import SegmentConfig
 from lecturetui.core.lectures import Segment
 from lecturetui.core.paths import DataHome
-from lecturetui.core.storage.store import SCHEMA_VERSION, LectureRecord, Store
+from lecturetui.core.storage.store import SCHEMA_VERSION, LectureRow, Store
 from tests.conftest import SEED_CORPUS, old_library
 
 
@@ -210,7 +210,7 @@ def test_lectures_keep_notes_and_an_old_library_gains_the_column(home: Path) -> 
         assert store.schema_version == SCHEMA_VERSION >= 6
         assert store.lectures()[0].notes == ()
         notes = ("2 backwards cue times repaired (lines 6, 10)", "1 line outside any cue skipped")
-        record = LectureRecord("new", "New", None, "pt", "/y", "new", None, "srt", 2.0, "h2", None,
+        record = LectureRow("new", "New", None, "pt", "/y", "new", None, "srt", 2.0, "h2", None,
                                "{}", notes)  # fmt: skip
         store.save_lecture(record, [Segment(0.0, 2.0, "olá")])
         assert store.lecture("new").notes == notes  # type: ignore[union-attr]

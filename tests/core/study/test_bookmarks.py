@@ -15,7 +15,7 @@ from lecturetui.core.lectures import Segment
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
 from lecturetui.core.records import AnswerRecord
-from lecturetui.core.storage.store import LectureRecord, Store
+from lecturetui.core.storage.store import LectureRow, Store
 from tests.fakes import FakeEmbedder
 
 WINDOWS = [
@@ -33,7 +33,7 @@ def lecture(
     segments: list[Segment] | None = None,
 ) -> list[int]:
     """Store a lecture without embedding it (bookmarks need no model); its segment ids."""
-    record = LectureRecord(
+    record = LectureRow(
         lecture_id, title, course, "pt", f"/aulas/{lecture_id}.vtt", lecture_id,
         "https://youtu.be/abc", "vtt", 290.0, f"hash-{lecture_id}", None, "{}",
     )  # fmt: skip

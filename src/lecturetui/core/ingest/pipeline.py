@@ -28,7 +28,7 @@ from lecturetui.core.ingest.segmenting import SegmentConfig, segment_cues
 from lecturetui.core.ingest.ytdlp import one_language, plain_name, read_info
 from lecturetui.core.lectures import ParsedLecture, Segment
 from lecturetui.core.models.tokens import TokenCounter
-from lecturetui.core.storage.store import LectureRecord, SaveResult, Store
+from lecturetui.core.storage.store import LectureRow, SaveResult, Store
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
@@ -267,7 +267,7 @@ def _ingest_file(
     _apply_video_info(parsed, path, result)
     _apply_options(parsed, options, result)
 
-    planned: list[tuple[LectureRecord, list[Segment]]] = []
+    planned: list[tuple[LectureRow, list[Segment]]] = []
     twins: list[str] = []
     by_key = {r.source_key: r for r in existing}
     taken: set[str] = set()  # ids given to this file's new lectures, not yet stored
@@ -280,7 +280,7 @@ def _ingest_file(
                 twins.append(f"{twin.id} ({Path(twin.source_path or '?').name})")
                 continue
         segments = _segments_for(lecture, options.segment_config, counter, result)
-        record = LectureRecord(
+        record = LectureRow(
             id=previous.id
             if previous
             else store.unique_lecture_id(slug(plain_name(lecture.key)), taken),
@@ -382,7 +382,7 @@ def _too_large(size: int, max_bytes: int) -> TranscriptError:
     )
 
 
-def _options_change(existing: list[LectureRecord], options: IngestOptions) -> bool:
+def _options_change(existing: list[LectureRow], options: IngestOptions) -> bool:
     return any(
         (options.course is not None and r.course != options.course)
         or (options.title is not None and r.title != options.title)
@@ -392,13 +392,13 @@ def _options_change(existing: list[LectureRecord], options: IngestOptions) -> bo
     )
 
 
-def _content_options_change(existing: list[LectureRecord], options: IngestOptions) -> bool:
+def _content_options_change(existing: list[LectureRow], options: IngestOptions) -> bool:
     """Whether the options change what is indexed (the language's stemming), not only what is
     shown (title, course, link)."""
     return any(options.language is not None and r.language != options.language for r in existing)
 
 
-def _update_metadata(store: Store, existing: list[LectureRecord], options: IngestOptions) -> None:
+def _update_metadata(store: Store, existing: list[LectureRow], options: IngestOptions) -> None:
     single = len(existing) == 1
     for r in existing:
         store.update_lecture(
@@ -427,7 +427,7 @@ def _apply_video_info(parsed: list[ParsedLecture], path: Path, result: FileResul
     )
 
 
-def _same(a: LectureRecord, b: LectureRecord) -> bool:
+def _same(a: LectureRow, b: LectureRow) -> bool:
     """The same lecture as stored. Its notes are not compared: they are written in the language
     the program spoke when the file was read, and the same file read in another language is the
     same lecture (its repairs follow from its content, which the hash compares)."""

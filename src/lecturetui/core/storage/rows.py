@@ -24,8 +24,9 @@ RECORD_SELECT = ", ".join(RECORD_COLUMNS)
 
 
 @dataclass(frozen=True, slots=True)
-class LectureRecord:
-    """Everything stored about a lecture except its segments."""
+class LectureRow:
+    """Everything stored about a lecture except its segments: the lectures table's row (the
+    faces get core/lectures.py's `Lecture`; core/records.py holds what they print as JSON)."""
 
     id: str
     title: str
@@ -50,9 +51,9 @@ class SaveResult:
     added_segment_ids: list[int]
 
 
-def record_row(row: Sequence[object]) -> LectureRecord:
+def full_lecture_row(row: Sequence[object]) -> LectureRow:
     data = dict(zip(RECORD_COLUMNS, row, strict=True))
-    return LectureRecord(
+    return LectureRow(
         id=str(data["id"]),
         title=str(data["title"]),
         course=optional(data["course"]),

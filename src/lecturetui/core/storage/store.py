@@ -19,17 +19,17 @@ from lecturetui.core.lexical import fold, index_terms, match_expression, query_t
 from lecturetui.core.storage.rows import (
     LECTURE_COLUMNS,
     RECORD_SELECT,
-    LectureRecord,
+    LectureRow,
     SaveResult,
+    full_lecture_row,
     lecture_row,
     optional,
-    record_row,
     segment_row,
 )
 from lecturetui.core.storage.schema import MIGRATIONS, SCHEMA_VERSION, split_sql
 from lecturetui.core.timefmt import utc_now
 
-__all__ = ["PRUNE_COMMON_TERMS_FROM", "LectureRecord", "SaveResult", "Store"]
+__all__ = ["PRUNE_COMMON_TERMS_FROM", "LectureRow", "SaveResult", "Store"]
 
 #: library size (segments) from which lexical search leaves out terms found in half of them
 PRUNE_COMMON_TERMS_FROM = 2_000
@@ -135,17 +135,17 @@ class Store:
         self._db.execute("COMMIT")
 
     # -- lectures ---------------------------------------------------------------------------
-    def records_for_source(self, source_path: str) -> list[LectureRecord]:
+    def records_for_source(self, source_path: str) -> list[LectureRow]:
         rows = self._db.execute(
             f"SELECT {RECORD_SELECT} FROM lectures WHERE source_path = ?", (source_path,)
         )
-        return [record_row(r) for r in rows]
+        return [full_lecture_row(r) for r in rows]
 
-    def find_by_content(self, content_hash: str) -> LectureRecord | None:
+    def find_by_content(self, content_hash: str) -> LectureRow | None:
         row = self._db.execute(
             f"SELECT {RECORD_SELECT} FROM lectures WHERE content_hash = ? LIMIT 1", (content_hash,)
         ).fetchone()
-        return record_row(row) if row else None
+        return full_lecture_row(row) if row else None
 
     def unique_lecture_id(self, base: str, taken: Collection[str] = ()) -> str:
         """`base`, or `base-2`, `base-3`...: the first id neither stored nor in `taken`."""
@@ -158,7 +158,7 @@ class Store:
             n += 1
         return candidate
 
-    def save_lecture(self, record: LectureRecord, segments: Sequence[Segment]) -> SaveResult:
+    def save_lecture(self, record: LectureRow, segments: Sequence[Segment]) -> SaveResult:
         """Insert a lecture, or replace an existing one (same id) and all its segments."""
         with self.transaction():
             removed = [
