@@ -122,6 +122,7 @@ class LectureApp(Translated, App[None]):
             raise
         finally:
             models.ready.set()
+            models.answered.set()
         self.post_message(ModelsChanged(loaded=True))
 
     def _load_models(self) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -52,8 +51,9 @@ class AppModels:
         return self.models.generator
 
     def for_answer(self, stop: threading.Event) -> Generator | None:
-        while not self.models.settled and not stop.is_set():
-            time.sleep(0.1)  # the evidence is on screen while the answer model loads
+        # the evidence is on screen while the answer model loads; a new question stops waiting
+        while not self.models.answered.wait(0.1) and not stop.is_set():
+            pass
         if self.models.generator is None and self.models.error is not None:
             raise self.models.error
         return self.models.generator

@@ -64,6 +64,8 @@ class ModelState:
     """The models the app loads while the student types (set by the app's loading worker)."""
 
     ready: threading.Event = field(default_factory=threading.Event)  # E5 and the index loaded
+    #: set once the answer model is loaded or has failed to (a question waits on it)
+    answered: threading.Event = field(default_factory=threading.Event)
     device: str = "…"
     generator: Generator | None = None
     error: LectureTuiError | None = None  # why the models could not load
