@@ -2,11 +2,10 @@
 
 A `ModelSession` is built from the settings (data home, device, embedding model, the answer
 model's choice) and hands out each model when it is first wanted, loaded once, on its device and
-runtime: the library's embedders (E5, and EmbeddingGemma behind it, on OpenVINO on a CPU), the
-answer model (the built-in GGUF, one of the student's own, or a model server), a judge, the
-speech model. The answer model's prompt speed is measured once, here (core/answer/prompt_speed.py),
-and `placement()` says what runs where (doctor and the app's library screen read it). No face
-constructs a model.
+runtime: the library (its embedders, E5 and EmbeddingGemma behind it, on OpenVINO on a CPU, and
+its speech model), the answer model (the built-in GGUF, one of the student's own, or a model
+server), an evaluation's judge. The answer model's prompt speed is measured once, here
+(core/answer/prompt_speed.py). No face constructs a model.
 
 The pipeline gets the answer model through `source()`: it loads in a thread beside the search,
 and the question waits for it only when it needs it (core/answer/question.py, ModelSource).
@@ -50,15 +49,6 @@ class AnswerChoice:
     server: ServerGenerator | None = None
     #: llama.cpp's own messages to the log (False where the app already sends stderr there)
     redirect_stderr: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """What runs where, for doctor and the app."""
-
-    embedder: str  # "cpu (bfloat16, OpenVINO)"
-    reranker: str | None  # None: not loaded (or turned off)
-    answer: str | None  # "qwen2.5-coder-1.5b CPU"; None: not loaded
 
 
 @dataclass
@@ -118,11 +108,6 @@ class ModelSession:
         self._speed = prepare(self._generator, self.home.root / SPEED_FILE, remeasure)
         if self._speed is not None and self._speed.measured_now and self.notify:
             self.notify(_speed_note(self._generator, self._speed))
-
-    @property
-    def speed(self) -> PromptSpeed | None:
-        """The answer model's prompt speed, once it is loaded."""
-        return self._speed
 
     def remeasure(self) -> PromptSpeed | None:
         """Measure the answer model's prompt speed again (`lecturetui models speed`)."""
@@ -188,29 +173,13 @@ class ModelSession:
             extra["redirect_stderr"] = False
         return generation.LlamaGenerator(path, n_ctx=choice.n_ctx, device=self.device, **extra)
 
-    # -- what runs where ---------------------------------------------------------------------
-    def placement(self) -> Placement:
-        from lecturetui.core.models.runtime import runtime_of
-
-        library = self.library
-        embedder = library.embedder
-        stage = library.rerank_stage()
-        rerank = None
-        if stage is not None and stage.loaded:
-            rerank = f"{stage.embedder.device} ({runtime_of(stage.embedder)})"
-        answer = None
-        if self._generator is not None:
-            answer = f"{self._generator.name} {getattr(self._generator, 'placement', '')}".strip()
-        return Placement(f"{embedder.device} ({runtime_of(embedder)})", rerank, answer)
-
     def close(self) -> None:
         """Free every model loaded here (the library too, when the session opened it)."""
         with self._lock:
             models = [self._generator, *self._judges.values()]
             self._generator, self._judges = None, {}
         for model in {id(m): m for m in models if m is not None}.values():
-            if model is not self.answer.server:
-                model.close()
+            model.close()  # the answer model may judge too: closed once
         if self._library is not None and self._own_library:
             self._library.close()
         self._library = None
@@ -231,7 +200,7 @@ def _speed_note(generator: AnswerModel, speed: PromptSpeed) -> str:
 
     return _(
         "{model} reads {speed} prompt tokens/s here (measured once, kept in the data home)"
-    ).format(model=generator.name, speed=decimal(speed.tokens_per_s, 0))
+    ).format(model=generator.name, speed=decimal(speed.tokens_per_s, 0, grouping=False))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, get_current_worker
 
-from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _, ngettext, set_language
+from lecturetui.core.session import failed_to_load
 from lecturetui.tui.bookmarkscreen import BookmarksScreen
 from lecturetui.tui.context import AppServices, ModelState, worker_failed
 from lecturetui.tui.evalscreens import EvalRunsScreen
@@ -116,9 +116,7 @@ class LectureApp(Translated, App[None]):
             self._load_models()
         except BaseException as exc:
             # a question waiting for the models stops waiting, and says why
-            models.error = (
-                exc if isinstance(exc, LectureTuiError) else LectureTuiError(f"{exc}", hint=None)
-            )
+            models.error = failed_to_load(exc)
             raise
         finally:
             models.ready.set()
