@@ -105,10 +105,9 @@ def update() -> None:
 
 def compile_mo(po: Path) -> None:
     """The `.mo` beside the `.po`, as the build compiles it (setup.py), for this checkout."""
-    from babel.messages.mofile import write_mo
+    from lecturetui.core.i18n import compile_po
 
-    with po.with_suffix(".mo").open("wb") as handle:
-        write_mo(handle, read(po))
+    po.with_suffix(".mo").write_bytes(compile_po(po))
 
 
 def merge(lang: str, source: Path) -> None:

@@ -55,9 +55,11 @@ def test_strings_numbers_and_plurals_follow_the_language() -> None:
     assert ngettext("{n} lecture", "{n} lectures", 1).format(n=1) == "1 aula"
     assert ngettext("{n} lecture", "{n} lectures", 3).format(n=3) == "3 aulas"
     assert decimal(4.5) == "4,5" and decimal(1234.5) == "1.234,5"
+    assert decimal(1234.5, grouping=False) == "1234,5"
     set_language("en")
     assert _("Segments") == "Segments"
     assert decimal(4.5) == "4.5" and decimal(1234.5) == "1,234.5"
+    assert decimal(1234.5, grouping=False) == "1234.5"
 
 
 def test_the_catalog_is_read_from_its_po_where_no_mo_was_built(tmp_path: Path) -> None:

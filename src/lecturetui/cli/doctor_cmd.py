@@ -6,7 +6,7 @@ import dataclasses
 
 import click
 
-from lecturetui.cli.base import Context, console, fixed, json_text, pass_ctx
+from lecturetui.cli.base import Context, console, json_text, pass_ctx
 from lecturetui.core.i18n import N_, _, decimal
 
 #: the report's row labels, in the order printed, padded to the longest + 3 (the names of
@@ -143,5 +143,5 @@ def rerank_line(obj: Context, load: bool, human: bool = True) -> str:
                 f"{getattr(emb, 'planned', emb.device)}, {getattr(emb, 'dtype', 'float32')},"
                 f" {runtime_of(emb)}"
             )
-    size = fixed(found.size / 1e9) if human else f"{found.size / 1e9:.1f}"
+    size = decimal(found.size / 1e9, grouping=False) if human else f"{found.size / 1e9:.1f}"
     return f"EmbeddingGemma-300M ({size} GB, {where}); {gemma.LICENCE}: {gemma.LICENCE_URL}"

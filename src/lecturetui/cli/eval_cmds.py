@@ -10,7 +10,6 @@ import click
 from lecturetui.cli.base import (
     Context,
     console,
-    fixed,
     guess_option,
     json_text,
     llm_options,
@@ -224,7 +223,9 @@ def _full(
         console().print(_("Wrote {report}.").format(report=report))
     elif evaluated:
         timing = (
-            " " + _("({seconds} s a question)").format(seconds=fixed(per_q, 0)) if per_q else ""
+            " " + _("({seconds} s a question)").format(seconds=decimal(per_q, 0, grouping=False))
+            if per_q
+            else ""
         )
         console().print(
             ngettext(

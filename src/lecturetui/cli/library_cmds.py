@@ -14,7 +14,6 @@ from lecturetui.cli.base import (
     Context,
     console,
     fail,
-    fixed,
     json_text,
     lecture_count,
     one_lecture,
@@ -24,7 +23,7 @@ from lecturetui.cli.base import (
     segment_count,
     write_rerank_vectors,
 )
-from lecturetui.core.i18n import N_, _
+from lecturetui.core.i18n import N_, _, decimal
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -163,7 +162,9 @@ def ingest_cmd(
                 audio_t0[0] = time.perf_counter()
             speed = done_s / max(time.perf_counter() - audio_t0[0], 1e-6)
             rate = _("{done}/{total} of audio, {speed}x").format(
-                done=format_timestamp(done_s), total=format_timestamp(total_s), speed=fixed(speed)
+                done=format_timestamp(done_s),
+                total=format_timestamp(total_s),
+                speed=decimal(speed, grouping=False),
             )
             bar.update(audio, completed=done_s, total=max(total_s, 1e-6), visible=True, rate=rate)
 
@@ -171,7 +172,13 @@ def ingest_cmd(
             if done <= 0 or embed_t0[0] == 0.0:
                 embed_t0[0] = time.perf_counter()
             rate = done / max(time.perf_counter() - embed_t0[0], 1e-6)
-            bar.update(segs, completed=done, total=total, visible=True, rate=f"{fixed(rate)} seg/s")
+            bar.update(
+                segs,
+                completed=done,
+                total=total,
+                visible=True,
+                rate=f"{decimal(rate, grouping=False)} seg/s",
+            )
 
         try:
             report = library.ingest(
@@ -193,7 +200,7 @@ def ingest_cmd(
         # TRANSLATORS: {counts} is e.g. "2 added, 1 unchanged"
         _("{counts} in {seconds} s; library: {lectures}, {segments}").format(
             counts=", ".join(parts),
-            seconds=fixed(elapsed),
+            seconds=decimal(elapsed, grouping=False),
             lectures=lecture_count(n_lectures),
             segments=segment_count(n_segments),
         )

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import Context, LtGroup, console, fixed, pass_ctx, prepare_models
-from lecturetui.core.i18n import _
+from lecturetui.cli.base import Context, LtGroup, console, pass_ctx, prepare_models
+from lecturetui.core.i18n import _, decimal
 
 if TYPE_CHECKING:
     pass
@@ -82,7 +82,7 @@ def _setup_gemma(obj: Context, force: bool) -> None:
     console().print(
         _("Re-ranking model ready: {folder} ({seconds} s; {licence}, {url})").format(
             folder=models / gemma.GEMMA_DIR,
-            seconds=fixed(time.perf_counter() - t0),
+            seconds=decimal(time.perf_counter() - t0, grouping=False),
             licence=gemma.LICENCE,
             url=gemma.LICENCE_URL,
         )
@@ -164,7 +164,7 @@ def speed_cmd(obj: Context, llm: str | None) -> None:
         ).format(
             model=generator.name,
             device=device,
-            speed=fixed(speed.tokens_per_s, 0),
+            speed=decimal(speed.tokens_per_s, 0, grouping=False),
             tokens=speed.tokens,
             path=obj.home.root / SPEED_FILE,
         )

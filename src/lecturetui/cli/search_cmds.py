@@ -10,7 +10,6 @@ import click
 from lecturetui.cli.base import (
     Context,
     console,
-    fixed,
     json_text,
     mode_option,
     pass_ctx,
@@ -19,7 +18,7 @@ from lecturetui.cli.base import (
     segment_count,
     segment_rate,
 )
-from lecturetui.core.i18n import _
+from lecturetui.core.i18n import _, decimal
 
 if TYPE_CHECKING:
     from lecturetui.core.retrieval.search import Hit
@@ -81,7 +80,7 @@ def search_cmd(
     if scope:
         parts.append(escape(scope.label()))
     parts.append(_("exact") if result.exact else "hnswlib")
-    parts.append(f"{fixed(result.timings_ms['total_ms'], 0)} ms")
+    parts.append(f"{decimal(result.timings_ms['total_ms'], 0, grouping=False)} ms")
     out.print(f"[dim]{' · '.join(parts)}[/]")
     for h in result.hits:
         cid = f"  #{h.segment.corpus_id}" if h.segment.corpus_id is not None else ""
@@ -125,6 +124,6 @@ def reindex_cmd(obj: Context) -> None:
         _("Indexed {segments} with {model} in {seconds} s.").format(
             segments=segment_count(n),
             model=library.embedder.model_id,
-            seconds=fixed(time.perf_counter() - t0),
+            seconds=decimal(time.perf_counter() - t0, grouping=False),
         )
     )

@@ -111,9 +111,10 @@ def compile_po(po: Path) -> bytes:
     return out.getvalue()
 
 
-def decimal(value: float, digits: int = 1) -> str:
-    """A number as the current language writes it: 4.5 in English, 4,5 in Portuguese."""
-    text = f"{value:,.{digits}f}"
+def decimal(value: float, digits: int = 1, grouping: bool = True) -> str:
+    """A number as the current language writes it: 1,234.5 in English, 1.234,5 in Portuguese
+    (without `grouping`, no thousands separator: 1234.5, 1234,5)."""
+    text = f"{value:,.{digits}f}" if grouping else f"{value:.{digits}f}"
     if _current[0] == "pt":
         text = text.replace(",", "\0").replace(".", ",").replace("\0", ".")
     return text
