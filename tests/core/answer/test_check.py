@@ -99,6 +99,12 @@ def test_the_quote_is_the_windows_best_sentences_in_the_lectures_order() -> None
     alone = choose_quote(_scored(text, [0.2, 0.3, 0.5, 0.9]), words=3)  # the best, even too long
     assert alone is not None and alone.sentences == (3,)
     assert len(choose_quote(_scored(text, [0.2, 0.7, 0.5, 0.1])).sentences) == 4  # type: ignore[union-attr]
+    # the quote grows around the two best sentences: a neighbour of theirs comes before a
+    # sentence elsewhere in the window that scores higher (the lecturer's example, the reason)
+    five = " ".join(f"Sentence number {w} says this." for w in
+                    ("one", "two", "three", "four", "five", "six", "seven"))  # fmt: skip
+    grown = choose_quote(_scored(five, [0.1, 0.9, 0.2, 0.5, 0.8, 0.1, 0.6]), words=20)
+    assert grown is not None and grown.sentences == (1, 2, 3, 4) and "…" not in grown.text
     block = quote_block(quote)
     assert block.startswith("“How many coins") and "(Bitcoin 1, 00:02:" in block
     assert block.rstrip().endswith("[1]")

@@ -5,7 +5,8 @@ model rewriting it loses it more often than it keeps it. So the answer opens wit
 sentences of the best-ranked window, quoted with its lecture and time, chosen by the relevance
 model (EmbeddingGemma when it is installed, else E5): each sentence of the candidate windows
 is compared with the question (cosine of the sentence as a document and the question as a
-query), and the best ones, up to QUOTE_WORDS words, are quoted in the lecture's order.
+query); the two best, and around them the neighbours that score higher, up to QUOTE_WORDS
+words, are quoted in the lecture's order (at most two runs of consecutive sentences).
 Sentence vectors are cached on disk by model and text (`index/sentences.sqlite3`), so a
 sentence is embedded once; the app embeds the library's sentences while it is idle.
 
@@ -48,10 +49,13 @@ OTHER_LANGUAGE_THRESHOLD = 0.30
 #: not cover (Django, DataFrame, __enter__ next to lectures on databases, files and classes)
 #: score like covered ones, and their names are what gives them away (bench/RESULTS.md)
 UNKNOWN_NAME_THRESHOLD = 0.45
-#: the quote holds the window's best sentences, best first, up to this many words (about three
-#: caption sentences; bench/RESULTS.md, "Which sentences to quote": more words held more key
-#: points, up to about 60; a sentence alone, or with the one after it, held far fewer)
-QUOTE_WORDS = 60
+#: the quote holds the window's two best sentences and their neighbours up to this many words
+#: (about forty seconds of speech; bench/RESULTS.md, "The moment that answers": the key points a
+#: quote holds grow with its length, and the sentences next to the best ones hold the lecturer's
+#: example and reason more often than the next best sentences elsewhere in the window)
+QUOTE_WORDS = 100
+#: the sentences the quote grows around
+QUOTE_SEEDS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,24 +133,37 @@ def best_window(passage: Passage) -> Passage:
 
 
 def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
-    """The window's best sentences, best first while they fit in `words` (the best one always),
-    in the lecture's order; sentences left out between two quoted ones are marked "…"."""
+    """The window's best sentences and their neighbours, in the lecture's order: the best one
+    always, the next best (QUOTE_SEEDS) when it fits in `words`, then, while they fit, the
+    neighbour of a quoted sentence that scores highest; sentences left out between two quoted
+    runs are marked "…"."""
     if not sp.sentences:
         return None
-    order = sorted(range(len(sp.sentences)), key=lambda j: -sp.scores[j])
+    n = len(sp.sentences)
+    order = sorted(range(n), key=lambda j: -sp.scores[j])
     best = order[0]
-    chosen = [best]
-    used = len(sp.sentences[best].text.split())
-    for i in order[1:]:
-        size = len(sp.sentences[i].text.split())
-        if used + size > words:
+
+    def size(i: int) -> int:
+        return len(sp.sentences[i].text.split())
+
+    picked = {best}
+    used = size(best)
+    for i in order[1:QUOTE_SEEDS]:
+        if used + size(i) <= words:
+            picked.add(i)
+            used += size(i)
+    while True:
+        sides = {j for i in picked for j in (i - 1, i + 1) if 0 <= j < n} - picked
+        fits = [i for i in sorted(sides) if used + size(i) <= words]
+        if not fits:
             break
-        chosen.append(i)
-        used += size
-    chosen.sort()
+        i = max(fits, key=lambda j: sp.scores[j])
+        picked.add(i)
+        used += size(i)
+    chosen = sorted(picked)
     parts: list[str] = []
-    for n, i in enumerate(chosen):
-        if n and i != chosen[n - 1] + 1:
+    for k, i in enumerate(chosen):
+        if k and i != chosen[k - 1] + 1:
             parts.append("…")
         parts.append(sp.sentences[i].text)
     p = sp.passage
