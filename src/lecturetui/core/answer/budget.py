@@ -35,8 +35,8 @@ PREVIOUS_SHARE = 1 / 3
 GAP = " … "
 #: what a prompt of sentences holds past its fixed start and the question, in tokens: the
 #: quote with its neighbours and the next windows' best sentences (bench/RESULTS.md, "The
-#: lecturer's words first": coverage and first token measured together)
-SENTENCE_ROOM = 200
+#: moment that answers": coverage and first token measured together, 200 / 260 / 320)
+SENTENCE_ROOM = 260
 #: the share of SENTENCE_ROOM that the best-ranked window's sentences around the quote may take
 #: before the next windows' best sentences are added (the best-ranked window holds the answer
 #: most often: bench/RESULTS.md)
