@@ -187,6 +187,33 @@ def test_a_question_the_lectures_do_not_cover_is_said_so_without_the_model(
     assert isinstance(last, Answered) and not last.record.abstained and last.record.quote
 
 
+def test_an_explanation_far_from_its_excerpts_over_a_weak_window_is_an_abstention(
+    library: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lecturetui.core.answer.found as retrieved
+
+    question = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
+    monkeypatch.setattr(retrieved, "covers", lambda *args: True)
+    monkeypatch.setattr(retrieved, "relevance", lambda *args: 0.37)  # covered, but weakly
+
+    def answer(text: str) -> Answered:
+        last = list(run_question(library, Turn(question, question), Loaded(FakeGenerator(text))))
+        assert isinstance(last[-1], Answered)
+        return last[-1]
+
+    far = "Zebras listradas correm pelo campo aberto ao entardecer [1]."
+    done = answer(far)
+    assert done.record.abstained and done.record.quote is None
+    assert done.record.answer.startswith("As aulas não parecem")
+    # an explanation that says what its excerpt says stands
+    said = split_sentences(done.record.passages[0].text)[1].text
+    kept = answer(f"{said} [1].")
+    assert not kept.record.abstained and kept.record.quote is not None
+    # and over a strong best window the far one is answered (only checked where it is weak)
+    monkeypatch.setattr(retrieved, "relevance", lambda *args: 0.6)
+    assert not answer(far).record.abstained
+
+
 def test_the_model_saying_the_excerpts_do_not_answer_is_an_abstention() -> None:
     from lecturetui.core.answer.check import says_not_answered
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from lecturetui.core.citing import CITATION, cited_numbers
 from lecturetui.core.lexical import fold
 
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|$)")
+SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|$)")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 _CODE = re.compile(r"`([^`]+)`|\b(\w+\(\))|\b([A-Za-z_]\w*\.[A-Za-z_]\w*)\b|\b([a-z]+_[a-z_]+)\b")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
@@ -121,7 +121,7 @@ def check(text: str, excerpts: dict[int, str]) -> Checked:
     unsupported: list[Unsupported] = []
     recited = checked = 0
     pos = 0
-    for m in _SENTENCE.finditer(text):
+    for m in SENTENCE.finditer(text):
         sentence = m.group(0)
         out.append(text[pos : m.start()])
         pos = m.end()
@@ -176,6 +176,6 @@ _NOT_ANSWERED = [
 def says_not_answered(explanation: str) -> bool:
     """Whether the explanation opens by saying the excerpts do not answer the question (the
     model was asked to say so in one sentence): then the lectures do not cover it."""
-    first = next(iter(_SENTENCE.findall(explanation.strip())), "")
+    first = next(iter(SENTENCE.findall(explanation.strip())), "")
     text = fold(CITATION.sub(" ", first))
     return any(p.search(text) for p in _NOT_ANSWERED)

@@ -24,6 +24,7 @@ from lecturetui.core.answer.quote import (
     coverage_threshold,
     covers,
     names_unknown,
+    relevance,
     sentence_scorer,
 )
 from lecturetui.core.answer.translate import Translator
@@ -51,6 +52,9 @@ class Retrieved:
     model_s: float = 0.0  # of retrieval_s: the model's translation and guess
     quote: Quote | None = None  # the lecturer's sentences that answer (core/answer/quote.py)
     covered: bool = True  # False: the lectures do not answer the question (quote.covers)
+    #: the relevance model's cosine of the question to the best-ranked window (quote.relevance;
+    #: None without EmbeddingGemma)
+    relevance: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +109,8 @@ def retrieve(
     passages = merge_hits(hits)
     scored: list[ScoredPassage] = []
     same = searched.translation is not None or library.same_language(turn.search_text)
-    covered = covers(hits, library.rerank_stage(), searched.translation,
+    stage = library.rerank_stage()
+    covered = covers(hits, stage, searched.translation,
                      coverage_threshold(same), names_unknown(library, turn.search_text))  # fmt: skip
     if passages:  # the quote's window now; the next ones when the prompt is built (`rest`)
         scorer = sentence_scorer(library)
@@ -116,6 +121,7 @@ def retrieve(
     return Retrieved(
         turn, hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
         searched.translation, searched.guess, searched.model_s, quote, covered,
+        relevance(hits, stage, searched.translation),
     )  # fmt: skip
 
 

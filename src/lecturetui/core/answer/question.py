@@ -37,6 +37,7 @@ from lecturetui.core.answer.found import (
     warm_sentences,
 )
 from lecturetui.core.answer.generation import Generator
+from lecturetui.core.answer.grounding import ungrounded
 from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
 from lecturetui.core.answer.prompt_speed import SPEED_FILE, observe
 from lecturetui.core.answer.prompting import Passage
@@ -301,8 +302,12 @@ def answer_events(
         source = "similarity" if attributed else "none"
     checked = check(explanation, {p.number: p.text for p in passages})
     explanation = checked.text
-    # the model read the excerpts and found no answer: the lectures do not cover the question
-    abstained = not stopped and says_not_answered(explanation)
+    # the model read the excerpts and found no answer, or wrote what they do not say over a
+    # weak best window: the lectures do not cover the question
+    abstained = not stopped and (
+        says_not_answered(explanation)
+        or ungrounded(library, found.relevance, explanation, passages)
+    )
     text = _not_covered(turn.question) if abstained else opening + explanation
     cited = cited_numbers(text, len(passages))
     done = Answer(
