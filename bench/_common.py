@@ -54,4 +54,5 @@ def demo_library(home: str | None) -> tuple[Any, tempfile.TemporaryDirectory[str
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
     library = Library(DataHome.resolve(tmp.name))
     library.ingest([SEED_CORPUS])
+    library.sync_rerank()  # as `lecturetui ingest` does: EmbeddingGemma re-ranks, as by default
     return library, tmp

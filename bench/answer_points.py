@@ -171,7 +171,10 @@ def main() -> None:
             answer = ask(bench, generator, row["question"], QuestionSettings(ttft_s=ttft))
             out.append({"qid": row["qid"], "lang": row["lang"], "kind": row["kind"],
                         "half": "uncovered", "question": row["question"], "answer": answer.text,
-                        "abstained": answer.abstained})  # fmt: skip
+                        "abstained": answer.abstained, "explanation": answer.explanation,
+                        "unsupported": [u.sentence for u in answer.unsupported],
+                        "excerpts": [[x.number, x.lecture_id, x.start, x.end, x.text]
+                                     for x in answer.passages]})  # fmt: skip
             print(f"| {row['qid']} | {row['lang']} | {row['kind']} | abstained: {answer.abstained} |",
                   flush=True)  # fmt: skip
     generator.close()
