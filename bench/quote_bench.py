@@ -110,7 +110,7 @@ def main() -> None:
                 "best+next": " ".join(s.text for s in sp.sentences[best : best + 2]),
                 "best+next 2": " ".join(s.text for s in sp.sentences[best : best + 3]),
             }
-            for words in (20, 45, 75):  # the product's rule with other lengths (it uses 60)
+            for words in (20, 45, 75):  # the product's rule with other lengths (it uses 100)
                 other = quoting.choose_quote(sp, words)
                 texts[f"quote {words} words"] = other.text if other else ""
             e5 = score_passages([sp.passage], unit_vector(lib.embedder.embed_query(question)),
