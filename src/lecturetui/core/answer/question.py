@@ -37,7 +37,7 @@ from lecturetui.core.answer.found import (
     warm_sentences,
 )
 from lecturetui.core.answer.generation import Generator
-from lecturetui.core.answer.grounding import ground, ungrounded
+from lecturetui.core.answer.grounding import ungrounded
 from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
 from lecturetui.core.answer.prompt_speed import SPEED_FILE, observe
 from lecturetui.core.answer.prompting import Passage
@@ -300,14 +300,13 @@ def answer_events(
     if source == "none" and explanation and not stopped:
         explanation, attributed = attribute(library, explanation, passages)
         source = "similarity" if attributed else "none"
-    # each sentence cited by the excerpt closest to it in meaning, then checked for its facts
-    grounded = ground(library, explanation, passages)
-    checked = check(grounded.text, {p.number: p.text for p in passages})
+    checked = check(explanation, {p.number: p.text for p in passages})
     explanation = checked.text
     # the model read the excerpts and found no answer, or wrote what they do not say over a
     # weak best window: the lectures do not cover the question
     abstained = not stopped and (
-        says_not_answered(explanation) or ungrounded(found.relevance, grounded)
+        says_not_answered(explanation)
+        or ungrounded(library, found.relevance, explanation, passages)
     )
     text = _not_covered(turn.question) if abstained else opening + explanation
     cited = cited_numbers(text, len(passages))
