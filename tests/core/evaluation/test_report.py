@@ -155,7 +155,8 @@ def test_key_points_are_scored_without_a_judge(library: Library, tmp_path: Path)
                          "pt": ["multiplicam matrizes"]},
                         {"point": "They sum vectors.", "pt": ["soma de vetores"]}]},
         {"number": 2, "question": "o TensorFlow prioriza qual dispositivo GPU ou CPU",
-         "key_points": [{"point": "The GPU.", "pt": ["prioriza a GPU"]}]},
+         "key_points": [{"point": "The abacus (neither the answer nor its quote says it).",
+                         "pt": ["prioriza o ábaco"]}]},
     ]  # fmt: skip
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     qset = load_questions(path)
