@@ -212,7 +212,7 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
         note(_("The model cited no segment; each sentence is cited with its most similar segment:"))
         out.print(escape(answer.text), soft_wrap=True)
     if answer.citations:
-        out.print("\n[bold]" + _("Referências / References") + "[/]")
+        out.print("\n[bold]" + _("References") + "[/]")
         for p in answer.citations:
             ids = ", ".join(f"#{c}" for c in p.corpus_ids)
             link = f"  [dim]{escape(p.url)}[/]" if p.url else ""
