@@ -187,18 +187,10 @@ def _sentence_units(
     runs = sum(1 for i in picked if i - 1 not in picked)
     used = HEADER_TOKENS + sum(size(top, i) for i in picked) + gap * (runs - 1)
 
-    def grow(limit: int) -> None:
-        nonlocal used
-        while True:
-            sides = {j for i in picked for j in (i - 1, i + 1) if 0 <= j < n} - picked
-            sides = {i for i in sides if used + size(top, i) <= limit}
-            if not sides:
-                return
-            i = max(sorted(sides), key=lambda j: top.scores[j])
-            used += size(top, i)
-            picked.add(i)
+    def in_top(i: int) -> int:
+        return size(top, i)
 
-    grow(int(room * TOP_SHARE))
+    used = top.grow(picked, in_top, used, int(room * TOP_SHARE))
     others: list[Unit] = []
     for k in range(1, len(scored)):
         sp = scored[k]
@@ -214,7 +206,7 @@ def _sentence_units(
                 used += cost
                 others.append((k, frozenset(option)))
                 break
-    grow(room)
+    top.grow(picked, in_top, used, room)
     return [(0, frozenset(picked)), *others]
 
 

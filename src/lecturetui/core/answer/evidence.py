@@ -8,7 +8,7 @@ the best-ranked window (quote.py) and its prompt is made of them (budget.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +44,20 @@ class ScoredPassage:
     @property
     def best(self) -> float:
         return max(self.scores, default=0.0)
+
+    def grow(self, picked: set[int], size: Callable[[int], int], used: int, limit: int) -> int:
+        """Add to `picked`, one at a time, the neighbour of a picked sentence that scores
+        highest (the earlier on a tie) while its `size` keeps `used` within `limit`; returns
+        the new `used` (the quote and the prompt's excerpt [1] both grow this way)."""
+        n = len(self.sentences)
+        while True:
+            sides = {j for i in picked for j in (i - 1, i + 1) if 0 <= j < n} - picked
+            fits = [i for i in sorted(sides) if used + size(i) <= limit]
+            if not fits:
+                return used
+            i = max(fits, key=lambda j: self.scores[j])
+            picked.add(i)
+            used += size(i)
 
 
 @dataclass(frozen=True, slots=True)

@@ -139,8 +139,7 @@ def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
     runs are marked "…"."""
     if not sp.sentences:
         return None
-    n = len(sp.sentences)
-    order = sorted(range(n), key=lambda j: -sp.scores[j])
+    order = sorted(range(len(sp.sentences)), key=lambda j: -sp.scores[j])
     best = order[0]
 
     def size(i: int) -> int:
@@ -152,14 +151,7 @@ def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
         if used + size(i) <= words:
             picked.add(i)
             used += size(i)
-    while True:
-        sides = {j for i in picked for j in (i - 1, i + 1) if 0 <= j < n} - picked
-        fits = [i for i in sorted(sides) if used + size(i) <= words]
-        if not fits:
-            break
-        i = max(fits, key=lambda j: sp.scores[j])
-        picked.add(i)
-        used += size(i)
+    sp.grow(picked, size, used, words)
     chosen = sorted(picked)
     parts: list[str] = []
     for k, i in enumerate(chosen):
