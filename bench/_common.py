@@ -7,16 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from lecturetui.core.retrieval.fusion import CANDIDATES, FusionConfig
-from lecturetui.core.retrieval.search import UNIT_WEIGHT
-
 ROOT = Path(__file__).resolve().parents[1]
-#: the product's fusion weights (core/retrieval/fusion.py, core/retrieval/search.py), for the experiments' baselines
-ALPHA = FusionConfig().alpha  # dense share of the hybrid score
-LEX = 1 - ALPHA  # BM25 share
-OTHER_ALPHA = FusionConfig().other_language_alpha  # dense share, question in another language
-DEPTH = CANDIDATES  # how deep each retriever's list goes into the fusion
-UNIT_SHARE = UNIT_WEIGHT  # best unit's share of the small-to-big cosine
 SEED_CORPUS = ROOT / "examples" / "seed_lectures.jsonl"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

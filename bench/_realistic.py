@@ -1,11 +1,10 @@
 """The realistic benchmark's library, questions and scoring, shared by the bench scripts
-(`bench/realistic.py` runs every ranking idea on it).
+(`bench/rerank.py`, `bench/answer_points.py`, `bench/quote_bench.py`, `bench/gpu_carry.py`).
 
 Needs the lectures (`python bench/data/build_realistic.py`). The first run ingests them into
-`bench/data/realistic/home` with the product's own ingest (default segmenting) and caches the
-E5 vectors of windows, small units and questions there, so a sweep is seconds. Each variant
-ranks every segment of the library (exact scores, no ANN) and is scored with the product's own
-metrics (`core/evaluation/metrics.py`): a hit is gold when it overlaps a gold span.
+`bench/data/realistic/home` with the product's own ingest (default segmenting); the scripts
+cache what they compute there too. A ranking is scored with the product's own metrics
+(`core/evaluation/metrics.py`): a hit is gold when it overlaps a gold span.
 """
 
 from __future__ import annotations
@@ -90,36 +89,17 @@ def library() -> Any:
 
 
 class Corpus:
-    """Every segment of the library with its vectors, and cached question vectors (in
-    `cache_dir`: the bench home, or a variant's own folder)."""
+    """Every segment of the library, in a fixed order (a ranking is positions into `segs`), and
+    which of them answer a question."""
 
-    def __init__(self, lib: Any, cache_dir: Path = HOME) -> None:
+    def __init__(self, lib: Any) -> None:
         self.lib = lib
-        self.cache_dir = cache_dir
         store = lib.store
         self.ids = sorted(store.all_segment_ids())
         segs = store.segments_by_id(self.ids)
         self.segs = [segs[i] for i in self.ids]
         self.lectures = {lec.id: lec for lec in lib.lectures()}
-        index = lib.index()
-        self.vectors = np.asarray(index.vectors(self.ids), dtype=np.float32)
         self.pos = {sid: k for k, sid in enumerate(self.ids)}
-        self._qcache_path = cache_dir / "query_vectors.json"
-        self._qcache: dict[str, list[float]] = (
-            json.loads(self._qcache_path.read_text()) if self._qcache_path.exists() else {}
-        )
-
-    def query_vector(self, text: str) -> np.ndarray:
-        if text not in self._qcache:
-            self._qcache[text] = self.lib.embedder.embed_query(text).tolist()
-        return np.asarray(self._qcache[text], dtype=np.float32)
-
-    def passages(self, texts: list[str]) -> np.ndarray:
-        """Passage vectors of `texts` by the library's embedder."""
-        return np.asarray(self.lib.embedder.embed_passages(texts), dtype=np.float32)
-
-    def save(self) -> None:
-        self._qcache_path.write_text(json.dumps(self._qcache))
 
     def relevant(self, q: Question, ranking: list[int]) -> list[bool]:
         out = []

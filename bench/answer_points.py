@@ -7,7 +7,7 @@ The questions of bench/data/answer_keypoints.jsonl are asked the way `lecturetui
 (`core/evaluation/runner.evaluate_question`, no judge) with the default settings and the model
 loaded as `ask` loads it (greedy: the same answers every run), the sentence vectors embedded
 first as the app does while idle: the realistic
-library's questions over the bench home of bench/realistic.py (the lectures must be ingested and
+library's questions over the bench home of bench/_realistic.py (the lectures must be ingested and
 their EmbeddingGemma vectors written: `bench/rerank.py` does both), the three seed questions over
 the demo library. Each answer is scored by `core/evaluation/keypoints.py`: the answer as the
 student reads it, the quote it opens with alone, the model's explanation alone. `--uncovered`

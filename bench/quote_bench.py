@@ -5,7 +5,7 @@ in another language than the lectures', as `ask` does).
     .venv/bin/python bench/quote_bench.py [--half heldout|tune|both] [--out rows.jsonl]
 
 Part 1, the quote: for each question of bench/data/answer_keypoints.jsonl (the realistic
-library of bench/realistic.py, whose EmbeddingGemma vectors `bench/rerank.py` writes), the
+library of bench/_realistic.py, whose EmbeddingGemma vectors `bench/rerank.py` writes), the
 product's own `retrieve` (core/answer/found.py) runs, and the key-point matcher
 (core/evaluation/keypoints.py) scores several texts: the best-ranked window whole, the quote as
 the product chooses it, and variants (the best sentence alone, with both neighbours, chosen by

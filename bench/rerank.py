@@ -4,7 +4,7 @@
 
 Runs the product's own search (`Library.search`, the hnswlib index, BM25, `core/retrieval/rerank.py`) for
 every question, so what is measured is what a student gets. The first run ingests the 56
-lectures (bench/realistic.py) and writes EmbeddingGemma's vectors of the windows with the
+lectures (bench/_realistic.py) and writes EmbeddingGemma's vectors of the windows with the
 product's `Library.sync_rerank` into the bench home; question vectors of both models are cached
 there, so a sweep of settings is seconds. Also reports the first stage's recall at the re-scored
 depth (it bounds everything after it).
