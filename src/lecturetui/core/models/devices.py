@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: seconds to start embedding on the accelerator: an estimate (torch's CUDA context and the first
-#: kernels) until `bench/gpu.py workload` measures it on a GPU (bench/RESULTS.md)
-START_COST_S = {"cuda": 1.2, "mps": 1.0}
+#: seconds to start embedding on the accelerator (torch's CUDA context and the first kernels):
+#: CUDA's as `bench/gpu.py workload` measured the move on an NVIDIA H200 (0.33 s, bench/RESULTS.md,
+#: "The GPU path"); MPS's an estimate until it is measured on a Mac
+START_COST_S = {"cuda": 0.33, "mps": 1.0}
 #: E5-small passage tokens a second on a 2-core laptop CPU, before this process measured its own
 CPU_TOKENS_PER_S = 2_300.0
 
