@@ -100,8 +100,8 @@ def test_dependencies_point_one_way() -> None:
 #: the core's parts, lowest first: a module may import its own part and those below it, never
 #: one above (a flat module is its own part; "" is the package itself)
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("", "i18n", "errors", "timefmt", "paths", "settings", "hashing", "links", "records", "question_options",
-     "conversation", "lexical", "lectures", "language", "citing"),
+    ("", "i18n", "errors", "timefmt", "paths", "settings", "hashing", "atomic", "links", "records",
+     "question_options", "conversation", "lexical", "lectures", "language", "citing"),
     ("storage",),
     ("models",),
     ("ingest",),

@@ -178,7 +178,7 @@ def print_evidence(out: Console, found: Retrieved) -> None:
 
     if not found.evidence:
         return
-    out.print("[bold]" + _("Evidência / Evidence") + "[/]")
+    out.print("[bold]" + _("Evidence") + "[/]")
     for e in found.evidence:
         before = " ".join(e.before.split()[-8:])
         after = " ".join(e.after.split()[:8])

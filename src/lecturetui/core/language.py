@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+
+_preloading: list[threading.Thread] = []
+
 _LANGUAGE_NAMES = {
     "pt": "Portuguese", "en": "English", "es": "Spanish", "fr": "French", "de": "German",
     "it": "Italian", "nl": "Dutch", "ca": "Catalan", "pl": "Polish", "ru": "Russian",
@@ -15,6 +19,15 @@ def language_code(text: str) -> str:
 
     code, _ = py3langid.classify(text)
     return str(code)
+
+
+def preload() -> None:
+    """Load the identifier in the background, once per process (about 0.4 s: a search loads its
+    embedders meanwhile)."""
+    if not _preloading:
+        thread = threading.Thread(target=language_code, args=("warm",), name="langid", daemon=True)
+        _preloading.append(thread)
+        thread.start()
 
 
 def language_name(code: str) -> str:

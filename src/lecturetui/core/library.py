@@ -21,6 +21,7 @@ from lecturetui.core.ingest.speech import (
     WhisperTranscriber,
 )
 from lecturetui.core.language import language_code
+from lecturetui.core.language import preload as preload_language
 from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.models.embedding import Embedder, weights_hash
 from lecturetui.core.models.locate import Notify, resolve_embed_model
@@ -309,14 +310,15 @@ class Library:
         """A history entry (default: the latest) as an answer to export."""
         return saved_answer(self.history, entry_id)
 
-    def warm(self) -> None:
-        """Load the embedding models and the index now (the app does this while the user types)."""
+    def warm(self, rerank: bool = True) -> None:
+        """Load the embedding models and the index now (the app does this while the user types);
+        `rerank=False`: all but the re-ranking model."""
         self.embedder  # noqa: B018 - loads it
         self.index()
-        stage = self.rerank_stage()
+        language_code("warm")  # hybrid search tells the question's language (py3langid, ~0.5 s)
+        stage = self.rerank_stage() if rerank else None
         if stage is not None:
             stage.index()
-        language_code("warm")  # hybrid search tells the question's language (py3langid, ~0.5 s)
 
     def close(self) -> None:
         if self._store is not None:
@@ -488,6 +490,11 @@ class Library:
                 hint=_("add transcripts with `lecturetui ingest PATH...`"),
             )
         scoped = resolve(self.store, scope or Scope())  # before any model loads: a cheap check
+        stage = self.rerank_stage() if mode != "lexical" else None
+        if stage is not None:
+            stage.preload()  # EmbeddingGemma loads while E5 does and searches
+        if any(self.store.languages()):
+            preload_language()  # the question's language is told beside them
         index = self.index()
         assert index is not None
         if index.count != n_segments:

@@ -105,7 +105,8 @@ class ModelSession:
 
     def _prepare(self, remeasure: bool) -> None:
         assert self._generator is not None
-        self._speed = prepare(self._generator, self.home.root / SPEED_FILE, remeasure)
+        self._speed = prepare(self._generator, self.home.root / SPEED_FILE, remeasure,
+                              keep=self.home.root)  # fmt: skip
         if self._speed is not None and self._speed.measured_now and self.notify:
             self.notify(_speed_note(self._generator, self._speed))
 

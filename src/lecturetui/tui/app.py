@@ -123,9 +123,19 @@ class LectureApp(Translated, App[None]):
             models.answered.set()
         self.post_message(ModelsChanged(loaded=True))
 
+    def _loading(self, what: str) -> None:
+        self.models.loading = what
+        self.post_message(ModelsChanged())
+
     def _load_models(self) -> None:
         library = self.services.library
-        library.warm()
+        # a question typed meanwhile waits for these two, and shows its quote as soon as they are
+        # in; the status line says which one is loading
+        self._loading("E5")
+        library.warm(rerank=False)
+        if library.rerank_stage() is not None:
+            self._loading("EmbeddingGemma")
+            library.warm()
         embedder = library.embedder
         # a session embeds a lot (every sentence, in the background): under `auto` the
         # embedder moves to the GPU now rather than after its first questions
@@ -135,11 +145,12 @@ class LectureApp(Translated, App[None]):
         self.models.device = embedder.device
         self.models.rerank = self._rerank_label(0)
         self.models.ready.set()
-        self.post_message(ModelsChanged())
-        # the session reads the fixed start of every prompt as it loads the model (and
-        # measures its speed the first time: core/session.py)
+        self._loading(_("the answer model"))
+        # the session reads the fixed start of every prompt as it loads the model (or restores
+        # it from the data home: core/session.py)
         generator = self.services.load_generator()
         self.models.generator = generator
+        self.models.loading = ""
         placement = getattr(generator, "placement", "")
         if placement:
             self.services.llm_label = f"{self.services.llm_label} {placement}".strip()

@@ -94,6 +94,9 @@ class MainScreen(Translated, Welcome, AskingScreen):
                 state = f"⚠ {models.error.message}"
             else:
                 state = _("ready") if models.generator else _("loading models…")
+                if models.loading and not models.generator:
+                    # TRANSLATORS: {what} is a model: "loading EmbeddingGemma…"
+                    state = _("loading {what}…").format(what=models.loading)
         line = Text(f" {state} ", style="bold reverse")
         line.append(f"  {ctx.models_line(*self.status_parts())}")
         self.query_one("#status", Static).update(line)

@@ -194,19 +194,27 @@ class PrefillingFake(FakeGenerator):
         super().__init__()
         self.prefilled: list[int] = []
 
-    def prefill(self, messages: list[dict[str, str]]) -> tuple[int, float]:
+    def prefill(
+        self, messages: list[dict[str, str]], keep: Path | None = None
+    ) -> tuple[int, float]:
         n = self.count_prompt_tokens(messages)
         self.prefilled.append(n)
         self.cached_tokens = n
         return n, n / (100.0 if len(self.prefilled) > 1 else 50.0)  # the first read is slower
 
 
-def test_prompt_speed_is_measured_once_and_kept_in_the_data_home(tmp_path: Path) -> None:
+def test_prompt_speed_costs_no_extra_read_and_answers_refine_it(tmp_path: Path) -> None:
     path = tmp_path / "llm_speed.json"
     gen = PrefillingFake()
-    speed = prepare(gen, path)
-    assert speed is not None and speed.measured_now and speed.tokens_per_s == pytest.approx(100.0)
-    assert gen.prompt_tokens_per_s == speed.tokens_per_s and len(gen.prefilled) == READS
+    speed = prepare(gen, path)  # a new data home: the read that caches the fixed start is timed
+    assert speed is not None and speed.measured_now and len(gen.prefilled) == 1
+    assert gen.prompt_tokens_per_s == speed.tokens_per_s == pytest.approx(50.0)
+    for _ in range(KEPT - 1):  # each answer adds the speed it read its prompt at
+        assert observe(gen, path, 300, 300 / 100.0)
+    stored = stored_speed(path, "fake.gguf|cpu")
+    assert stored is not None and len(stored.samples) == KEPT
+    assert stored.tokens_per_s == gen.prompt_tokens_per_s == pytest.approx(100.0)
+    assert not observe(gen, path, 300, 300 / 100.0)  # kept full: only a far figure moves it
     later = PrefillingFake()  # the next start: the fixed start is read (cached), not measured
     again = prepare(later, path)
     assert again is not None and not again.measured_now and len(later.prefilled) == 1
@@ -214,12 +222,39 @@ def test_prompt_speed_is_measured_once_and_kept_in_the_data_home(tmp_path: Path)
     store_speed(path, PromptSpeed("other|gpu", 5000.0, 10, "now"))
     assert stored_speed(path, "fake.gguf|cpu") is not None  # other figures are kept
     assert prepare(FakeGenerator(), path) is None  # a model that cannot read ahead
+    measured = PrefillingFake()  # `lecturetui models speed`: READS reads, the first dropped
+    speed = prepare(measured, path, remeasure=True)
+    assert speed is not None and len(measured.prefilled) == READS
+    assert speed.tokens_per_s == pytest.approx(100.0) and len(speed.samples) == READS - 1
+
+
+class RestoringFake(PrefillingFake):
+    """A model whose fixed start was saved by an earlier process (read back, not timed)."""
+
+    def prefill(
+        self, messages: list[dict[str, str]], keep: Path | None = None
+    ) -> tuple[int, float]:
+        n, seconds = super().prefill(messages)
+        return (n, 0.0) if keep is not None else (n, seconds)
+
+
+def test_a_restored_fixed_start_keeps_the_stored_speed_or_measures_one(tmp_path: Path) -> None:
+    path = tmp_path / "llm_speed.json"
+    gen = RestoringFake()
+    speed = prepare(gen, path, keep=tmp_path)  # restored, but no speed was ever kept: timed
+    assert speed is not None and speed.measured_now and len(gen.prefilled) == 2
+    later = RestoringFake()
+    again = prepare(later, path, keep=tmp_path)
+    assert again is not None and not again.measured_now and len(later.prefilled) == 1
+    assert later.prompt_tokens_per_s == speed.tokens_per_s
 
 
 class LoadedFake(PrefillingFake):
     """A machine busy with another job during one of the reads."""
 
-    def prefill(self, messages: list[dict[str, str]]) -> tuple[int, float]:
+    def prefill(
+        self, messages: list[dict[str, str]], keep: Path | None = None
+    ) -> tuple[int, float]:
         n, _ = super().prefill(messages)
         return n, n / (10.0 if len(self.prefilled) == 2 else 100.0)
 
@@ -227,10 +262,13 @@ class LoadedFake(PrefillingFake):
 def test_one_slow_read_does_not_shrink_every_later_prompt(tmp_path: Path) -> None:
     path = tmp_path / "llm_speed.json"
     gen = LoadedFake()
-    speed = prepare(gen, path)
+    speed = prepare(gen, path, remeasure=True)
     assert speed is not None and speed.tokens_per_s == pytest.approx(100.0)  # the median
     assert sorted(speed.samples) == pytest.approx([10.0, 100.0, 100.0])
-    # an answer read at about the stored speed changes nothing
+    # while fewer than KEPT samples are kept, every answer adds its own
+    assert observe(gen, path, 300, 300 / 90.0) and observe(gen, path, 300, 300 / 95.0)
+    assert gen.prompt_tokens_per_s == pytest.approx(95.0)
+    # then an answer read at about the stored speed changes nothing
     assert not observe(gen, path, 300, 300 / 90.0)
     # answers read far slower (another job started) move the figure within a few answers
     moved = [observe(gen, path, 300, 300 / 20.0) for _ in range(KEPT)]

@@ -103,3 +103,30 @@ def test_an_answer_after_a_translation_reads_the_fixed_start_from_its_saved_cach
         assert after == alone  # and the answer is the one written from a clean cache
     finally:
         gen.close()
+
+
+def test_the_fixed_start_saved_by_one_process_answers_the_same_in_the_next(tmp_path: Path) -> None:
+    from lecturetui.core.answer.prompting import fixed_messages
+
+    path = assemble(BUNDLED[FAST_LLM], MODELS_DIR)
+    messages = [*fixed_messages(), {"role": "user", "content": "O que é uma tupla em Python?"}]
+    first = LlamaGenerator(path, n_ctx=1024)
+    try:
+        n, seconds = first.prefill(fixed_messages(), keep=tmp_path)
+        assert n > 100 and seconds > 0  # read, and saved
+        want = "".join(first.stream(messages, 24))
+    finally:
+        first.close()
+    assert len(list((tmp_path / "llm_prefix").glob("*.state"))) == 1
+    later = LlamaGenerator(path, n_ctx=1024)  # as the next process would
+    try:
+        assert later.prefill(fixed_messages(), keep=tmp_path) == (n, 0.0)  # restored, not read
+        assert later.cached_tokens == n
+        assert "".join(later.stream(messages, 24)) == want
+    finally:
+        later.close()
+    other = LlamaGenerator(path, n_ctx=2048)  # another context size: its own state
+    try:
+        assert other.prefill(fixed_messages(), keep=tmp_path)[1] > 0
+    finally:
+        other.close()

@@ -133,6 +133,7 @@ class LlamaGenerator:
         # 2 threads sometimes stalls 3-100x, with 1 it is steady
         threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
         batch_threads = max(threads, os.cpu_count() or 1)  # prompt processing uses every core
+        self._setup = f"layers {layers}|batch {batch}|flash {flash}"
         self.speed_key = "|".join(
             [path.name, str(path.stat().st_size), "gpu" if self.gpu else "cpu",
              f"{batch_threads} threads", platform.machine(), f"{os.cpu_count()} cpus",
@@ -202,17 +203,46 @@ class LlamaGenerator:
         )
         return tokens
 
-    def prefill(self, messages: list[dict[str, str]]) -> tuple[int, float]:
+    def prefill(
+        self, messages: list[dict[str, str]], keep: Path | None = None
+    ) -> tuple[int, float]:
         """Read the fixed start of every prompt now (`messages`, as they begin each prompt), so
-        every question reuses it from the cache. Returns (tokens read, seconds it took)."""
+        every question reuses it from the cache. With `keep` (a data home), the state it leaves
+        is restored from there when an earlier process saved it (core/answer/prefix_state.py),
+        and saved there otherwise. Returns (tokens read, seconds it took: 0.0 when restored)."""
         if self._formatter is None:
             return 0, 0.0
+        from lecturetui.core.answer import prefix_state
+
         a = self._prompt_tokens([*messages, {"role": "user", "content": "a"}])
         b = self._prompt_tokens([*messages, {"role": "user", "content": "b"}])
         n = next(
             (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
         )
         prefix = a[:n]
+        key = f"{self.speed_key}|ctx {self.n_ctx}|{self._setup}|{prefix}"
+        path = prefix_state.state_path(keep, key) if keep is not None else None
+        saved = prefix_state.load(path, key) if path is not None else None
+        self._prefix = prefix
+        self._fixed = [dict(m) for m in messages]
+        self.cached_tokens = n
+
+        def restore() -> Any:
+            assert saved is not None
+            state = self._slim_state(saved.tokens, saved.state)
+            with quiet_stderr(self._quiet):
+                try:
+                    self._llm.reset()
+                    self._llm.load_state(state)
+                except (RuntimeError, ValueError):
+                    return None
+            return state
+
+        if saved is not None and saved.tokens == prefix:
+            restored = self._run(restore)
+            if restored is not None:
+                self._prefix_state = restored
+                return n, 0.0
 
         def work() -> tuple[float, Any]:
             with quiet_stderr(self._quiet):
@@ -220,13 +250,31 @@ class LlamaGenerator:
                 self._llm.reset()
                 self._llm.eval(prefix)
                 seconds = time.perf_counter() - t0
-                return seconds, self._llm.save_state()
+                full = self._llm.save_state()
+                return seconds, self._slim_state(prefix, bytes(full.llama_state))
 
         seconds, self._prefix_state = self._run(work)
-        self._prefix = prefix
-        self._fixed = [dict(m) for m in messages]
-        self.cached_tokens = n
+        if path is not None:
+            state = self._prefix_state.llama_state
+            prefix_state.save(path, key, prefix_state.SavedPrefix(prefix, state))
         return n, float(seconds)
+
+    def _slim_state(self, tokens: list[int], state: bytes) -> Any:
+        """A llama.cpp state for the fixed start without its table of logits (answers never read
+        the fixed start's logits, and llama-cpp-python would keep hundreds of MB of them)."""
+        import numpy as np
+        from llama_cpp import LlamaState
+
+        ids = np.zeros(len(self._llm.input_ids), dtype=np.intc)  # the whole context's room
+        ids[: len(tokens)] = tokens
+        return LlamaState(
+            input_ids=ids,
+            scores=np.zeros((1, self._llm.n_vocab()), dtype=np.single),
+            n_tokens=len(tokens),
+            llama_state=state,
+            llama_state_size=len(state),
+            seed=self._llm._seed,
+        )
 
     def count_tokens(self, text: str) -> int:
         return len(

@@ -1,15 +1,17 @@
 """How fast the answer model reads a prompt on this machine: measured once, kept in the data home.
 
-The answer's prompt is sized from this figure (budget.py). It is measured the first time a model
-is loaded on a device, by timing how long the model takes to read the fixed start of every
-prompt (which it must read anyway, to keep it in its cache) several times, and stored in
-`<data home>/llm_speed.json` under the model file, its size, the device, the threads and the
-llama.cpp version. `lecturetui models speed` measures again.
+The answer's prompt is sized from this figure (budget.py). It is never measured on a question's
+path: the first time a model is loaded on a device, the figure is the speed at which it read the
+fixed start of every prompt (which it must read anyway, to keep it in its cache), and each answer
+then adds the speed at which it read its own prompt as a sample until `KEPT` are kept. The
+figure is stored in `<data home>/llm_speed.json` under the model file, its size, the device, the
+threads and the llama.cpp version. `lecturetui models speed` measures it again, `READS` times.
 
 One measurement taken while another job loads the machine must not shrink every later prompt:
-the figure is the median of the last `KEPT` samples, and an answer whose prompt was read much
-faster or slower than the figure says (`observe`, a factor `OFF_BY` either way) adds its own
-speed as a sample, so the figure follows the machine within a few answers.
+the figure is the median of the last `KEPT` samples, and once there are that many, an answer
+whose prompt was read much faster or slower than the figure says (`observe`, a factor `OFF_BY`
+either way) adds its own speed as a sample, so the figure follows the machine within a few
+answers.
 """
 
 from __future__ import annotations
@@ -41,7 +43,9 @@ class Prefilling(Protocol):
     speed_key: str
     prompt_tokens_per_s: float | None
 
-    def prefill(self, messages: list[dict[str, str]]) -> tuple[int, float]: ...
+    def prefill(
+        self, messages: list[dict[str, str]], keep: Path | None = None
+    ) -> tuple[int, float]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,25 +90,37 @@ def store_speed(path: Path, speed: PromptSpeed) -> None:
     Path(tmp).replace(path)
 
 
-def prepare(generator: object, path: Path | None, remeasure: bool = False) -> PromptSpeed | None:
+def prepare(
+    generator: object, path: Path | None, remeasure: bool = False, keep: Path | None = None
+) -> PromptSpeed | None:
     """Put the fixed start of every prompt in the model's cache and set its prompt speed.
 
     The speed is read from `path` when it was measured before for this model and device;
-    otherwise the fixed start is read READS times, the first (warming up) dropped, and the
-    median of the others is stored. None when the model has no chat template (nothing to cache,
-    no measurement) or cannot read a prompt ahead (a stand-in model).
+    otherwise the read of the fixed start that caches it is the first sample (answers add
+    theirs: `observe`), so no question waits for a measurement. With `keep` (the data home),
+    the model's state after the fixed start is restored from there when an earlier process saved
+    it, and saved there otherwise (core/answer/prefix_state.py). `remeasure`
+    (`lecturetui models speed`) reads it READS times, the first (warming up) dropped, and keeps
+    the median of the others. None when the model has no chat template (nothing to cache, no
+    measurement) or cannot read a prompt ahead (a stand-in model).
     """
     if not isinstance(generator, Prefilling):
         return None
     stored = None if remeasure or path is None else stored_speed(path, generator.speed_key)
-    n, seconds = generator.prefill(fixed_messages())
+    n, seconds = generator.prefill(fixed_messages(), None if remeasure else keep)
+    if n and seconds <= 0 and stored is None:  # restored, but its speed was never kept
+        n, seconds = generator.prefill(fixed_messages())
     if n == 0 or seconds <= 0:
+        if stored is not None:
+            generator.prompt_tokens_per_s = stored.tokens_per_s
         return stored
     if stored is None:
-        speeds = []
-        for _ in range(READS - 1):
-            n, again = generator.prefill(fixed_messages())
-            speeds.append(n / again)
+        speeds = [n / seconds]
+        if remeasure:
+            speeds = []
+            for _ in range(READS - 1):
+                n, again = generator.prefill(fixed_messages())
+                speeds.append(n / again)
         samples = tuple(speeds[-KEPT:])
         speed = statistics.median(samples)
         stored = PromptSpeed(generator.speed_key, speed, n, utc_now(), True, samples)
@@ -115,16 +131,17 @@ def prepare(generator: object, path: Path | None, remeasure: bool = False) -> Pr
 
 
 def observe(generator: object, path: Path | None, tokens: int, seconds: float) -> bool:
-    """An answer's prompt took `seconds` for its `tokens` new tokens: when that is far from the
-    figure (OFF_BY either way), keep it as a sample and move the figure to the new median.
-    Returns whether the figure changed."""
+    """An answer's prompt took `seconds` for its `tokens` new tokens: while fewer than KEPT
+    samples are kept, or when that is far from the figure (OFF_BY either way), keep it as a
+    sample and move the figure to the new median. Returns whether the figure changed."""
     if not isinstance(generator, Prefilling) or tokens < MIN_OBSERVED_TOKENS or seconds <= 0:
         return False
     current = generator.prompt_tokens_per_s
     seen = tokens / seconds
-    if current and 1 / OFF_BY <= seen / current <= OFF_BY:
-        return False
     stored = stored_speed(path, generator.speed_key) if path is not None else None
+    filling = stored is not None and len(stored.samples) < KEPT
+    if current and not filling and 1 / OFF_BY <= seen / current <= OFF_BY:
+        return False
     samples = ((*stored.samples, seen) if stored else (seen,))[-KEPT:]
     speed = PromptSpeed(generator.speed_key, statistics.median(samples), tokens, utc_now(),
                         True, samples)  # fmt: skip

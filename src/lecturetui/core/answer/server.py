@@ -26,6 +26,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -167,7 +168,9 @@ class ServerGenerator:
         return {"model": self.model, "messages": messages, "max_tokens": max_tokens, **extra}
 
     # -- reading and answering --------------------------------------------------------------
-    def prefill(self, messages: list[dict[str, str]]) -> tuple[int, float]:
+    def prefill(
+        self, messages: list[dict[str, str]], keep: Path | None = None
+    ) -> tuple[int, float]:
         """Time a prompt read (one token generated): (prompt tokens, seconds). A fresh mark at
         its start keeps a server's prompt cache from answering instead of the model; the
         server's token count also sets the characters-per-token ratio."""

@@ -45,7 +45,7 @@ def clean_translation(question: str, reply: str) -> str | None:
 
 def translate_messages(question: str, target: str) -> list[dict[str, str]]:
     """The chat that asks for a translation into `target` (an ISO code). A stricter one ("do not
-    answer it") made the 1.5B model answer more questions, not fewer (bench/translation.py)."""
+    answer it") made the 1.5B model answer more questions, not fewer (bench/RESULTS.md)."""
     name = language_name(target)
     return [
         {"role": "system",

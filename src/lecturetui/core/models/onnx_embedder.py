@@ -27,7 +27,8 @@ from lecturetui.core.models.embedding import (
     Vectors,
     weights_hash,
 )
-from lecturetui.core.models.onnx_export import MODEL_FILE
+from lecturetui.core.models.onnx_export import MODEL_FILE, read_record
+from lecturetui.core.models.ov_cache import Notify, compile_cached
 from lecturetui.core.models.tokens import TokenCounter, tokenizer_counter
 
 OPENVINO = "openvino"
@@ -46,7 +47,7 @@ def _json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _onnxruntime(file: Path) -> tuple[Run, int, str]:
+def _onnxruntime(file: Path, name: str, notify: Notify | None) -> tuple[Run, int, str]:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -60,10 +61,11 @@ def _onnxruntime(file: Path) -> tuple[Run, int, str]:
     return run, int(session.get_outputs()[0].shape[-1]), "float32"
 
 
-def _openvino(file: Path) -> tuple[Run, int, str]:
-    import openvino as ov
-
-    compiled = ov.Core().compile_model(str(file), "CPU", {"PERFORMANCE_HINT": "LATENCY"})
+def _openvino(file: Path, name: str, notify: Notify | None) -> tuple[Run, int, str]:
+    record = read_record(file.parent)
+    compiled = compile_cached(
+        file, record.sha256 if record else "", {"PERFORMANCE_HINT": "LATENCY"}, name, notify
+    )
     local = threading.local()  # an inference request per thread (the app embeds in two)
 
     def run(ids: Any, mask: Any) -> Any:
@@ -92,6 +94,7 @@ class OnnxEmbedder:
         export: Path,
         model_id: str | None = None,
         runtime: str = ONNXRUNTIME,
+        notify: Notify | None = None,
     ) -> None:
         from tokenizers import Tokenizer
 
@@ -115,7 +118,7 @@ class OnnxEmbedder:
         try:
             self._tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
             opener = _openvino if runtime == OPENVINO else _onnxruntime
-            self._run, self.dim, dtype = opener(export / MODEL_FILE)
+            self._run, self.dim, dtype = opener(export / MODEL_FILE, self.model_id, notify)
         except ImportError:
             raise
         except Exception as exc:  # noqa: BLE001 - a broken export: the caller falls back

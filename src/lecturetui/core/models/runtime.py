@@ -147,6 +147,16 @@ def prepare_export(path: Path, models_dir: Path, notify: Notify | None = None) -
     return made
 
 
+def compile_ahead(path: Path, export_folder: Path, notify: Notify | None = None) -> None:
+    """`models setup`: the export compiled for OpenVINO now and kept (core/models/ov_cache.py),
+    so that the first command that embeds imports it instead of compiling it."""
+    if graph_runtime() != "openvino":
+        return
+    from lecturetui.core.models.onnx_embedder import OnnxEmbedder
+
+    OnnxEmbedder(path, export_folder, runtime="openvino", notify=notify)
+
+
 def load_embedder(
     path: Path,
     models_dir: Path,
@@ -164,7 +174,7 @@ def load_embedder(
             from lecturetui.core.models.onnx_embedder import OnnxEmbedder
 
             folder = ensure_export(path, models_dir, notify)
-            return OnnxEmbedder(path, folder, model_id, graph_runtime(runtime))
+            return OnnxEmbedder(path, folder, model_id, graph_runtime(runtime), notify)
         except ImportError as exc:
             reason = (
                 _("{package} is not installed").format(package=exc.name)

@@ -75,10 +75,11 @@ def _speech(models_dir: Path, progress: Progress) -> Path:
 
 
 def _runtime(models_dir: Path, progress: Progress) -> Path:
-    """The embedders exported once to ONNX, where they run from it (a CPU)."""
+    """The embedders exported once to ONNX, where they run from it (a CPU), and compiled for
+    OpenVINO once (core/models/ov_cache.py), so that no command compiles them."""
     from lecturetui.core.models import gemma
     from lecturetui.core.models.locate import setup_default_embedder
-    from lecturetui.core.models.runtime import prepare_export, uses_onnx
+    from lecturetui.core.models.runtime import compile_ahead, prepare_export, uses_onnx
 
     folder = models_dir / "onnx"
     if not uses_onnx():
@@ -94,7 +95,8 @@ def _runtime(models_dir: Path, progress: Progress) -> Path:
             progress(_("ONNX exports ({step})").format(step=message), done, len(models))
 
         step(path.name)
-        prepare_export(path, models_dir, step)
+        made = prepare_export(path, models_dir, step)
+        compile_ahead(path, made, step)
     progress(_("ONNX exports"), len(models), len(models))
     return folder
 

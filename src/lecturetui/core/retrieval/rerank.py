@@ -16,6 +16,7 @@ without its vector yet keeps its first-stage place among the re-scored ones (`re
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -112,14 +113,26 @@ class RerankStage:
         self._embedder: Embedder | None = None
         self._index: VectorIndex | None = None
         self._lock = threading.Lock()  # one sync at a time in this process
+        self._loading = threading.Lock()
         # the last questions' vectors: the answer's sentences are scored against the same one
         self._queries: dict[str, npt.NDArray[np.float32]] = {}
 
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = self._factory()
+            with self._loading:  # loaded once, whichever thread asks first
+                if self._embedder is None:
+                    self._embedder = self._factory()
         return self._embedder
+
+    def preload(self) -> None:
+        """Start loading the model in the background (a search loads E5 meanwhile)."""
+        if self._embedder is None and not self._loading.locked():
+            threading.Thread(target=self._quiet_load, name="rerank-load", daemon=True).start()
+
+    def _quiet_load(self) -> None:
+        with contextlib.suppress(Exception):  # a failure is said where the model is wanted
+            self.embedder  # noqa: B018 - loads it
 
     @property
     def loaded(self) -> bool:

@@ -1,0 +1,161 @@
+"""OpenVINO's compiled embedders, kept beside their ONNX export: no process compiles twice.
+
+Reading the ONNX graph and compiling it for this CPU takes seconds (about 9-14 s for
+EmbeddingGemma on 2 cores) in every process that embeds. OpenVINO's own model cache
+(`CACHE_DIR`) keeps the compiled model in `<export folder>/openvino/` and maps it back in a
+fraction of a second (bench/RESULTS.md, "Cold start"); `models setup` fills it, else the first
+command that embeds does.
+
+OpenVINO itself recompiles a blob written by another OpenVINO version or for another file (its
+header names the file's path, size and time). Around it, this module keeps what OpenVINO does not:
+a record (`cache.json`) of the blobs a whole compilation wrote, with their sizes, the export's
+sha256 and OpenVINO's version, written only once the blobs are complete. A blob without a
+record (an interrupted write), of another size (truncated), of another export or OpenVINO, or
+one OpenVINO cannot import, is removed and compiled again with one line saying so. One process
+compiles at a time (a lock file); another that starts meanwhile waits, then imports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from lecturetui.core.atomic import write_atomic
+from lecturetui.core.i18n import _
+
+FOLDER = "openvino"
+RECORD = "cache.json"
+LOCK = ".compile.lock"
+DEVICE = "CPU"
+#: how long a process waits for another one compiling the same model before compiling itself
+LOCK_WAIT_S = 600.0
+
+Notify = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class CacheRecord:
+    """What a whole compilation left in the cache folder."""
+
+    export_sha256: str
+    openvino: str
+    config: dict[str, str]
+    blobs: dict[str, int]  # file name -> size in bytes
+
+
+def cache_dir(model_file: Path) -> Path:
+    return model_file.parent / FOLDER
+
+
+def _blobs(folder: Path) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for blob in folder.glob("*.blob"):
+        with contextlib.suppress(OSError):
+            found[blob.name] = blob.stat().st_size
+    return found
+
+
+def read_record(folder: Path) -> CacheRecord | None:
+    try:
+        data = json.loads((folder / RECORD).read_text("utf-8"))
+        return CacheRecord(
+            str(data["export_sha256"]), str(data["openvino"]), dict(data["config"]),
+            {str(k): int(v) for k, v in data["blobs"].items()},
+        )  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _write_record(folder: Path, record: CacheRecord) -> None:
+    write_atomic(folder / RECORD, json.dumps(asdict(record), indent=1).encode("utf-8"))
+
+
+def check(folder: Path, export_sha256: str, openvino: str, config: dict[str, str]) -> str:
+    """"" when the folder holds a whole compilation of this export by this OpenVINO with these
+    settings; else why not: "missing", "stale" (another export, OpenVINO or settings) or
+    "damaged" (a blob missing, truncated, or left without a record by an interrupted write)."""
+    record = read_record(folder)
+    blobs = _blobs(folder)
+    if record is None:
+        return "damaged" if blobs else "missing"
+    if (record.export_sha256, record.openvino, record.config) != (export_sha256, openvino, config):
+        return "stale"
+    if not record.blobs or blobs != record.blobs:
+        return "damaged"
+    return ""
+
+
+def _clear(folder: Path) -> None:
+    for path in [*folder.glob("*.blob"), folder / RECORD]:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def _say(notify: Notify | None, why: str, name: str) -> None:
+    if notify is None:
+        return
+    if why == "stale":
+        notify(
+            _(
+                "The compiled copy of {model} is from another export or OpenVINO version:"
+                " compiling it again, once…"
+            ).format(model=name)
+        )
+    elif why == "damaged":
+        notify(
+            _("The compiled copy of {model} is damaged: compiling it again, once…").format(
+                model=name
+            )
+        )
+    else:
+        notify(_("Compiling {model} for this CPU, once…").format(model=name))
+
+
+def compile_cached(
+    model_file: Path,
+    export_sha256: str,
+    config: dict[str, str],
+    name: str,
+    notify: Notify | None = None,
+    folder: Path | None = None,
+) -> Any:
+    """The model compiled for this CPU: mapped from OpenVINO's cache when a whole, current
+    compilation is there, else compiled (saying why when a cache was there) and cached."""
+    import openvino as ov
+    from filelock import FileLock, Timeout
+
+    folder = folder or cache_dir(model_file)
+    version = str(ov.get_version())
+    core = ov.Core()
+    cached = {**config, "CACHE_DIR": str(folder)}
+    why = check(folder, export_sha256, version, config)
+    unreadable = False
+    if not why:
+        try:
+            return core.compile_model(str(model_file), DEVICE, cached)
+        except Exception:  # noqa: BLE001 - a blob OpenVINO cannot read: compiled again below
+            why, unreadable = "damaged", True
+    lock = FileLock(folder / LOCK, timeout=LOCK_WAIT_S)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock.acquire()
+    except (OSError, Timeout):  # a read-only models folder: compiled in memory, every time
+        _say(notify, why, name)
+        return core.compile_model(str(model_file), DEVICE, config)
+    try:
+        if not unreadable and not check(folder, export_sha256, version, config):
+            return core.compile_model(str(model_file), DEVICE, cached)  # compiled meanwhile
+        _say(notify, why, name)
+        _clear(folder)
+        compiled = core.compile_model(str(model_file), DEVICE, cached)
+        blobs = _blobs(folder)
+        if blobs:
+            with contextlib.suppress(OSError):
+                _write_record(folder, CacheRecord(export_sha256, version, config, blobs))
+        return compiled
+    finally:
+        lock.release()

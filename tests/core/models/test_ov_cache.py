@@ -1,0 +1,96 @@
+"""OpenVINO's compiled embedders kept on disk: used when whole and current, else compiled again
+with one line saying why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lecturetui.core.models import ov_cache
+from lecturetui.core.models.ov_cache import RECORD, CacheRecord, check
+from lecturetui.core.models.runtime import ensure_export
+
+from tests.conftest import MODELS_DIR
+
+CONFIG = {"PERFORMANCE_HINT": "LATENCY"}
+
+
+def _cache(folder: Path, blobs: dict[str, int], sha: str = "e1", version: str = "ov1") -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, size in blobs.items():
+        (folder / name).write_bytes(b"x" * size)
+    record = CacheRecord(sha, version, CONFIG, blobs)
+    (folder / RECORD).write_text(
+        json.dumps({"export_sha256": sha, "openvino": version, "config": CONFIG,
+                    "blobs": record.blobs}), "utf-8",
+    )  # fmt: skip
+
+
+def test_a_whole_current_cache_is_used_and_every_other_is_not(tmp_path: Path) -> None:
+    folder = tmp_path / "openvino"
+    assert check(folder, "e1", "ov1", CONFIG) == "missing"
+    _cache(folder, {"1.blob": 10})
+    assert check(folder, "e1", "ov1", CONFIG) == ""
+    assert check(folder, "e2", "ov1", CONFIG) == "stale"  # another export of the model
+    assert check(folder, "e1", "ov2", CONFIG) == "stale"  # another OpenVINO
+    assert check(folder, "e1", "ov1", {"PERFORMANCE_HINT": "THROUGHPUT"}) == "stale"
+    (folder / "1.blob").write_bytes(b"x" * 4)  # truncated
+    assert check(folder, "e1", "ov1", CONFIG) == "damaged"
+    (folder / "1.blob").unlink()
+    assert check(folder, "e1", "ov1", CONFIG) == "damaged"  # the blob is gone
+    (folder / RECORD).unlink()
+    (folder / "2.blob").write_bytes(b"x")  # a write interrupted before its record
+    assert check(folder, "e1", "ov1", CONFIG) == "damaged"
+    (folder / RECORD).write_text("{not json", "utf-8")
+    assert check(folder, "e1", "ov1", CONFIG) == "damaged"
+
+
+def _vector(compiled: object) -> np.ndarray:
+    ids = np.array([[0, 581, 6, 3293, 2]], dtype=np.int64)
+    result = compiled.create_infer_request().infer(  # type: ignore[attr-defined]
+        {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+    )
+    return np.asarray(next(iter(result.values())), dtype=np.float32)
+
+
+@pytest.mark.slow
+def test_a_damaged_or_stale_compiled_model_is_compiled_again_with_one_line(
+    e5_dir: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("openvino")
+    export = ensure_export(e5_dir, MODELS_DIR)
+    model = export / "model.onnx"
+    folder = tmp_path / "openvino"
+    said: list[str] = []
+
+    def compiled(sha: str = "export-1") -> object:
+        return ov_cache.compile_cached(model, sha, CONFIG, "E5", said.append, folder)
+
+    first = _vector(compiled())
+    assert said == ["Compiling E5 for this CPU, once…"]
+    version = ov_cache.read_record(folder)
+    assert version is not None and version.blobs and check(folder, "export-1", version.openvino,
+                                                            CONFIG) == ""  # fmt: skip
+    said.clear()
+    again = _vector(compiled())  # from the cache: nothing said, the same model
+    assert said == [] and np.allclose(first, again)
+
+    blob = folder / next(iter(version.blobs))
+    blob.chmod(0o644)
+    blob.write_bytes(blob.read_bytes()[: blob.stat().st_size // 2])  # an interrupted copy
+    repaired = _vector(compiled())
+    assert said == ["The compiled copy of E5 is damaged: compiling it again, once…"]
+    assert np.allclose(first, repaired) and check(folder, "export-1", version.openvino, CONFIG) == ""
+
+    said.clear()
+    _vector(compiled("export-2"))  # a new export of the model: the old blob is not reused
+    assert said == [
+        "The compiled copy of E5 is from another export or OpenVINO version: compiling it again,"
+        " once…"
+    ]
+    record = ov_cache.read_record(folder)
+    assert record is not None and record.export_sha256 == "export-2"
+    assert len(list(folder.glob("*.blob"))) == len(record.blobs)  # the stale blob was removed
