@@ -14,6 +14,7 @@ from lecturetui.cli.library_cmds import ingest_cmd, lectures_cmd, show_cmd
 from lecturetui.cli.manage_cmds import edit_cmd, remove_cmd
 from lecturetui.cli.models_cmds import models_group
 from lecturetui.cli.notes_cmds import bookmarks_group, export_cmd
+from lecturetui.cli.outline_cmd import outline_cmd
 from lecturetui.cli.search_cmds import reindex_cmd, search_cmd
 from lecturetui.core.i18n import _
 
@@ -24,6 +25,7 @@ for command in (
     ingest_cmd,
     lectures_cmd,
     show_cmd,
+    outline_cmd,
     edit_cmd,
     remove_cmd,
     search_cmd,

@@ -218,8 +218,10 @@ def export_cmd(
         marks = _selected(obj, courses, lectures)
         if not marks:
             raise no_bookmarks()
-        text = bookmarks_markdown(marks)
-        written = export_bookmarks(marks, to) if to else []
+        store = library.store
+        chapters = {m.moment.lecture_id: store.chapters(m.moment.lecture_id) for m in marks}
+        text = bookmarks_markdown(marks, chapters=chapters)
+        written = export_bookmarks(marks, to, chapters=chapters) if to else []
     if stdout:
         click.echo(text, nl=False)
     for w in written:

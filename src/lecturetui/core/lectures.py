@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -25,6 +26,25 @@ class Segment:
     n_tokens: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Chapter:
+    """Where a part of a lecture begins, and its title: the video's own chapters (yt-dlp's
+    `.info.json`), as its author wrote them."""
+
+    start: float
+    title: str
+    source: str = "author"
+
+
+def chapter_at(chapters: Sequence[Chapter], seconds: float) -> Chapter | None:
+    """The chapter a moment falls in (the last one that begins at or before it)."""
+    current = None
+    for chapter in chapters:
+        if chapter.start <= seconds + 0.5:
+            current = chapter
+    return current
+
+
 @dataclass(slots=True)
 class ParsedLecture:
     """One lecture read from a file, before it is stored.
@@ -42,6 +62,7 @@ class ParsedLecture:
     language: str | None = None
     url: str | None = None
     date: str | None = None  # YYYY-MM-DD: when it was given or published
+    chapters: list[Chapter] = field(default_factory=list)  # the author's, when known
 
     @property
     def duration(self) -> float:

@@ -116,6 +116,18 @@ class QuoteRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ChapterRecord:
+    """A chapter of a lecture's outline (core/study/outline.py)."""
+
+    start_s: float
+    end_s: float
+    start: str  # hh:mm:ss
+    title: str
+    source: str = "author"  # the video's own chapters
+    url: str | None = None  # the video opened at the chapter
+
+
+@dataclass(frozen=True, slots=True)
 class FoundRecord:
     """What a question found before the model writes (the pipeline's EvidenceReady, typed for
     the faces): the hits, the evidence sentences, and the quote the answer opens with."""

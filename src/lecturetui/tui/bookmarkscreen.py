@@ -157,4 +157,7 @@ class BookmarksScreen(Translated, Screen[None]):
         from lecturetui.core.study.export import export_bookmarks
 
         folder = context(self).services.export_dir
-        export_to(self.app, folder, "bookmarks", lambda to: export_bookmarks(self.marks, to))
+        store = context(self).services.library.store
+        chapters = {m.moment.lecture_id: store.chapters(m.moment.lecture_id) for m in self.marks}
+        export_to(self.app, folder, "bookmarks",
+                  lambda to: export_bookmarks(self.marks, to, chapters=chapters))  # fmt: skip

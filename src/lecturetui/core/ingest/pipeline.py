@@ -26,7 +26,7 @@ from lecturetui.core.ingest.recordings import MediaContext, read_media, write_tr
 from lecturetui.core.ingest.repairs import ParsePolicy
 from lecturetui.core.ingest.segmenting import SegmentConfig, segment_cues
 from lecturetui.core.ingest.ytdlp import one_language, plain_name, read_info
-from lecturetui.core.lectures import ParsedLecture, Segment
+from lecturetui.core.lectures import Chapter, ParsedLecture, Segment
 from lecturetui.core.models.tokens import TokenCounter
 from lecturetui.core.storage.store import LectureRow, SaveResult, Store
 
@@ -268,6 +268,7 @@ def _ingest_file(
     _apply_options(parsed, options, result)
 
     planned: list[tuple[LectureRow, list[Segment]]] = []
+    chapters: dict[str, list[Chapter]] = {}  # the author's, by lecture id
     twins: list[str] = []
     by_key = {r.source_key: r for r in existing}
     taken: set[str] = set()  # ids given to this file's new lectures, not yet stored
@@ -301,7 +302,10 @@ def _ingest_file(
             date=lecture.date or (previous.date if previous else None),
         )
         taken.add(record.id)
+        chapters[record.id] = lecture.chapters
         if previous is not None and _same(previous, record):
+            if lecture.chapters and not store.chapters(previous.id):
+                store.save_chapters(previous.id, lecture.chapters)  # read before there were any
             result.lectures.append(previous.id)
             continue
         planned.append((record, segments))
@@ -317,6 +321,7 @@ def _ingest_file(
         for (record, segments), vecs in zip(planned, vectors, strict=True):
             was_there = record.source_key in by_key
             result.changes.append(store.save_lecture(record, segments))
+            store.save_chapters(record.id, chapters.get(record.id, []))
             result.vectors.append(vecs)
             result.lectures.append(record.id)
             result.segments += len(segments)
@@ -425,6 +430,12 @@ def _apply_video_info(parsed: list[ParsedLecture], path: Path, result: FileResul
     result.notes.append(
         _("title, link, course and date read from {file}").format(file=info.path.name)
     )
+    if info.chapters:
+        lecture.chapters = list(info.chapters)
+        result.notes.append(
+            ngettext("{n} chapter read from {file}", "{n} chapters read from {file}",
+                     len(info.chapters)).format(n=len(info.chapters), file=info.path.name)
+        )  # fmt: skip
 
 
 def _same(a: LectureRow, b: LectureRow) -> bool:

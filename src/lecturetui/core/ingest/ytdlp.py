@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from lecturetui.core.lectures import Chapter
+
 #: a caption file's language tag before its extension: `.pt`, `.pt-BR`, `.en-US`, `.en-orig`
 _LANG_TAG = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 #: an info file larger than this is not yt-dlp's (they hold a few hundred KB at most)
@@ -28,6 +30,8 @@ class VideoInfo:
     upload_date: str | None  # YYYY-MM-DD
     path: Path  # the info file
     language: str | None = None  # the video's own language, as yt-dlp gives it
+    #: the video's chapters as its author typed them (yt-dlp's `chapters`), in order
+    chapters: tuple[Chapter, ...] = ()
 
 
 def _tagged(path: Path) -> tuple[str, str] | None:
@@ -91,7 +95,25 @@ def read_info(path: Path) -> VideoInfo | None:
         upload_date=date,
         path=info,
         language=text("language"),
+        chapters=chapters_of(data.get("chapters")),
     )
+
+
+def chapters_of(raw: object) -> tuple[Chapter, ...]:
+    """yt-dlp's `chapters` list ([{"start_time": 0.0, "title": "..."}, ...]) as chapters, in
+    order; an entry without a usable time or title is skipped, a repeated start kept once."""
+    if not isinstance(raw, list):
+        return ()
+    found: dict[float, str] = {}
+    for item in raw:
+        if not isinstance(item, dict):
+            continue
+        start, title = item.get("start_time"), item.get("title")
+        if not isinstance(start, int | float) or isinstance(start, bool) or start < 0:
+            continue
+        if isinstance(title, str) and title.strip():
+            found.setdefault(round(float(start), 3), " ".join(title.split()))
+    return tuple(Chapter(start, title) for start, title in sorted(found.items()))
 
 
 def one_language(files: list[Path], language: str | None) -> list[Path]:

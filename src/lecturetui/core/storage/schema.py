@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -155,6 +155,17 @@ MIGRATIONS: dict[int, str] = {
     # the day the lecture was given or published (YYYY-MM-DD; yt-dlp's upload_date), when known
     9: """
     ALTER TABLE lectures ADD COLUMN lecture_date TEXT;
+    """,
+    # a lecture's chapters: where each part begins and its title (the video's own, from yt-dlp)
+    10: """
+    CREATE TABLE chapters (
+        lecture_id  TEXT NOT NULL REFERENCES lectures (id) ON DELETE CASCADE,
+        ordinal     INTEGER NOT NULL,
+        start       REAL NOT NULL CHECK (start >= 0),
+        title       TEXT NOT NULL,
+        source      TEXT NOT NULL,  -- 'author': the video's own chapters
+        PRIMARY KEY (lecture_id, ordinal)
+    );
     """,
 }
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lecturetui.core.errors import StoreError
 from lecturetui.core.i18n import _
-from lecturetui.core.lectures import Lecture, Segment, StoredSegment
+from lecturetui.core.lectures import Chapter, Lecture, Segment, StoredSegment
 from lecturetui.core.lexical import fold, index_terms, match_expression, query_terms
 from lecturetui.core.storage.rows import (
     LECTURE_COLUMNS,
@@ -193,6 +193,24 @@ class Store:
                 )
                 added.append(int(cur.lastrowid or 0))
         return SaveResult(record.id, removed, added)
+
+    def save_chapters(self, lecture_id: str, chapters: Sequence[Chapter]) -> None:
+        """Replace a lecture's chapters (none: it has none)."""
+        with self.transaction():
+            self._db.execute("DELETE FROM chapters WHERE lecture_id = ?", (lecture_id,))
+            self._db.executemany(
+                "INSERT INTO chapters (lecture_id, ordinal, start, title, source)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(lecture_id, n, c.start, c.title, c.source) for n, c in enumerate(chapters)],
+            )
+
+    def chapters(self, lecture_id: str) -> list[Chapter]:
+        """A lecture's chapters, in order."""
+        rows = self._db.execute(
+            "SELECT start, title, source FROM chapters WHERE lecture_id = ? ORDER BY ordinal",
+            (lecture_id,),
+        )
+        return [Chapter(float(start), str(title), str(source)) for start, title, source in rows]
 
     def touch_source_hash(self, lecture_id: str, source_hash: str) -> None:
         with self.transaction():

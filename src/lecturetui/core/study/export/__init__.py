@@ -4,12 +4,13 @@ Anki package (anki.py) and as CSV (csvfile.py). Both faces call `export_bookmark
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
+from lecturetui.core.lectures import Chapter
 from lecturetui.core.study.bookmarks import Bookmark
 from lecturetui.core.study.export.cards import Card, answer_cards, bookmark_cards
 from lecturetui.core.study.export.markdown import answer_markdown, bookmarks_markdown
@@ -62,14 +63,17 @@ def _write(markdown: str, moments: int, cards: Sequence[Card], to: Targets) -> l
 
 
 def export_bookmarks(
-    bookmarks: Sequence[Bookmark], to: Targets, title: str = "Bookmarks"
+    bookmarks: Sequence[Bookmark],
+    to: Targets,
+    title: str = "Bookmarks",
+    chapters: Mapping[str, Sequence[Chapter]] | None = None,
 ) -> list[Written]:
-    """Write the bookmarks (in the order given: Bookmarks.all's) to the target files."""
+    """Write the bookmarks (in the order given: Bookmarks.all's) to the target files, each
+    moment with its chapter where its lecture has chapters."""
     if not bookmarks:
         raise no_bookmarks()
-    return _write(
-        bookmarks_markdown(bookmarks, title), len(bookmarks), bookmark_cards(bookmarks), to
-    )
+    markdown = bookmarks_markdown(bookmarks, title, chapters)
+    return _write(markdown, len(bookmarks), bookmark_cards(bookmarks), to)
 
 
 def no_bookmarks() -> LectureTuiError:

@@ -9,10 +9,11 @@ written and never changes the document's structure.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
 from lecturetui.core.citing import CITATION
+from lecturetui.core.lectures import Chapter, chapter_at
 from lecturetui.core.study.bookmarks import Bookmark
 from lecturetui.core.study.export.text import clean, one_line
 from lecturetui.core.study.moments import Moment
@@ -63,9 +64,14 @@ def heading(level: int, text: str) -> str:
     return f"{'#' * level} {escape(one_line(text)) or '…'}"
 
 
-def bookmarks_markdown(bookmarks: Sequence[Bookmark], title: str = "Bookmarks") -> str:
+def bookmarks_markdown(
+    bookmarks: Sequence[Bookmark],
+    title: str = "Bookmarks",
+    chapters: Mapping[str, Sequence[Chapter]] | None = None,
+) -> str:
     """A heading per course (when there are courses) and per lecture, each moment a link at its
-    time with its note and the quote, in the order given (Bookmarks.all: course, lecture, time)."""
+    time (with its chapter, for a lecture in `chapters`) with its note and the quote, in the
+    order given (Bookmarks.all: course, lecture, time)."""
     out = [heading(1, title)]
     courses = [one_line(b.moment.course or "") for b in bookmarks]
     with_courses = any(courses)
@@ -79,7 +85,9 @@ def bookmarks_markdown(bookmarks: Sequence[Bookmark], title: str = "Bookmarks") 
             out += ["", heading(3 if with_courses else 2, m.lecture_title)]
         lecture = m.lecture_id
         gone = " (lecture no longer in the library)" if b.orphaned else ""
-        out += ["", f"**{link(m)}**{gone}"]
+        chapter = chapter_at((chapters or {}).get(m.lecture_id, ()), m.start)
+        where = f" · {escape(one_line(chapter.title))}" if chapter else ""
+        out += ["", f"**{link(m)}**{where}{gone}"]
         if b.note.strip():
             out += ["", paragraphs(b.note)]
         if b.quote.strip():
