@@ -18,10 +18,11 @@ from lecturetui.cli.base import (
     segment_count,
     segment_rate,
 )
-from lecturetui.core.i18n import _, decimal
+from lecturetui.core.i18n import _, decimal, ngettext
 
 if TYPE_CHECKING:
     from lecturetui.core.retrieval.search import Hit
+    from lecturetui.core.study.course_map import MapRow
 
 
 @click.command("search")
@@ -33,12 +34,16 @@ if TYPE_CHECKING:
     default=None,
     help="Force exact (brute-force) or approximate (hnswlib) search. Default: by library size.",
 )
+@click.option(
+    "--map", "as_map", is_flag=True,
+    help="Also show where the question comes up across the course: a row per lecture, time across.",
+)  # fmt: skip
 @mode_option
 @scope_options
 @pass_ctx
 def search_cmd(
     obj: Context, question: str, k: int, as_json: bool, exact: bool | None, mode: str,
-    courses: tuple[str, ...], lectures: tuple[str, ...],
+    courses: tuple[str, ...], lectures: tuple[str, ...], as_map: bool = False,
 ) -> None:  # fmt: skip
     """Find the lecture segments that answer QUESTION, best first.
 
@@ -56,12 +61,19 @@ def search_cmd(
     library = obj.library()
     scope = Scope(courses, lectures)
     result = library.search(question, k, exact=exact, mode=mode, scope=scope)
+    rows = []
+    if as_map:
+        from lecturetui.core.study.course_map import course_map
+
+        scorer = lambda ids: library.window_scores(question, ids)  # noqa: E731
+        rows = course_map(library.store, result.hits, scorer)
     if as_json:
-        click.echo(
-            json_text(
-                {"question": question, "mode": mode, "hits": [h.record() for h in result.hits]}
-            )
-        )
+        payload: dict[str, object] = {
+            "question": question, "mode": mode, "hits": [h.record() for h in result.hits]
+        }  # fmt: skip
+        if as_map:
+            payload["map"] = [r.record() for r in rows]
+        click.echo(json_text(payload))
         return
     out = console()
     emb = library.embedder
@@ -94,6 +106,48 @@ def search_cmd(
         out.print("    " + excerpt(h), soft_wrap=True)
         if h.url:
             out.print(f"    [dim]{escape(h.url)}[/]", soft_wrap=True)
+    if as_map:
+        print_map(rows, len(result.hits))
+
+
+def print_map(rows: list[MapRow], n_hits: int) -> None:
+    """The course map as text: readable without colour (shades and numbers are characters)."""
+    from rich.markup import escape
+
+    from lecturetui.core.study.course_map import column_seconds, grid
+    from lecturetui.core.timefmt import format_timestamp
+
+    out = console()
+    if not rows:
+        return
+    minutes = max(1, round(column_seconds(rows) / 60))
+    out.print(
+        "\n[bold]"
+        + _("Where it comes up: {lectures}, {hits}").format(
+            lectures=ngettext("{n} lecture", "{n} lectures", len(rows)).format(n=len(rows)),
+            hits=ngettext("{n} hit", "{n} hits", n_hits).format(n=n_hits),
+        )
+        + "[/]",
+        soft_wrap=True,
+    )
+    out.print(
+        "[dim]"
+        + _(
+            "one column ≈ {minutes} min; █▓▒░ closer to the question, · farther;"
+            " 1, 2, 3… (then a, b…) the hits by rank"
+        ).format(minutes=minutes)
+        + "[/]",
+        soft_wrap=True,
+    )
+    names = [row.lecture.title for row in rows]
+    width = min(24, max(len(n) for n in names))
+    for row, cells, name in zip(rows, grid(rows), names, strict=True):
+        label = name if len(name) <= width else name[: width - 1] + "…"
+        out.print(
+            f"{escape(label.ljust(width))}  {cells}  [dim]{format_timestamp(row.lecture.duration)}[/]",
+            soft_wrap=True,
+            highlight=False,
+        )
 
 
 def excerpt(hit: Hit, context: int = 90) -> str:

@@ -38,6 +38,7 @@ from lecturetui.core.retrieval.vector_index import (
     SearchIndexError,
     VectorIndex,
     manifest_for,
+    unit_vector,
 )
 from lecturetui.core.storage.history import History
 from lecturetui.core.storage.store import Store
@@ -514,6 +515,20 @@ class Library:
             self, query, k, exact, mode, scoped, translation, guess, self.rerank_stage(),
             rerank_config,
         )  # fmt: skip
+
+    def window_scores(self, question: str, segment_ids: list[int]) -> dict[int, float]:
+        """How close each of these windows is to the question: EmbeddingGemma's cosine when it
+        re-ranks, else E5's (the course map shades every window of a lecture by it)."""
+        stage = self.rerank_stage()
+        found = stage.scores(question, segment_ids) if stage is not None else {}
+        if found:
+            return found
+        index = self.index(create=False)
+        have = [i for i in segment_ids if index is not None and i in index]
+        if index is None or not have:
+            return {}
+        vector = unit_vector(self.embedder.embed_query(question))
+        return dict(zip(have, (index.vectors(have) @ vector).tolist(), strict=True))
 
     def same_language(self, query: str) -> bool:
         """Is the question in one of the library's languages (or are they unknown)?"""

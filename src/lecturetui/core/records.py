@@ -128,6 +128,32 @@ class ChapterRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class MapWindowRecord:
+    """A window of a lecture on the course map, and how close it is to the question."""
+
+    start_s: float
+    end_s: float
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class MapHitRecord:
+    rank: int
+    start_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class MapRowRecord:
+    """A lecture's row on the course map (core/study/course_map.py)."""
+
+    lecture: str
+    lecture_title: str
+    duration_s: float
+    windows: tuple[MapWindowRecord, ...]
+    hits: tuple[MapHitRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class FoundRecord:
     """What a question found before the model writes (the pipeline's EvidenceReady, typed for
     the faces): the hits, the evidence sentences, and the quote the answer opens with."""
