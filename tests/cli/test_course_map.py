@@ -17,8 +17,8 @@ QUESTION = "O TensorFlow prioriza a execução de operações em qual dispositiv
 
 def _map(library: Any) -> tuple[Any, list[Any]]:
     result = library.search(QUESTION, 10)
-    return result, course_map(library.store, result.hits,
-                              lambda ids: library.window_scores(QUESTION, ids))  # fmt: skip
+    hits = [h.record() for h in result.hits]
+    return result, course_map(library.store, hits, lambda ids: library.window_scores(QUESTION, ids))
 
 
 def test_every_lecture_with_a_hit_has_a_row_with_its_hits_marked(seed_library: Any) -> None:

@@ -107,6 +107,36 @@ async def test_move_and_open_a_segment_with_neighbours(home: Path) -> None:
         assert not isinstance(app.screen, SegmentScreen)
 
 
+async def test_the_course_map_moves_from_hit_to_hit_and_opens_one(home: Path) -> None:
+    from lecturetui.tui.mapscreen import MapScreen
+
+    app = make_app(home)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await pilot.press("c")  # no question yet: said, nothing opens
+        await pilot.pause()
+        assert not isinstance(app.screen, MapScreen)
+        await ask(pilot, app)
+        await pilot.press("c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MapScreen)
+        lectures = list(dict.fromkeys(h.lecture for h in app.main.hits))
+        assert [row.lecture.id for row in screen.rows] == lectures
+        drawn = str(screen.query_one("#map-grid", Static).render())
+        assert all(title in drawn for title in (row.lecture.title for row in screen.rows))
+        await pilot.press("right", "right", "left")
+        second = app.main.hits[1]
+        assert screen.hits[screen.current].segment_id == second.segment_id
+        assert second.lecture_title in str(screen.query_one("#map-hit", Static).render())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SegmentScreen)
+        assert app.screen.segment.id == second.segment_id
+        await pilot.press("escape", "escape")
+        assert not isinstance(app.screen, MapScreen | SegmentScreen)
+
+
 async def test_citation_key_selects_its_segment(home: Path) -> None:
     app = make_app(home)
     async with app.run_test(size=(120, 32)) as pilot:

@@ -105,3 +105,17 @@ def test_library_screen(home: Path, snap_compare, language: str) -> None:  # typ
 
     assert snap_compare(make_app(home, language=language), terminal_size=SIZE,
                         run_before=library_open)  # fmt: skip
+
+
+@LANGUAGES
+def test_course_map(home: Path, snap_compare, language: str) -> None:  # type: ignore[no-untyped-def]
+    async def open_map(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _asked(pilot)
+        await pilot.press("c")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("right")  # the second hit highlighted
+        await pilot.pause()
+
+    app = make_app(home, language=language)
+    assert snap_compare(app, terminal_size=SIZE, run_before=open_map)

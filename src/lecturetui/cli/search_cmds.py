@@ -18,7 +18,7 @@ from lecturetui.cli.base import (
     segment_count,
     segment_rate,
 )
-from lecturetui.core.i18n import _, decimal, ngettext
+from lecturetui.core.i18n import _, decimal
 
 if TYPE_CHECKING:
     from lecturetui.core.retrieval.search import Hit
@@ -66,7 +66,7 @@ def search_cmd(
         from lecturetui.core.study.course_map import course_map
 
         scorer = lambda ids: library.window_scores(question, ids)  # noqa: E731
-        rows = course_map(library.store, result.hits, scorer)
+        rows = course_map(library.store, [h.record() for h in result.hits], scorer)
     if as_json:
         payload: dict[str, object] = {
             "question": question, "mode": mode, "hits": [h.record() for h in result.hits]
@@ -114,31 +114,14 @@ def print_map(rows: list[MapRow], n_hits: int) -> None:
     """The course map as text: readable without colour (shades and numbers are characters)."""
     from rich.markup import escape
 
-    from lecturetui.core.study.course_map import column_seconds, grid
+    from lecturetui.core.study.course_map import grid, heading, legend
     from lecturetui.core.timefmt import format_timestamp
 
     out = console()
     if not rows:
         return
-    minutes = max(1, round(column_seconds(rows) / 60))
-    out.print(
-        "\n[bold]"
-        + _("Where it comes up: {lectures}, {hits}").format(
-            lectures=ngettext("{n} lecture", "{n} lectures", len(rows)).format(n=len(rows)),
-            hits=ngettext("{n} hit", "{n} hits", n_hits).format(n=n_hits),
-        )
-        + "[/]",
-        soft_wrap=True,
-    )
-    out.print(
-        "[dim]"
-        + _(
-            "one column ≈ {minutes} min; █▓▒░ closer to the question, · farther;"
-            " 1, 2, 3… (then a, b…) the hits by rank"
-        ).format(minutes=minutes)
-        + "[/]",
-        soft_wrap=True,
-    )
+    out.print(f"\n[bold]{escape(heading(len(rows), n_hits))}[/]", soft_wrap=True)
+    out.print(f"[dim]{escape(legend(rows))}[/]", soft_wrap=True)
     names = [row.lecture.title for row in rows]
     width = min(24, max(len(n) for n in names))
     for row, cells, name in zip(rows, grid(rows), names, strict=True):

@@ -31,7 +31,7 @@ log = logging.getLogger("lecturetui")
 #: what each worker does, as a failure's title names it
 TASKS = {"load": N_("loading the models"), "answer": N_("the answer"), "ingest": N_("adding lectures"),
          "rerank": N_("re-ranking vectors"), "doctor": N_("the devices"), "warm": N_("sentence vectors"),
-         "topics": N_("the first screen")}  # fmt: skip
+         "topics": N_("the first screen"), "map": N_("the course map")}  # fmt: skip
 
 
 class LectureApp(Translated, App[None]):

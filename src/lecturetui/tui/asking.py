@@ -77,6 +77,7 @@ class AskingScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.hits: list[HitRecord] = []
+        self.asked = ""  # the question on screen, as typed (the course map's, `c`)
         self.passages: list[PassageRecord] = []
         self.evidence: list[EvidenceRecord] = []  # the evidence sentences on screen
         self.quote = ""  # the lecturer's sentences the answer on screen opens with
@@ -105,6 +106,7 @@ class AskingScreen(Screen[None]):
         self.query_one("#answer-status", Static).update(status)
 
     def ask(self, question: str) -> None:
+        self.asked = question  # the course map's question (c)
         self.stop_event.set()  # the answer in flight stops between tokens
         self.stop_event = threading.Event()
         self.serial += 1  # what the worker of an earlier question still posts is dropped

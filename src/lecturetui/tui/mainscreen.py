@@ -4,7 +4,7 @@ the first question, the way in (tui/welcome.py)."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -40,6 +40,7 @@ class MainScreen(Translated, Welcome, AskingScreen):
         Binding("s", "scope", N_("Scope")),
         Binding("b", "bookmark", N_("Bookmark")),
         Binding("x", "export", N_("Export"), show=False),
+        Binding("c", "course_map", N_("Course map")),
         *[Binding(str(n), f"citation({n})", show=False) for n in range(1, 10)],
     ]
 
@@ -207,6 +208,24 @@ class MainScreen(Translated, Welcome, AskingScreen):
             self.app.push_screen(
                 SegmentScreen(segment, hit.score if hit else None, offsets, evidence)
             )
+
+    def action_course_map(self) -> None:
+        """Where the question on screen comes up across the course (tui/mapscreen.py)."""
+        question = self.asked
+        if not question or not self.hits:
+            self.notify(_("Ask a question first: the map shows where it comes up."))
+            return
+        self.build_map(question, list(self.hits))
+
+    @work(thread=True, exclusive=True, group="map", exit_on_error=False)
+    def build_map(self, question: str, hits: list[HitRecord]) -> None:
+        from lecturetui.core.study.course_map import course_map
+        from lecturetui.tui.mapscreen import MapScreen
+
+        library = self.ctx.services.library
+        self.ctx.models.ready.wait()
+        rows = course_map(library.store, hits, lambda ids: library.window_scores(question, ids))
+        self.app.call_from_thread(self.app.push_screen, MapScreen(question, rows, hits))
 
     def current_hit(self) -> HitRecord | None:
         index = self.query_one("#hits", OptionList).highlighted

@@ -40,6 +40,7 @@ KEYS = (
     ("`b`", N_("bookmark the segment, with a note (main and segment screens)")),
     ("`B`", N_("bookmarks: by course and lecture; Enter opens one, `e` edits its note, `d` deletes, `x` exports")),
     ("`x`", N_("export the answer on screen (Markdown, Anki, CSV) to `./lecturetui-export/`")),
+    ("`c`", N_("course map: where the question comes up across the lectures; `←` `→` move from hit to hit, Enter opens one")),
     ("`Esc`", N_("stop the answer / go back")),
     ("`[` `]`", N_("previous / next segment (segment screen)")),
     ("`l`", N_("library: lectures, models, device; `i` adds lectures, `d` deletes one, `e` edits its title, course and link")),

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from lecturetui.core.i18n import _, ngettext
 from lecturetui.core.lectures import Lecture
-from lecturetui.core.records import MapHitRecord, MapRowRecord, MapWindowRecord
-from lecturetui.core.retrieval.search import Hit
+from lecturetui.core.records import HitRecord, MapHitRecord, MapRowRecord, MapWindowRecord
 from lecturetui.core.storage.store import Store
 
 #: from no match to the strongest: a window's shade by its score in the map's range
@@ -46,21 +46,22 @@ class MapRow:
 
 
 def course_map(
-    store: Store, hits: Sequence[Hit], score: Callable[[list[int]], dict[int, float]]
+    store: Store, hits: Sequence[HitRecord], score: Callable[[list[int]], dict[int, float]]
 ) -> list[MapRow]:
     """The rows of the map for a question's hits: the hits' lectures, in the order of their
     best hit, every window scored by `score` (segment ids -> closeness to the question:
     Library.window_scores)."""
     lectures: list[Lecture] = []
-    for hit in hits:
-        if hit.lecture.id not in {lec.id for lec in lectures}:
-            lectures.append(hit.lecture)
+    for lecture_id in dict.fromkeys(h.lecture for h in hits):
+        lecture = store.lecture(lecture_id)
+        if lecture is not None:
+            lectures.append(lecture)
     segments = {lec.id: store.segments(lec.id) for lec in lectures}
     scores = score([s.id for segs in segments.values() for s in segs])
     rows = []
     for lec in lectures:
         windows = tuple((s.start, s.end, scores.get(s.id, 0.0)) for s in segments[lec.id])
-        marks = tuple((h.rank, h.segment.start) for h in hits if h.lecture.id == lec.id)
+        marks = tuple((h.rank, h.start_s) for h in hits if h.lecture == lec.id)
         rows.append(MapRow(lec, windows, marks))
     return rows
 
@@ -104,3 +105,20 @@ def column_seconds(rows: Sequence[MapRow], width: int = WIDTH) -> float:
     """How many seconds one column of the grid stands for."""
     longest = max((e for r in rows for _s, e, _x in r.windows), default=0.0)
     return longest / width if longest else 0.0
+
+
+def heading(rows: int, hits: int) -> str:
+    """ "Where it comes up: 5 lectures, 10 hits", in the current language."""
+    return _("Where it comes up: {lectures}, {hits}").format(
+        lectures=ngettext("{n} lecture", "{n} lectures", rows).format(n=rows),
+        hits=ngettext("{n} hit", "{n} hits", hits).format(n=hits),
+    )
+
+
+def legend(rows: Sequence[MapRow], width: int = WIDTH) -> str:
+    """What a column, a shade and a mark stand for, in the current language."""
+    minutes = max(1, round(column_seconds(rows, width) / 60))
+    return _(
+        "one column ≈ {minutes} min; █▓▒░ closer to the question, · farther;"
+        " 1, 2, 3… (then a, b…) the hits by rank"
+    ).format(minutes=minutes)
