@@ -14,7 +14,7 @@ from lecturetui.core.paths import DataHome
 from lecturetui.tui.app import AppServices, LectureApp
 from lecturetui.tui.bookmarkscreen import BookmarksScreen
 from lecturetui.tui.notes import NoteScreen
-from lecturetui.tui.screens import SegmentScreen
+from lecturetui.tui.segmentscreen import SegmentScreen
 from tests.conftest import SEED_CORPUS
 from tests.fakes import FakeEmbedder, FakeGenerator
 from tests.tui.test_tui import ask

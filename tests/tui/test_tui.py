@@ -15,7 +15,8 @@ from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
 from lecturetui.tui import mainscreen
 from lecturetui.tui.app import AppServices, LectureApp
-from lecturetui.tui.screens import HelpScreen, HistoryScreen, LibraryScreen, SegmentScreen
+from lecturetui.tui.screens import HelpScreen, HistoryScreen, LibraryScreen
+from lecturetui.tui.segmentscreen import SegmentScreen
 from tests.conftest import SEED_CORPUS
 from tests.fakes import FakeEmbedder, FakeGenerator
 
@@ -693,3 +694,36 @@ async def test_the_first_screen_asks_an_example_and_reopens_the_last_question(ho
         await pilot.pause()
         assert again.query_one("#question", Input).value == question
         assert "placa [1]" in answer_text(again)  # the answer as it was given, not asked again
+
+
+async def test_the_segment_screen_names_its_chapter_and_moves_between_chapters(
+    home: Path,
+) -> None:
+    from lecturetui.core.lectures import Chapter
+
+    app = make_app(home)
+    library = app.services.library
+    lecture = next(lec for lec in library.lectures() if len(library.store.segments(lec.id)) >= 3)
+    segments = library.store.segments(lecture.id)
+    chapters = [Chapter(0.0, "Abertura"), Chapter(segments[1].start + 1, "GPUs"),
+                Chapter(segments[-1].start + 1, "Fim")]  # fmt: skip
+    library.store.save_chapters(lecture.id, chapters)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        app.push_screen(SegmentScreen(segments[0]))
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SegmentScreen)
+
+        def line() -> str:
+            return str(screen.query_one("#timeline", Static).render())
+
+        assert "1/3 00:00:00 Abertura" in line()
+        await pilot.press("right_curly_bracket")
+        assert screen.segment.id == segments[1].id and "2/3" in line() and "GPUs" in line()
+        await pilot.press("right_curly_bracket")
+        assert screen.segment.id == segments[-1].id and "3/3" in line() and "Fim" in line()
+        await pilot.press("right_curly_bracket")  # the last chapter: } stays
+        assert screen.segment.id == segments[-1].id
+        await pilot.press("left_curly_bracket", "left_curly_bracket")
+        assert screen.segment.id == segments[0].id and "Abertura" in line()

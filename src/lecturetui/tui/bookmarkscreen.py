@@ -16,7 +16,7 @@ from lecturetui.core.study.bookmarks import Bookmark
 from lecturetui.tui.context import context, copy_link, open_link
 from lecturetui.tui.i18n import Translated
 from lecturetui.tui.notes import NoteScreen, export_to, run_safely
-from lecturetui.tui.screens import SegmentScreen
+from lecturetui.tui.segmentscreen import SegmentScreen
 from lecturetui.tui.widgets import move_highlight
 
 

@@ -20,7 +20,8 @@ from lecturetui.tui.context import copy_link, open_link, ttft_label, worker_fail
 from lecturetui.tui.i18n import Translated
 from lecturetui.tui.messages import TopicsFound, WorkFailed
 from lecturetui.tui.notes import bookmark_segment, export_to
-from lecturetui.tui.screens import HistoryScreen, SegmentScreen
+from lecturetui.tui.screens import HistoryScreen
+from lecturetui.tui.segmentscreen import SegmentScreen
 from lecturetui.tui.welcome import Welcome, mode_name
 from lecturetui.tui.widgets import move_highlight
 

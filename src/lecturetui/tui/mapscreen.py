@@ -91,7 +91,7 @@ class MapScreen(Translated, Screen[None]):
             self.draw()
 
     def action_open(self) -> None:
-        from lecturetui.tui.screens import SegmentScreen
+        from lecturetui.tui.segmentscreen import SegmentScreen
 
         if not self.hits:
             return

@@ -8,21 +8,19 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Markdown, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, get_current_worker
 
 from lecturetui.core.conversation import HistoryEntry
-from lecturetui.core.i18n import N_, _, decimal, ngettext
-from lecturetui.core.lectures import Lecture, StoredSegment
-from lecturetui.core.links import deep_link
-from lecturetui.core.timefmt import format_duration, format_span, format_timestamp
-from lecturetui.tui.context import context, copy_link, open_link, worker_failed
+from lecturetui.core.i18n import N_, _, ngettext
+from lecturetui.core.lectures import Lecture
+from lecturetui.core.timefmt import format_timestamp
+from lecturetui.tui.context import context, worker_failed
 from lecturetui.tui.i18n import Translated
 from lecturetui.tui.messages import Diagnosed, IngestLog, IngestProgress, LibraryChanged, WorkFailed
-from lecturetui.tui.render import highlighted, timeline
 
 #: an ingested file's status, as the library screen names it
 STATUS = {"added": N_("added"), "updated": N_("updated"), "unchanged": N_("unchanged"),
@@ -43,6 +41,7 @@ KEYS = (
     ("`c`", N_("course map: where the question comes up across the lectures; `←` `→` move from hit to hit, Enter opens one")),
     ("`Esc`", N_("stop the answer / go back")),
     ("`[` `]`", N_("previous / next segment (segment screen)")),
+    ("`{` `}`", N_("previous / next chapter, for a lecture with its video's chapters (segment screen)")),
     ("`l`", N_("library: lectures, models, device; `i` adds lectures, `d` deletes one, `e` edits its title, course and link")),
     ("`h`", N_("history of questions")),
     ("`m`", N_("search mode: hybrid (E5 + BM25), meaning (E5), words (BM25)")),
@@ -80,102 +79,6 @@ class HelpScreen(Translated, ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Markdown(help_markdown())
-
-
-class SegmentScreen(Translated, Screen[None]):
-    """One segment, its neighbours dimmed around it, its place in the lecture."""
-
-    BINDINGS = [
-        Binding("escape", "app.pop_screen", N_("Back")),
-        Binding("left_square_bracket,p", "move(-1)", N_("Previous")),
-        Binding("right_square_bracket,n", "move(1)", N_("Next")),
-        Binding("o", "open", N_("Open video")),
-        Binding("y", "copy", N_("Copy link")),
-        Binding("b", "bookmark", N_("Bookmark")),
-    ]
-
-    def __init__(
-        self,
-        segment: StoredSegment,
-        score: float | None = None,
-        match: tuple[int, int] | None = None,
-        evidence: list[str] | None = None,
-    ) -> None:
-        super().__init__()
-        self.segment = segment
-        self.score = score
-        self.match = match  # offsets of the unit that matched the question, in segment.text
-        self.evidence = evidence or []  # sentences to highlight where the segment holds them
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="segment-title")
-        yield Static(id="timeline")
-        with VerticalScroll(id="segment-body"):
-            yield Static(id="segment-text")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.refresh_segment()
-
-    def refresh_segment(self) -> None:
-        library = context(self).services.library
-        lecture = library.lecture(self.segment.lecture_id)
-        around = library.neighbours(self.segment)
-        title = Text()
-        title.append(lecture.title if lecture else self.segment.lecture_id, style="bold")
-        title.append(
-            f"  {format_span(self.segment.start, self.segment.end)}",
-            style="cyan",
-        )
-        if self.score is not None:
-            title.append("  " + _("relevance {score}").format(score=decimal(self.score, 3)),
-                         style="green")  # fmt: skip
-        if self.segment.corpus_id is not None:
-            title.append(f"  #{self.segment.corpus_id}", style="dim")
-        self.query_one("#segment-title", Static).update(title)
-        duration = lecture.duration if lecture else self.segment.end
-        bar = timeline(self.segment.start, self.segment.end, duration)
-        self.query_one("#timeline", Static).update(
-            Text(f"{bar} {format_duration(duration)}", style="magenta")
-        )
-        body = Text()
-        for seg in around:
-            current = seg.id == self.segment.id
-            body.append(
-                f"{format_span(seg.start, seg.end)}\n",
-                style="cyan" if current else "dim cyan",
-            )
-            if current:
-                body.append_text(highlighted(seg.text, self.match, self.evidence))
-                body.append("\n\n")
-            else:
-                body.append(seg.text + "\n\n", style="dim")
-        self.query_one("#segment-text", Static).update(body)
-
-    def action_move(self, step: int) -> None:
-        around = context(self).services.library.neighbours(self.segment)
-        ids = [s.id for s in around]
-        i = ids.index(self.segment.id) + step
-        if 0 <= i < len(around):
-            self.segment = around[i]
-            self.score = None
-            self.refresh_segment()
-
-    def _url(self) -> str | None:
-        lecture = context(self).services.library.lecture(self.segment.lecture_id)
-        return deep_link(lecture.source_url if lecture else None, self.segment.start)
-
-    def action_open(self) -> None:
-        open_link(self.app, self._url())
-
-    def action_copy(self) -> None:
-        copy_link(self.app, self._url())
-
-    def action_bookmark(self) -> None:
-        from lecturetui.tui.notes import bookmark_segment
-
-        span = format_span(self.segment.start, self.segment.end)
-        bookmark_segment(self, self.segment.id, span, None)
 
 
 class HistoryScreen(Translated, Screen[int | None]):
