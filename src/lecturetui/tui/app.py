@@ -133,9 +133,10 @@ class LectureApp(Translated, App[None]):
         # in; the status line says which one is loading
         self._loading("E5")
         library.warm(rerank=False)
-        if library.rerank_stage() is not None:
+        stage = library.rerank_stage()
+        if stage is not None:
             self._loading("EmbeddingGemma")
-            library.warm()
+            stage.index()  # loads the model
         embedder = library.embedder
         # a session embeds a lot (every sentence, in the background): under `auto` the
         # embedder moves to the GPU now rather than after its first questions

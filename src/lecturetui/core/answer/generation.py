@@ -220,7 +220,7 @@ class LlamaGenerator:
             (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
         )
         prefix = a[:n]
-        key = f"{self.speed_key}|ctx {self.n_ctx}|{self._setup}|{prefix}"
+        key = f"{self.speed_key}|ctx {self.n_ctx}|{self._setup}"  # the tokens are checked below
         path = prefix_state.state_path(keep, key) if keep is not None else None
         saved = prefix_state.load(path, key) if path is not None else None
         self._prefix = prefix

@@ -4,9 +4,10 @@ Every prompt opens with the same instructions and worked example (prompting.fixe
 the model reads once when it loads (about 400 tokens: 4-12 s on a 2-core CPU). The state it leaves
 (llama.cpp's KV cache for those tokens, about 12 MB for the default model) is written to
 `<data home>/llm_prefix/` and restored by the next process instead of reading them again. A
-file is keyed by everything the state depends on (the model file, the device, the threads, the
-context and batch sizes, llama.cpp's version, the tokens themselves); one of another key, a
-truncated or damaged one, is read again (and rewritten), never used. Writes are atomic.
+file is keyed by the set-up the state depends on (the model file, the device, the threads, the
+context and batch sizes, llama.cpp's version) and holds the tokens it was made from; one of
+another key or other tokens, or a truncated or damaged one, is read again (and rewritten),
+never used. Writes are atomic.
 """
 
 from __future__ import annotations

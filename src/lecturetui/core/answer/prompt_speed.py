@@ -17,14 +17,13 @@ answers.
 from __future__ import annotations
 
 import json
-import os
 import statistics
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from lecturetui.core.answer.prompting import fixed_messages
+from lecturetui.core.atomic import write_atomic
 from lecturetui.core.timefmt import utc_now
 
 SPEED_FILE = "llm_speed.json"
@@ -83,11 +82,7 @@ def store_speed(path: Path, speed: PromptSpeed) -> None:
     del row["key"], row["measured_now"]
     row["samples"] = list(speed.samples)
     data[speed.key] = row
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".llm_speed-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, ensure_ascii=False)
-    Path(tmp).replace(path)
+    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False).encode("utf-8"))
 
 
 def prepare(
@@ -115,12 +110,11 @@ def prepare(
             generator.prompt_tokens_per_s = stored.tokens_per_s
         return stored
     if stored is None:
-        speeds = [n / seconds]
-        if remeasure:
-            speeds = []
-            for _ in range(READS - 1):
-                n, again = generator.prefill(fixed_messages())
-                speeds.append(n / again)
+        if remeasure:  # the read above warmed the model up; READS - 1 more are timed
+            reads = [generator.prefill(fixed_messages()) for _ in range(READS - 1)]
+            speeds = [tokens / took for tokens, took in reads]
+        else:
+            speeds = [n / seconds]
         samples = tuple(speeds[-KEPT:])
         speed = statistics.median(samples)
         stored = PromptSpeed(generator.speed_key, speed, n, utc_now(), True, samples)

@@ -28,7 +28,8 @@ from lecturetui.core.models.embedding import (
     weights_hash,
 )
 from lecturetui.core.models.onnx_export import MODEL_FILE, read_record
-from lecturetui.core.models.ov_cache import Notify, compile_cached
+from lecturetui.core.models.locate import Notify
+from lecturetui.core.models.ov_cache import compile_cached
 from lecturetui.core.models.tokens import TokenCounter, tokenizer_counter
 
 OPENVINO = "openvino"

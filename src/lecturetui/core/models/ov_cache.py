@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from lecturetui.core.atomic import write_atomic
 from lecturetui.core.i18n import _
+from lecturetui.core.models.locate import Notify
 
 FOLDER = "openvino"
 RECORD = "cache.json"
@@ -33,8 +33,6 @@ LOCK = ".compile.lock"
 DEVICE = "CPU"
 #: how long a process waits for another one compiling the same model before compiling itself
 LOCK_WAIT_S = 600.0
-
-Notify = Callable[[str], None]
 
 
 @dataclass(frozen=True, slots=True)
