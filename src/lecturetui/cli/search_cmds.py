@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import TYPE_CHECKING
 
@@ -65,7 +66,7 @@ def search_cmd(
     if as_map:
         from lecturetui.core.study.course_map import course_map
 
-        scorer = lambda ids: library.window_scores(question, ids)  # noqa: E731
+        scorer = functools.partial(library.window_scores, question)
         rows = course_map(library.store, [h.record() for h in result.hits], scorer)
     if as_json:
         payload: dict[str, object] = {
@@ -114,7 +115,7 @@ def print_map(rows: list[MapRow], n_hits: int) -> None:
     """The course map as text: readable without colour (shades and numbers are characters)."""
     from rich.markup import escape
 
-    from lecturetui.core.study.course_map import grid, heading, legend
+    from lecturetui.core.study.course_map import grid, heading, labels, legend
     from lecturetui.core.timefmt import format_timestamp
 
     out = console()
@@ -122,12 +123,9 @@ def print_map(rows: list[MapRow], n_hits: int) -> None:
         return
     out.print(f"\n[bold]{escape(heading(len(rows), n_hits))}[/]", soft_wrap=True)
     out.print(f"[dim]{escape(legend(rows))}[/]", soft_wrap=True)
-    names = [row.lecture.title for row in rows]
-    width = min(24, max(len(n) for n in names))
-    for row, cells, name in zip(rows, grid(rows), names, strict=True):
-        label = name if len(name) <= width else name[: width - 1] + "…"
+    for row, cells, label in zip(rows, grid(rows), labels(rows), strict=True):
         out.print(
-            f"{escape(label.ljust(width))}  {cells}  [dim]{format_timestamp(row.lecture.duration)}[/]",
+            f"{escape(label)}  {cells}  [dim]{format_timestamp(row.lecture.duration)}[/]",
             soft_wrap=True,
             highlight=False,
         )

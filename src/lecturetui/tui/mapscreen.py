@@ -13,7 +13,7 @@ from textual.widgets import Footer, Static
 
 from lecturetui.core.i18n import N_
 from lecturetui.core.records import HitRecord
-from lecturetui.core.study.course_map import MARKS, MapRow, grid, heading, legend
+from lecturetui.core.study.course_map import MARKS, MapRow, grid, heading, labels, legend
 from lecturetui.core.timefmt import format_span, format_timestamp
 from lecturetui.tui.context import context
 from lecturetui.tui.i18n import Translated
@@ -55,13 +55,12 @@ class MapScreen(Translated, Screen[None]):
 
     def draw(self) -> None:
         text = Text(legend(self.rows, WIDTH) + "\n\n", style="dim")
-        names = [row.lecture.title for row in self.rows]
-        width = min(24, max((len(name) for name in names), default=0))
         chosen = self.hits[self.current] if self.hits else None
         mark = MARKS[chosen.rank - 1] if chosen and chosen.rank <= len(MARKS) else None
-        for row, cells, name in zip(self.rows, grid(self.rows, WIDTH), names, strict=True):
-            label = name if len(name) <= width else name[: width - 1] + "…"
-            text.append(label.ljust(width) + "  ", style="bold")
+        for row, cells, label in zip(
+            self.rows, grid(self.rows, WIDTH), labels(self.rows), strict=True
+        ):
+            text.append(label + "  ", style="bold")
             for ch in cells:
                 if ch in MARKS:
                     here = chosen is not None and ch == mark and row.lecture.id == chosen.lecture

@@ -70,7 +70,7 @@ def grid(rows: Sequence[MapRow], width: int = WIDTH) -> list[str]:
     """Each row's cells, one character a column: the window's shade, or the mark of a hit."""
     if not rows:
         return []
-    longest = max(max((e for _s, e, _x in r.windows), default=0.0) for r in rows) or 1.0
+    longest = _longest(rows) or 1.0
     scores = [x for r in rows for _s, _e, x in r.windows]
     low, high = min(scores, default=0.0), max(scores, default=1.0)
     span = (high - low) or 1.0
@@ -101,10 +101,21 @@ def _shade(value: float) -> str:
     return SHADES[1 + min(int(value * 5), 4)]
 
 
+def _longest(rows: Sequence[MapRow]) -> float:
+    """Where the last window of the longest row ends: the time axis's length."""
+    return max((e for r in rows for _s, e, _x in r.windows), default=0.0)
+
+
 def column_seconds(rows: Sequence[MapRow], width: int = WIDTH) -> float:
     """How many seconds one column of the grid stands for."""
-    longest = max((e for r in rows for _s, e, _x in r.windows), default=0.0)
-    return longest / width if longest else 0.0
+    return _longest(rows) / width
+
+
+def labels(rows: Sequence[MapRow], most: int = 24) -> list[str]:
+    """The rows' lecture titles padded to one width (at most `most`, a longer one cut with …)."""
+    names = [row.lecture.title for row in rows]
+    width = min(most, max((len(name) for name in names), default=0))
+    return [(n if len(n) <= width else n[: width - 1] + "…").ljust(width) for n in names]
 
 
 def heading(rows: int, hits: int) -> str:
