@@ -19,6 +19,8 @@ def write_atomic(path: Path, *parts: bytes) -> None:
         with os.fdopen(fd, "wb") as f:
             for part in parts:
                 f.write(part)
+            f.flush()
+            os.fsync(f.fileno())  # on disk before it replaces the old file
         tmp.chmod(0o644)
         tmp.replace(path)
     except BaseException:

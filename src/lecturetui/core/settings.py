@@ -105,16 +105,8 @@ def save_setting(path: Path, command: str, key: str, value: Any) -> None:
 
 def _write(path: Path, doc: Any) -> None:
     """The document in place of the file, whole or not at all."""
-    import os
-    import tempfile
-
     import tomlkit
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".toml", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(tomlkit.dumps(doc))
-        Path(tmp).replace(path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    from lecturetui.core.atomic import write_atomic
+
+    write_atomic(path, tomlkit.dumps(doc).encode("utf-8"))

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from lecturetui.core.atomic import write_atomic
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import file_sha256
 from lecturetui.core.i18n import _
@@ -293,9 +294,9 @@ class VectorIndex:
                 final = self.folder / f"vectors-{sha[:12]}.hnsw"
                 tmp.replace(final)
                 if self._deleted:
-                    self._write_atomic(
+                    write_atomic(
                         final.with_name(final.name + ".deleted.json"),
-                        json.dumps(sorted(self._deleted)),
+                        json.dumps(sorted(self._deleted)).encode("utf-8"),
                     )
                 old = self.manifest.index_file
                 self.manifest.index_file = final.name
@@ -304,8 +305,8 @@ class VectorIndex:
                 self.manifest.deleted = len(self._deleted)
                 self.manifest.versions = _library_versions()
                 self.manifest.updated_at = utc_now()
-                self._write_atomic(
-                    self.folder / MANIFEST, json.dumps(asdict(self.manifest), indent=2)
+                write_atomic(
+                    self.folder / MANIFEST, json.dumps(asdict(self.manifest), indent=2).encode()
                 )
                 _fsync_dir(self.folder)
             finally:
@@ -313,18 +314,6 @@ class VectorIndex:
             if old and old != final.name:
                 (self.folder / old).unlink(missing_ok=True)
                 (self.folder / f"{old}.deleted.json").unlink(missing_ok=True)
-
-    @staticmethod
-    def _write_atomic(path: Path, text: str) -> None:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            Path(tmp_name).replace(path)
-        finally:
-            Path(tmp_name).unlink(missing_ok=True)
 
     def vectors(self, labels: list[int]) -> npt.NDArray[np.float32]:
         """The stored (normalised) vectors of these labels."""
