@@ -94,3 +94,29 @@ def test_a_damaged_or_stale_compiled_model_is_compiled_again_with_one_line(
     record = ov_cache.read_record(folder)
     assert record is not None and record.export_sha256 == "export-2"
     assert len(list(folder.glob("*.blob"))) == len(record.blobs)  # the stale blob was removed
+
+
+@pytest.mark.slow
+def test_two_compilations_at_once_leave_the_text_encoding_alone(e5_dir: Path) -> None:
+    # OpenVINO sets the C locale while it reads a model: two threads at once (EmbeddingGemma
+    # loading beside E5) could leave the process there, with ASCII as its default encoding
+    import locale
+    import threading
+
+    from lecturetui.core.models.onnx_export import read_record as read_export
+
+    pytest.importorskip("openvino")
+    export = ensure_export(e5_dir, MODELS_DIR)
+    record = read_export(export)
+    assert record is not None
+    before = locale.getpreferredencoding(False)
+    threads = [
+        threading.Thread(target=ov_cache.compile_cached,
+                         args=(export / "model.onnx", record.sha256, CONFIG, "E5"))  # fmt: skip
+        for _ in range(3)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert locale.getpreferredencoding(False) == before

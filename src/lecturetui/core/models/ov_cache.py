@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,11 @@ LOCK = ".compile.lock"
 DEVICE = "CPU"
 #: how long a process waits for another one compiling the same model before compiling itself
 LOCK_WAIT_S = 600.0
+#: one OpenVINO compilation at a time in a process: OpenVINO sets the C locale while it reads a
+#: model and puts the previous one back after, so two at once in two threads (EmbeddingGemma
+#: loading beside E5) can leave the whole process in the "C" locale, where Python's default
+#: text encoding is ASCII
+_COMPILING = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +119,11 @@ def _say(notify: Notify | None, why: str, name: str) -> None:
         notify(_("Compiling {model} for this CPU, once…").format(model=name))
 
 
+def _compile(core: Any, model_file: str, device: str, config: dict[str, str]) -> Any:
+    with _COMPILING:
+        return core.compile_model(model_file, device, config)
+
+
 def compile_cached(
     model_file: Path,
     export_sha256: str,
@@ -134,7 +145,7 @@ def compile_cached(
     unreadable = False
     if not why:
         try:
-            return core.compile_model(str(model_file), DEVICE, cached)
+            return _compile(core, str(model_file), DEVICE, cached)
         except Exception:  # noqa: BLE001 - a blob OpenVINO cannot read: compiled again below
             why, unreadable = "damaged", True
     lock = FileLock(folder / LOCK, timeout=LOCK_WAIT_S)
@@ -143,13 +154,13 @@ def compile_cached(
         lock.acquire()
     except (OSError, Timeout):  # a read-only models folder: compiled in memory, every time
         _say(notify, why, name)
-        return core.compile_model(str(model_file), DEVICE, config)
+        return _compile(core, str(model_file), DEVICE, config)
     try:
         if not unreadable and not check(folder, export_sha256, version, config):
-            return core.compile_model(str(model_file), DEVICE, cached)  # compiled meanwhile
+            return _compile(core, str(model_file), DEVICE, cached)  # compiled meanwhile
         _say(notify, why, name)
         _clear(folder)
-        compiled = core.compile_model(str(model_file), DEVICE, cached)
+        compiled = _compile(core, str(model_file), DEVICE, cached)
         blobs = _blobs(folder)
         if blobs:
             with contextlib.suppress(OSError):
