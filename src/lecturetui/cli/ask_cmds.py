@@ -162,9 +162,10 @@ class _Printer:
                 self.out.print(f"[dim]{line}[/]")
             print_evidence(self.out, found)
             if found.quote is not None:  # the answer opens with the lecturer's words
-                from lecturetui.core.answer.question import quote_block
+                from lecturetui.core.answer.question import opening
 
-                self.out.print(f"[italic cyan]{escape(quote_block(found.quote).rstrip())}[/]\n")
+                # the quote, or both moments when it is in doubt (core/answer/doubt.py)
+                self.out.print(f"[italic cyan]{escape(opening(found).rstrip())}[/]\n")
         elif isinstance(event, Token):
             sys.stdout.write(event.text)
             sys.stdout.flush()

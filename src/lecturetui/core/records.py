@@ -167,6 +167,9 @@ class FoundRecord:
     translation: str | None = None  # the question as searched, in the lectures' language
     guess: str | None = None  # the lecturer's likely words, searched with it
     covered: bool = True
+    #: the quoted moment is in doubt: `opening` says so and quotes both `moments`
+    unsure: bool = False
+    moments: tuple[QuoteRecord, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +208,10 @@ class AnswerRecord:
     #: the lectures do not cover the question: no model ran, `answer` says so in one sentence
     abstained: bool = False
     unsupported: tuple[UnsupportedRecord, ...] = ()
+    #: the quoted moment is in doubt: `answer` says so and quotes both `moments` ([1], [2]),
+    #: with no explanation
+    unsure: bool = False
+    moments: tuple[QuoteRecord, ...] = ()
 
 
 def to_json(record: object) -> Any:

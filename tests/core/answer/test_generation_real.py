@@ -130,3 +130,25 @@ def test_the_fixed_start_saved_by_one_process_answers_the_same_in_the_next(tmp_p
         assert other.prefill(fixed_messages(), keep=tmp_path)[1] > 0
     finally:
         other.close()
+
+
+def test_the_model_finds_the_moment_that_answers_likelier_than_an_unrelated_one(generator) -> None:  # type: ignore[no-untyped-def]
+    from lecturetui.core.answer.doubt import check_messages
+    from lecturetui.core.answer.quote import Quote
+
+    def moment(text: str) -> Quote:
+        return Quote("aula-3", "Aula 3", 600.0, 640.0, text, 0.5, None, None, (0,))
+
+    question = "Why does Python need indentation after an if statement?"
+    answers = moment(
+        "the if statement ends with a colon and then the next lines are indented, that "
+        "indentation is how Python knows which lines belong to the if block, when you "
+        "de-indent the block ends"
+    )
+    unrelated = moment(
+        "so for your resume keep things aligned, I was talking to a student about jobs and "
+        "internships last week"
+    )
+    yes = generator.yes_probability(check_messages(question, answers))
+    no = generator.yes_probability(check_messages(question, unrelated))
+    assert 0.0 <= no < yes <= 1.0

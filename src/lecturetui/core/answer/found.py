@@ -8,6 +8,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from lecturetui.core.answer.doubt import SURE, Doubt, in_doubt, margin
 from lecturetui.core.answer.evidence import (
     EvidenceSentence,
     ScoredPassage,
@@ -55,6 +56,8 @@ class Retrieved:
     #: the relevance model's cosine of the question to the best-ranked window (quote.relevance;
     #: None without EmbeddingGemma)
     relevance: float | None = None
+    #: whether the quoted moment is in doubt, and the other moment (core/answer/doubt.py)
+    doubt: Doubt = SURE
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,11 +120,20 @@ def retrieve(
         top = [best_window(passages[0])]
         scored = score_passages(top, scorer.query(turn.search_text), scorer.vectors)
     quote = choose_quote(scored[0]) if scored and covered else None
+    doubt = SURE
+    if quote is not None and in_doubt(passages, stage is not None):
+        # two moments about as close: the second's quote too, to show beside the first
+        second = score_passages([best_window(passages[1])], scorer.query(turn.search_text),
+                                scorer.vectors)  # fmt: skip
+        other = choose_quote(second[0])
+        if other is not None:
+            scored = [*scored, *second]
+            doubt = Doubt(True, margin(passages), other)
     t2 = time.perf_counter()
     return Retrieved(
         turn, hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
         searched.translation, searched.guess, searched.model_s, quote, covered,
-        relevance(hits, stage, searched.translation),
+        relevance(hits, stage, searched.translation), doubt,
     )  # fmt: skip
 
 
@@ -131,7 +143,9 @@ def score_rest(library: Library, found: Retrieved) -> list[ScoredPassage]:
     if len(found.passages) <= 1 or not found.scored:
         return list(found.scored)
     scorer = sentence_scorer(library)
-    windows = [best_window(p) for p in found.passages[1:SCORED_WINDOWS]]
+    windows = [best_window(p) for p in found.passages[len(found.scored) : SCORED_WINDOWS]]
+    if not windows:
+        return list(found.scored)
     query = scorer.query(found.turn.search_text)
     return [*found.scored, *score_passages(windows, query, scorer.vectors)]
 

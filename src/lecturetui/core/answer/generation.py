@@ -360,6 +360,36 @@ class LlamaGenerator:
             halt.set()
             future.result()
 
+    def yes_probability(self, messages: list[dict[str, str]]) -> float:
+        """How likely the model's reply to `messages` starts with yes rather than no (0-1),
+        from its first token's logits: one read of the prompt, nothing generated. The next
+        answer restores its fixed start, as after a translation."""
+        import numpy as np
+
+        tokens = self._prompt_tokens(messages)
+
+        def words(*forms: str) -> list[int]:
+            return [self._llm.tokenize(w.encode(), add_bos=False, special=False)[0] for w in forms]
+
+        def work() -> float:
+            with quiet_stderr(self._quiet):
+                self._llm.reset()
+                self._llm.eval(tokens)
+                raw = self._llm._ctx.get_logits_ith(-1)
+            logits = np.ctypeslib.as_array(raw, shape=(self._llm.n_vocab(),)).astype(np.float64)
+            yes, no = words("Yes", "yes", "YES"), words("No", "no", "NO")
+            top = float(logits[yes + no].max())
+            p_yes = float(np.exp(logits[yes] - top).sum())
+            p_no = float(np.exp(logits[no] - top).sum())
+            return p_yes / (p_yes + p_no)
+
+        try:
+            return float(self._run(work))
+        except (ValueError, RuntimeError) as exc:
+            raise LectureTuiError(
+                _("The answer model failed ({error}).").format(error=exc)
+            ) from None
+
     def complete_json(
         self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int
     ) -> str:

@@ -45,6 +45,7 @@ from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.repetition import RepeatGuard
 from lecturetui.core.answer.result import Answer, passage_record
 from lecturetui.core.answer.translate import Translator, target_language, translating
+from lecturetui.core.answer.unsure import settled, unsure_answer, unsure_opening
 from lecturetui.core.citing import cited_numbers
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
@@ -52,7 +53,13 @@ from lecturetui.core.i18n import _
 from lecturetui.core.language import question_language
 from lecturetui.core.library import Hit, Library
 from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE, DEFAULT_TTFT_S
-from lecturetui.core.records import AnswerRecord, FoundRecord, HitRecord, PassageRecord
+from lecturetui.core.records import (
+    AnswerRecord,
+    FoundRecord,
+    HitRecord,
+    PassageRecord,
+    QuoteRecord,
+)
 from lecturetui.core.retrieval.scope import Scope
 from lecturetui.core.timefmt import format_timestamp
 
@@ -79,12 +86,14 @@ class EvidenceReady:
             hits=tuple(h.record() for h in f.hits),
             evidence=tuple(e.record() for e in f.evidence),
             quote=f.quote.record() if f.quote else None,
-            opening=quote_block(f.quote),
+            opening=opening(f),
             search_s=f.evidence_s,
             follows=f.turn.previous.question if f.turn.previous is not None else None,
             translation=f.translation,
             guess=f.guess,
             covered=f.covered,
+            unsure=f.doubt.unsure,
+            moments=moments(f),
         )
 
 
@@ -185,9 +194,13 @@ def run_question(
         # translation would cost seconds before the quote (bench/RESULTS.md)
         translator, guesser = _search_helpers(library, turn, models, s)
         found = retrieve(library, turn, s.k, s.mode, s.scope, translator, guesser)
+        if found.doubt.unsure:  # by the margin, or the answer model where that is cheap (a GPU)
+            found = settled(found, models.for_search(lambda: False))
         yield EvidenceReady(found)
-        if not found.covered:  # nothing to explain: say so, show the closest moments
-            done = abstention(found)
+        if not found.covered or found.doubt.unsure:
+            # nothing to explain (say so, show the closest moments), or two moments too close
+            # to tell apart (show both, explain neither)
+            done = abstention(found) if not found.covered else unsure_answer(found)
             entry = library.history.add(done.record()) if s.keep else None
             yield Answered(done, done.record(), entry)
             return
@@ -365,6 +378,21 @@ def warm_up(library: Library, stop: threading.Event, idle: threading.Event | Non
     student reads), pausing while `idle` is clear; a question then scores its sentences from
     the cache. Returns how many were embedded."""
     return warm_sentences(library, stop, idle)
+
+
+def opening(found: Retrieved) -> str:
+    """What the answer opens with: the quote, or both moments when it is in doubt."""
+    d = found.doubt
+    if d.unsure and found.quote is not None and d.other is not None:
+        return unsure_opening(found.turn.question, found.quote, d.other)
+    return quote_block(found.quote)
+
+
+def moments(found: Retrieved) -> tuple[QuoteRecord, ...]:
+    d = found.doubt
+    if d.unsure and found.quote is not None and d.other is not None:
+        return found.quote.record(), d.other.record()
+    return ()
 
 
 def quote_block(quote: Quote | None) -> str:

@@ -36,6 +36,10 @@ class Answer:
     explanation: str = ""  # the model's part of `text`, its citations checked
     abstained: bool = False  # the lectures do not cover the question: no model ran
     unsupported: tuple[Unsupported, ...] = ()  # explanation sentences no excerpt bears out
+    #: the quoted moment is in doubt (core/answer/doubt.py): `moments` are the two shown, and
+    #: no explanation was written
+    unsure: bool = False
+    moments: tuple[Quote, ...] = ()
 
     @property
     def citations(self) -> list[Passage]:
@@ -64,6 +68,8 @@ class Answer:
             explanation=self.explanation,
             abstained=self.abstained,
             unsupported=tuple(UnsupportedRecord(u.sentence, u.missing) for u in self.unsupported),
+            unsure=self.unsure,
+            moments=tuple(m.record() for m in self.moments),
         )
 
     def to_json(self) -> dict[str, Any]:

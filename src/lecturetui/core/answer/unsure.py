@@ -1,0 +1,88 @@
+"""The answer when the quoted moment is in doubt (core/answer/doubt.py): both moments, no
+explanation.
+
+An explanation written from the wrong moment reads as confidently as a right one; when the
+first two moments stay too close to tell apart, the answer says so in one line (in the
+question's language) and quotes both, each with its lecture and time, cited [1] and [2]. The
+explanation is withheld: the student opens the moment that answers (and no model time is
+spent on an explanation that may explain the wrong thing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from lecturetui.core.answer.doubt import Doubt, check_wanted, model_check, settle
+from lecturetui.core.answer.found import Retrieved
+from lecturetui.core.answer.generation import Generator
+from lecturetui.core.answer.quote import Quote
+from lecturetui.core.answer.result import Answer
+from lecturetui.core.language import question_language
+from lecturetui.core.timefmt import format_timestamp
+
+_UNSURE = {
+    "Portuguese": "Não tenho certeza de qual destes dois momentos responde à pergunta; confira"
+    " os dois:",
+    "Spanish": "No estoy seguro de cuál de estos dos momentos responde la pregunta; revisa"
+    " los dos:",
+}
+_UNSURE_EN = "I am not sure which of these two moments answers the question; check both:"
+
+
+def unsure_line(question: str) -> str:
+    return _UNSURE.get(question_language(question) or "", _UNSURE_EN)
+
+
+def quoted(quote: Quote, number: int) -> str:
+    """One moment as the answer quotes it: the lecturer's words, lecture and time, [n]."""
+    return f"“{quote.text}” ({quote.lecture_title}, {format_timestamp(quote.start)}) [{number}]"
+
+
+def unsure_opening(question: str, first: Quote, other: Quote) -> str:
+    return f"{unsure_line(question)}\n\n{quoted(first, 1)}\n\n{quoted(other, 2)}\n\n"
+
+
+def settled(found: Retrieved, model: Generator | None) -> Retrieved:
+    """`found` with the doubt `retrieve` saw settled (doubt.settle): by the answer model where
+    it checks (doubt.check_wanted) and is loaded, else by the margin alone."""
+    d = found.doubt
+    if not d.unsure or d.other is None or found.quote is None or d.margin is None:
+        return found
+    ask = getattr(model, "yes_probability", None)
+    checks = model is not None and ask is not None and check_wanted(model.gpu)
+    check = model_check(model) if checks else None  # type: ignore[arg-type]
+    return replace(found, doubt=settle(found.turn.search_text, found.quote, d.other, d.margin,
+                                       check))  # fmt: skip
+
+
+def unsure_answer(found: Retrieved) -> Answer:
+    """The answer for a moment in doubt: the line, both moments; no model ran for it."""
+    d: Doubt = found.doubt
+    assert found.quote is not None and d.other is not None
+    turn = found.turn
+    text = unsure_opening(turn.question, found.quote, d.other).rstrip()
+    ms = found.evidence_s * 1000
+    return Answer(
+        question=turn.question,
+        text=text,
+        passages=found.passages[:2],
+        hits=found.hits,
+        cited=[1, 2],
+        timings={
+            "retrieval_ms": found.retrieval_s * 1000,
+            "evidence_ms": ms,
+            "translate_guess_ms": found.model_s * 1000,
+            "time_to_first_token_ms": ms,
+            "prompt_tokens": 0.0,
+            "prompt_new_tokens": 0.0,
+            "tokens_per_s": 0.0,
+            "total_ms": ms,
+        },
+        evidence=found.evidence,
+        turn=turn,
+        translation=found.translation,
+        guess=found.guess,
+        quote=found.quote,
+        unsure=True,
+        moments=(found.quote, d.other),
+    )

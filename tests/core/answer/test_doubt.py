@@ -1,0 +1,127 @@
+"""A quoted moment in doubt (core/answer/doubt.py, unsure.py): both moments shown, no
+explanation, unless the answer model settles it; with a stand-in re-ranker and model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lecturetui.core.answer import doubt
+from lecturetui.core.answer.doubt import (
+    CHECK_LEAD,
+    CHECK_MARGIN,
+    DOUBT_MARGIN,
+    check_wanted,
+    settle,
+)
+from lecturetui.core.answer.question import Answered, EvidenceReady, Loaded, run_question
+from lecturetui.core.answer.quote import Quote
+from lecturetui.core.conversation import Turn
+from lecturetui.core.library import Library
+from lecturetui.core.paths import DataHome
+from lecturetui.core.records import to_json
+from tests.conftest import SEED_CORPUS
+from tests.fakes import FakeEmbedder, FakeGenerator
+
+QUESTION = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
+
+
+def _quote(lecture: str, text: str) -> Quote:
+    return Quote(lecture, lecture.title(), 60.0, 80.0, text, 0.5, None, None, (0,))
+
+
+class Checking(FakeGenerator):
+    """A model that says how likely each moment answers, in the order it is asked."""
+
+    def __init__(self, likely: list[float], gpu: bool = True) -> None:
+        super().__init__("Prioriza a GPU [1].", gpu=gpu)
+        self.likely = likely
+        self.checked: list[str] = []
+
+    def yes_probability(self, messages: list[dict[str, str]]) -> float:
+        self.checked.append(messages[-1]["content"])
+        return self.likely[len(self.checked) - 1]
+
+
+def _library() -> Library:
+    lib = Library(DataHome.resolve(), embedder=FakeEmbedder(),
+                  reranker=FakeEmbedder(dim=48, model_id="fake-gemma"))  # fmt: skip
+    lib.ingest([SEED_CORPUS])
+    lib.sync_rerank()
+    return lib
+
+
+def test_settle_keeps_the_first_moment_only_when_the_model_prefers_it_clearly() -> None:
+    a, b = _quote("aula-1", "a GPU"), _quote("aula-2", "a CPU")
+    # no model: the margin alone decides
+    assert settle("q", a, b, DOUBT_MARGIN, None).unsure
+    assert not settle("q", a, b, DOUBT_MARGIN + 0.001, None).unsure
+    gap = CHECK_MARGIN
+    sure = settle("q", a, b, gap, lambda q, m: 0.9 if m is a else 0.9 - CHECK_LEAD)
+    assert not sure.unsure and sure.other is None and sure.checked is not None
+    close = settle("q", a, b, gap, lambda q, m: 0.6 if m is a else 0.65 - CHECK_LEAD)
+    assert close.unsure and close.other is b
+    assert settle("q", a, b, gap, lambda q, m: 0.2 if m is a else 0.8).unsure
+    # beyond CHECK_MARGIN the model is not asked
+    assert settle("q", a, b, CHECK_MARGIN + 0.01, lambda q, m: 1 / 0).checked is None
+
+
+def test_the_check_runs_on_a_gpu_or_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LECTURETUI_CHECK_MOMENTS", raising=False)
+    assert check_wanted(True) and not check_wanted(False)
+    monkeypatch.setenv("LECTURETUI_CHECK_MOMENTS", "on")
+    assert check_wanted(False)
+    monkeypatch.setenv("LECTURETUI_CHECK_MOMENTS", "off")
+    assert not check_wanted(True)
+
+
+def test_two_close_moments_are_both_shown_and_nothing_is_explained(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(doubt, "DOUBT_MARGIN", 1.0)  # every first two moments count as close
+    monkeypatch.setattr(doubt, "CHECK_MARGIN", 1.0)
+    lib = _library()
+    gen = FakeGenerator("Prioriza a GPU [1].")
+    events = list(run_question(lib, Turn(QUESTION, QUESTION), Loaded(gen)))
+    found = next(e for e in events if isinstance(e, EvidenceReady)).record()
+    done = events[-1]
+    assert isinstance(done, Answered)
+    answer = done.answer
+    assert found.unsure and answer.unsure and not gen.prompts  # no explanation was asked for
+    first, second = answer.moments
+    assert (first.lecture_id, first.start) != (second.lecture_id, second.start)
+    assert answer.text.startswith("Não tenho certeza")  # in the question's language
+    assert f"“{first.text}”" in answer.text and f"“{second.text}”" in answer.text
+    assert answer.cited == [1, 2] and answer.explanation == ""
+    assert [p.lecture_id for p in answer.passages] == [first.lecture_id, second.lecture_id]
+    data = to_json(done.record)
+    assert data["unsure"] is True and [m["text"] for m in data["moments"]] == [
+        first.text,
+        second.text,
+    ]
+    assert found.opening.rstrip() == answer.text
+    lib.close()
+
+
+def test_the_answer_model_settles_a_doubt_on_a_gpu(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(doubt, "DOUBT_MARGIN", 1.0)
+    monkeypatch.setattr(doubt, "CHECK_MARGIN", 1.0)
+    monkeypatch.delenv("LECTURETUI_CHECK_MOMENTS", raising=False)
+    lib = _library()
+    # the model prefers the first moment clearly: it stands, and is explained
+    gen = Checking([0.9, 0.2])
+    done = list(run_question(lib, Turn(QUESTION, QUESTION), Loaded(gen)))[-1]
+    assert isinstance(done, Answered) and not done.answer.unsure and gen.prompts
+    assert len(gen.checked) == 2 and all(QUESTION in user for user in gen.checked)
+    # it hesitates: both moments are shown
+    gen = Checking([0.6, 0.65 - CHECK_LEAD])
+    done = list(run_question(lib, Turn(QUESTION, QUESTION), Loaded(gen)))[-1]
+    assert isinstance(done, Answered) and done.answer.unsure and not gen.prompts
+    # on a CPU the model is not asked: the doubt stands
+    cpu = Checking([], gpu=False)
+    done = list(run_question(lib, Turn(QUESTION, QUESTION), Loaded(cpu)))[-1]
+    assert isinstance(done, Answered) and done.answer.unsure and not cpu.checked
+    lib.close()
