@@ -1,7 +1,8 @@
 """The quoted moment: is the window the answer quotes from the one that answers the question?
+And when the answer says it is not sure (core/answer/doubt.py), is it the wrong one?
 
     .venv/bin/python bench/moment_bench.py [--half tune|heldout|both] [--out rows.jsonl]
-        [--windows 5]
+        [--windows 5] [--check]
 
 For each question of the realistic benchmark (bench/data/realistic_questions.jsonl, both
 languages) and of the answer benchmark (answer_keypoints.jsonl), the product's own `retrieve`
@@ -11,7 +12,10 @@ Every question's first `--windows` passages are kept with what could decide betw
 re-ranker's score of each best window, its sentences' best and second-best EmbeddingGemma
 cosines, lecture and time, whether it holds a gold moment), so rules for choosing the moment or
 saying it is uncertain can be compared on these rows (`--rules`) without running the models
-again.
+again. Each row says whether the product marks the answer unsure by the margin alone (as on a
+CPU) and, with `--check`, with the answer model looking closer (as on a GPU: it is loaded and
+asked whatever the machine); the summary counts wrong moments shown without doubt and right ones
+marked unsure, per half, and over the hand-read answers of bench/data/answer_labels.jsonl.
 """
 
 from __future__ import annotations
@@ -65,11 +69,19 @@ def dump(args: argparse.Namespace) -> list[dict[str, Any]]:
     from lecturetui.core.answer.evidence import score_passages
     from lecturetui.core.answer.found import retrieve
     from lecturetui.core.answer.quote import best_window, sentence_scorer
+    from lecturetui.core.answer.unsure import settled
     from lecturetui.core.conversation import Turn
 
     lib = realistic_library()
     lib.sync_rerank()  # EmbeddingGemma's vectors of every window, as `lecturetui ingest` writes
     lib.warm()
+    model = None
+    if args.check:
+        from lecturetui.core.answer.generation import LlamaGenerator
+        from lecturetui.core.models.gguf import resolve_llm
+
+        os.environ["LECTURETUI_CHECK_MOMENTS"] = "1"
+        model = LlamaGenerator(resolve_llm(ROOT / "models", None), n_ctx=4096)
     out = []
     for row in questions(args.half):
         question = row["question"]
@@ -91,6 +103,10 @@ def dump(args: argparse.Namespace) -> list[dict[str, Any]]:
                 "gold": holds(spans, window.lecture_id, window.start, window.end),
                 "gold_passage": holds(spans, passage.lecture_id, passage.start, passage.end),
             })  # fmt: skip
+        t1 = time.perf_counter()
+        alone = settled(found, None).doubt
+        checked = settled(found, model).doubt if model is not None else None
+        check_s = time.perf_counter() - t1
         q = found.quote
         item = {
             "qid": row["qid"], "lang": row["lang"], "half": row["half"], "set": row["set"],
@@ -98,6 +114,9 @@ def dump(args: argparse.Namespace) -> list[dict[str, Any]]:
             "quote_gold": bool(q and holds(spans, q.lecture_id, q.start, q.end)),
             "quote_window_gold": windows[0]["gold"] if windows else False,
             "quote_ms": quote_ms, "windows": windows,
+            "unsure": alone.unsure, "margin": found.doubt.margin,
+            "unsure_checked": checked.unsure if checked else None,
+            "checked": checked.checked if checked else None, "check_s": check_s,
         }  # fmt: skip
         out.append(item)
         print(f"{row['qid']} {row['lang']} quote {'ok' if item['quote_gold'] else '--'}"
@@ -116,6 +135,42 @@ def summary(rows: list[dict[str, Any]]) -> None:
         anywhere = statistics.mean(any(w["gold"] for w in r["windows"]) for r in part)
         print(f"{name} ({len(part)}): R@1 of the quoted window {r1:.3f}; gold in the first"
               f" {len(part[0]['windows'])} windows {anywhere:.3f}")  # fmt: skip
+
+
+def doubt_summary(rows: list[dict[str, Any]]) -> None:
+    """Wrong moments shown without doubt, right ones marked unsure: per half, and over the
+    hand-read answers (run "the moment that answers")."""
+    keys = ["unsure"] + (["unsure_checked"] if any(r.get("unsure_checked") is not None
+                                                   for r in rows) else [])  # fmt: skip
+    print("\n| rule | half | right moments marked unsure | wrong moments marked unsure |"
+          " wrong and sure |\n|---|---|---|---|---|")  # fmt: skip
+    for key in keys:
+        for half in ("tune", "heldout"):
+            part = [r for r in rows if r["half"] == half and r["covered"] and r["windows"]]
+            right = [r for r in part if r["quote_window_gold"]]
+            wrong = [r for r in part if not r["quote_window_gold"]]
+            if not part:
+                continue
+            print(f"| {key} | {half} | {sum(bool(r.get(key)) for r in right)}/{len(right)} |"
+                  f" {sum(bool(r.get(key)) for r in wrong)}/{len(wrong)} |"
+                  f" {sum(not r.get(key) for r in wrong) / len(part):.3f} |")  # fmt: skip
+    labels = DATA / "answer_labels.jsonl"
+    by_key = {(r["qid"], r["lang"]): r for r in rows}
+    read = [json.loads(x) for x in labels.read_text("utf-8").splitlines() if x.strip()]
+    read = [r for r in read if r["run"] == "the moment that answers"]
+    for key in keys:
+        counts: dict[str, list[int]] = {}
+        for r in read:
+            row = by_key.get((r["qid"], r["lang"]))
+            if row is None:
+                continue
+            abstained = not row["covered"]
+            kind = "abstained" if abstained else r["label"]
+            seen = counts.setdefault(kind, [0, 0])
+            seen[0] += 1
+            seen[1] += bool(row.get(key)) and not abstained
+        print(f"hand-read ({key}): " + ", ".join(f"{k} {v[1]}/{v[0]} marked unsure"
+                                                 for k, v in sorted(counts.items())))  # fmt: skip
 
 
 def choose(windows: list[dict[str, Any]], margin: float, lead: float, k: int = 3) -> int:
@@ -197,6 +252,11 @@ def main() -> None:
     ap.add_argument("--half", choices=["tune", "heldout", "both"], default="both")
     ap.add_argument("--out", type=Path, default=DATA / "realistic" / "moments.jsonl")
     ap.add_argument("--windows", type=int, default=5)
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="also with the answer model checking close moments (as on a GPU)",
+    )
     ap.add_argument("--read", action="store_true", help="summarise --out without running")
     ap.add_argument("--rules", action="store_true", help="compare choice and doubt rules on --out")
     args = ap.parse_args()
@@ -207,6 +267,8 @@ def main() -> None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
     summary(rows)
+    if any("unsure" in r for r in rows):
+        doubt_summary(rows)
     if args.rules:
         rules(rows)
 

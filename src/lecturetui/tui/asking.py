@@ -203,9 +203,12 @@ class AskingScreen(Screen[None]):
         self.evidence = list(found.evidence)
         self.query_one("#evidence", Static).update(evidence_text(self.evidence))
         status = _("search {time}").format(time=seconds(found.search_s)) + " · "
-        status += (
-            _("writing the explanation…") if self.ctx.models.generator else _("loading models…")
-        )
+        if found.unsure:  # both moments are shown and nothing is explained (core/answer/doubt.py)
+            status += _("two moments are about as close: both shown, nothing explained")
+        elif self.ctx.models.generator:
+            status += _("writing the explanation…")
+        else:
+            status += _("loading models…")
         if found.follows is not None:
             status += " · " + _("follows up: {question}").format(question=found.follows)
         if found.translation:  # a question in another language, searched as translated
