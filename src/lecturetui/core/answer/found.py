@@ -59,6 +59,21 @@ class Retrieved:
     #: whether the quoted moment is in doubt, and the other moment (core/answer/doubt.py)
     doubt: Doubt = SURE
 
+    def timings_without_model(self) -> dict[str, float]:
+        """An answer's timings when no model wrote any of it (an abstention, two moments in
+        doubt): it is whole once the evidence is out."""
+        ms = self.evidence_s * 1000
+        return {
+            "retrieval_ms": self.retrieval_s * 1000,
+            "evidence_ms": ms,
+            "translate_guess_ms": self.model_s * 1000,
+            "time_to_first_token_ms": ms,
+            "prompt_tokens": 0.0,
+            "prompt_new_tokens": 0.0,
+            "tokens_per_s": 0.0,
+            "total_ms": ms,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class Searched:

@@ -406,23 +406,13 @@ def abstention(found: Retrieved) -> Answer:
     """The answer when the lectures do not cover the question: one sentence, no model."""
     turn = found.turn
     text = _not_covered(turn.question)
-    ms = found.evidence_s * 1000
     return Answer(
         question=turn.question,
         text=text,
         passages=[],
         hits=found.hits,
         cited=[],
-        timings={
-            "retrieval_ms": found.retrieval_s * 1000,
-            "evidence_ms": ms,
-            "translate_guess_ms": found.model_s * 1000,
-            "time_to_first_token_ms": ms,
-            "prompt_tokens": 0.0,
-            "prompt_new_tokens": 0.0,
-            "tokens_per_s": 0.0,
-            "total_ms": ms,
-        },
+        timings=found.timings_without_model(),
         evidence=found.evidence,
         turn=turn,
         translation=found.translation,

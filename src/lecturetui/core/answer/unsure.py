@@ -61,23 +61,13 @@ def unsure_answer(found: Retrieved) -> Answer:
     assert found.quote is not None and d.other is not None
     turn = found.turn
     text = unsure_opening(turn.question, found.quote, d.other).rstrip()
-    ms = found.evidence_s * 1000
     return Answer(
         question=turn.question,
         text=text,
         passages=found.passages[:2],
         hits=found.hits,
         cited=[1, 2],
-        timings={
-            "retrieval_ms": found.retrieval_s * 1000,
-            "evidence_ms": ms,
-            "translate_guess_ms": found.model_s * 1000,
-            "time_to_first_token_ms": ms,
-            "prompt_tokens": 0.0,
-            "prompt_new_tokens": 0.0,
-            "tokens_per_s": 0.0,
-            "total_ms": ms,
-        },
+        timings=found.timings_without_model(),
         evidence=found.evidence,
         turn=turn,
         translation=found.translation,
