@@ -28,8 +28,8 @@ from lecturetui.core.i18n import _, decimal
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from lecturetui.core.answer.events import Event
     from lecturetui.core.answer.found import Retrieved
-    from lecturetui.core.answer.question import Event
     from lecturetui.core.answer.result import Answer
     from lecturetui.core.answer.server import ServerGenerator
     from lecturetui.core.session import AnswerModel, ModelSession
@@ -130,7 +130,7 @@ class _Printer:
     def __call__(self, event: Event) -> None:
         from rich.markup import escape
 
-        from lecturetui.core.answer.question import Answered, EvidenceReady, Failed, Token
+        from lecturetui.core.answer.events import Answered, Doubted, EvidenceReady, Failed, Token
 
         if isinstance(event, Failed):
             raise event.error
@@ -162,10 +162,12 @@ class _Printer:
                 self.out.print(f"[dim]{line}[/]")
             print_evidence(self.out, found)
             if found.quote is not None:  # the answer opens with the lecturer's words
-                from lecturetui.core.answer.question import opening
+                from lecturetui.core.answer.events import opening
 
                 # the quote, or both moments when it is in doubt (core/answer/doubt.py)
                 self.out.print(f"[italic cyan]{escape(opening(found).rstrip())}[/]\n")
+        elif isinstance(event, Doubted):  # the model found the quote in doubt: the other moment
+            self.out.print(f"[italic cyan]{escape(event.addition().rstrip())}[/]\n")
         elif isinstance(event, Token):
             sys.stdout.write(event.text)
             sys.stdout.flush()
@@ -196,7 +198,8 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
 
     from lecturetui.core.timefmt import format_span
 
-    sys.stdout.write("\n")
+    if not answer.unsure:  # an unsure answer streamed nothing after its moments
+        sys.stdout.write("\n")
     if answer.abstained:
         out.print(escape(answer.text), soft_wrap=True)
     if answer.stopped:

@@ -116,16 +116,16 @@ class AskingScreen(Screen[None]):
     def run_question(self, question: str, stop: threading.Event, serial: int) -> None:
         """The question through the core's pipeline (core/answer/question.py), each of its events
         posted to this screen as a message; no widget is touched from this thread."""
-        from lecturetui.core.answer.question import (
+        from lecturetui.core.answer.events import (
             Answered,
+            Doubted,
             EvidenceReady,
             Failed,
             PromptReady,
-            QuestionSettings,
             Started,
             Token,
-            run_question,
         )  # fmt: skip
+        from lecturetui.core.answer.question import QuestionSettings, run_question
         from lecturetui.core.conversation import make_turn
 
         ctx = self.ctx
@@ -143,9 +143,11 @@ class AskingScreen(Screen[None]):
                     return  # superseded by a newer question
                 if isinstance(event, Started):
                     self.post_message(QuestionStarted(serial))
-                elif isinstance(event, EvidenceReady):
+                elif isinstance(event, EvidenceReady | Doubted):
+                    # the answer opens with the quote; Doubted: with both moments, as the model
+                    # found the quote in doubt once it was on screen
                     found = event.record()
-                    text = found.opening  # the answer opens with the quote
+                    text = found.opening
                     self.post_message(EvidenceShown(serial, found))
                 elif isinstance(event, PromptReady):
                     self.post_message(PromptShown(serial, *event.records()))

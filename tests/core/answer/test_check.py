@@ -6,17 +6,10 @@ from __future__ import annotations
 import pytest
 
 from lecturetui.core.answer.check import check, facts, holds
+from lecturetui.core.answer.events import Answered, EvidenceReady, Token, quote_block
 from lecturetui.core.answer.evidence import ScoredPassage
 from lecturetui.core.answer.prompting import Passage
-from lecturetui.core.answer.question import (
-    Answered,
-    EvidenceReady,
-    Loaded,
-    QuestionSettings,
-    Token,
-    quote_block,
-    run_question,
-)
+from lecturetui.core.answer.question import Loaded, QuestionSettings, run_question
 from lecturetui.core.answer.quote import choose_quote, covers, names, names_unknown
 from lecturetui.core.answer.repetition import RepeatGuard
 from lecturetui.core.conversation import Turn

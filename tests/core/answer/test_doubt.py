@@ -15,7 +15,8 @@ from lecturetui.core.answer.doubt import (
     check_wanted,
     settle,
 )
-from lecturetui.core.answer.question import Answered, EvidenceReady, Loaded, run_question
+from lecturetui.core.answer.events import Answered, Doubted, EvidenceReady
+from lecturetui.core.answer.question import Loaded, run_question
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.conversation import Turn
 from lecturetui.core.library import Library
@@ -67,28 +68,38 @@ def test_settle_keeps_the_first_moment_only_when_the_model_prefers_it_clearly() 
     assert settle("q", a, b, CHECK_MARGIN + 0.01, lambda q, m: 1 / 0).checked is None
 
 
-def test_the_check_runs_on_a_gpu_or_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_check_is_on_unless_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LECTURETUI_CHECK_MOMENTS", raising=False)
-    assert check_wanted(True) and not check_wanted(False)
-    monkeypatch.setenv("LECTURETUI_CHECK_MOMENTS", "on")
-    assert check_wanted(False)
+    assert check_wanted()
     monkeypatch.setenv("LECTURETUI_CHECK_MOMENTS", "off")
-    assert not check_wanted(True)
+    assert not check_wanted()
+
+
+@pytest.fixture
+def close_moments(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every question's first two moments count as close."""
+    monkeypatch.setattr(doubt, "DOUBT_MARGIN", 1.0)
+    monkeypatch.setattr(doubt, "CHECK_MARGIN", 1.0)
+    monkeypatch.delenv("LECTURETUI_CHECK_MOMENTS", raising=False)
+
+
+def _events(lib: Library, gen: FakeGenerator) -> list[object]:
+    return list(run_question(lib, Turn(QUESTION, QUESTION), Loaded(gen)))
 
 
 def test_two_close_moments_are_both_shown_and_nothing_is_explained(
-    home: Path, monkeypatch: pytest.MonkeyPatch
+    home: Path, monkeypatch: pytest.MonkeyPatch, close_moments: None
 ) -> None:
-    monkeypatch.setattr(doubt, "DOUBT_MARGIN", 1.0)  # every first two moments count as close
-    monkeypatch.setattr(doubt, "CHECK_MARGIN", 1.0)
+    monkeypatch.setenv("LECTURETUI_CHECK_MOMENTS", "off")  # the margin alone decides
     lib = _library()
     gen = FakeGenerator("Prioriza a GPU [1].")
-    events = list(run_question(lib, Turn(QUESTION, QUESTION), Loaded(gen)))
+    events = _events(lib, gen)
     found = next(e for e in events if isinstance(e, EvidenceReady)).record()
     done = events[-1]
     assert isinstance(done, Answered)
     answer = done.answer
     assert found.unsure and answer.unsure and not gen.prompts  # no explanation was asked for
+    assert not any(isinstance(e, Doubted) for e in events)  # known before the quote was shown
     first, second = answer.moments
     assert (first.lecture_id, first.start) != (second.lecture_id, second.start)
     assert answer.text.startswith("Não tenho certeza")  # in the question's language
@@ -101,27 +112,46 @@ def test_two_close_moments_are_both_shown_and_nothing_is_explained(
         second.text,
     ]
     assert found.opening.rstrip() == answer.text
+    assert done.entry_id is not None  # kept in the history like any answer
     lib.close()
 
 
-def test_the_answer_model_settles_a_doubt_on_a_gpu(
-    home: Path, monkeypatch: pytest.MonkeyPatch
+def test_on_a_gpu_the_model_settles_the_doubt_before_the_quote_is_shown(
+    home: Path, close_moments: None
 ) -> None:
-    monkeypatch.setattr(doubt, "DOUBT_MARGIN", 1.0)
-    monkeypatch.setattr(doubt, "CHECK_MARGIN", 1.0)
-    monkeypatch.delenv("LECTURETUI_CHECK_MOMENTS", raising=False)
     lib = _library()
-    # the model prefers the first moment clearly: it stands, and is explained
-    gen = Checking([0.9, 0.2])
-    done = list(run_question(lib, Turn(QUESTION, QUESTION), Loaded(gen)))[-1]
+    gen = Checking([0.9, 0.2])  # prefers the first moment clearly: it stands, and is explained
+    events = _events(lib, gen)
+    done = events[-1]
     assert isinstance(done, Answered) and not done.answer.unsure and gen.prompts
     assert len(gen.checked) == 2 and all(QUESTION in user for user in gen.checked)
-    # it hesitates: both moments are shown
-    gen = Checking([0.6, 0.65 - CHECK_LEAD])
-    done = list(run_question(lib, Turn(QUESTION, QUESTION), Loaded(gen)))[-1]
-    assert isinstance(done, Answered) and done.answer.unsure and not gen.prompts
-    # on a CPU the model is not asked: the doubt stands
-    cpu = Checking([], gpu=False)
-    done = list(run_question(lib, Turn(QUESTION, QUESTION), Loaded(cpu)))[-1]
-    assert isinstance(done, Answered) and done.answer.unsure and not cpu.checked
+    gen = Checking([0.6, 0.65 - CHECK_LEAD])  # hesitates: both moments, shown at once
+    events = _events(lib, gen)
+    found = next(e for e in events if isinstance(e, EvidenceReady)).record()
+    done = events[-1]
+    assert found.unsure and isinstance(done, Answered) and done.answer.unsure and not gen.prompts
+    assert not any(isinstance(e, Doubted) for e in events)
+    lib.close()
+
+
+def test_on_a_cpu_the_quote_comes_first_and_the_check_before_the_explanation(
+    home: Path, close_moments: None
+) -> None:
+    lib = _library()
+    gen = Checking([0.6, 0.65 - CHECK_LEAD], gpu=False)
+    events = _events(lib, gen)
+    found = next(e for e in events if isinstance(e, EvidenceReady)).record()
+    assert not found.unsure and found.quote is not None  # the quote alone, before the check
+    assert len(gen.checked) == 2 and not gen.prompts
+    doubted = next(e for e in events if isinstance(e, Doubted))
+    assert events.index(doubted) == len(events) - 2  # then the answer, with no explanation
+    done = events[-1]
+    assert isinstance(done, Answered) and done.answer.unsure
+    other = done.answer.moments[1]
+    assert doubted.addition().startswith("Não tenho certeza de que este momento")
+    assert f"“{other.text}”" in doubted.addition() and doubted.record().unsure
+    # the model prefers the first: the explanation follows the quote
+    gen = Checking([0.9, 0.2], gpu=False)
+    events = _events(lib, gen)
+    assert not any(isinstance(e, Doubted) for e in events) and gen.prompts
     lib.close()

@@ -6,18 +6,16 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from lecturetui.core.answer.generation import Generator
-from lecturetui.core.answer.question import (
+from lecturetui.core.answer.events import (
     Answered,
     EvidenceReady,
     Failed,
-    Loaded,
     PromptReady,
-    QuestionSettings,
     Started,
     Token,
-    run_question,
 )
+from lecturetui.core.answer.generation import Generator
+from lecturetui.core.answer.question import Loaded, QuestionSettings, run_question
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.library import Library

@@ -7,12 +7,14 @@ within DOUBT_MARGIN the answer says it is not sure and shows both moments, the l
 and the time of each, instead of an explanation written with confidence from the first
 (bench/RESULTS.md, "The quoted moment in doubt").
 
-Where the answer model runs on a GPU it looks closer (`settle`): up to CHECK_MARGIN it reads
-each of the two quotes with the question and says how likely each answers it; the first stands
-when the model finds it at least CHECK_LEAD likelier than the second. That reads about 450
-tokens: a few hundredths of a second on a GPU, about 5 s on a 2-core CPU, where it runs only
-when asked (`LECTURETUI_CHECK_MOMENTS=1`). The model's preference is not used to quote the
-second moment instead: it does not pick the right one more often than the ranking does.
+The answer model looks closer (`settle`): up to CHECK_MARGIN it reads each of the two quotes
+with the question and says how likely each answers it; the first stands when the model finds
+it at least CHECK_LEAD likelier than the second. That reads about 450 tokens: a few hundredths
+of a second on a GPU, where it is done before the quote is shown, and about 4 s on a 2-core CPU,
+where the quote is shown first and the check runs before the explanation (an answer found in
+doubt then ends there, without the explanation's 10-15 s). `LECTURETUI_CHECK_MOMENTS=0` turns
+it off (the margin alone decides). The model's preference is not used to quote the second
+moment instead: it does not pick the right one more often than the ranking does.
 
 Without EmbeddingGemma (E5 alone) there is no doubt to tell: E5's cosines are too compressed
 for a margin to mean anything.
@@ -111,11 +113,7 @@ def model_check(model: YesModel) -> MomentCheck:
     return check
 
 
-def check_wanted(on_gpu: bool) -> bool:
-    """Whether the answer model settles doubts here (see the module's docstring)."""
+def check_wanted() -> bool:
+    """Whether the answer model settles doubts (on unless LECTURETUI_CHECK_MOMENTS is off)."""
     env = os.environ.get("LECTURETUI_CHECK_MOMENTS", "").strip().lower()
-    if env in ("1", "on", "true", "yes"):
-        return True
-    if env in ("0", "off", "false", "no"):
-        return False
-    return on_gpu
+    return env not in ("0", "off", "false", "no")

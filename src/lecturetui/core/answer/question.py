@@ -1,6 +1,7 @@
 """One question, start to end, as a stream of typed events: the pipeline every face drives.
 
     Started -> EvidenceReady -> PromptReady -> Token ... -> Answered     (or Failed, at any point)
+    Started -> EvidenceReady [-> Doubted] -> Answered    (abstained, or two moments in doubt)
 
 `run_question` translates a question in another language (core/answer/translate.py), guesses the
 lecturer's words (core/answer/guess.py), retrieves the hits and chooses the lecturer's sentences
@@ -28,6 +29,18 @@ from typing import Protocol
 from lecturetui.core.answer.attribution import attribute
 from lecturetui.core.answer.budget import PromptBudget, plan_prompt
 from lecturetui.core.answer.check import check, says_not_answered
+from lecturetui.core.answer.doubt import SURE, check_wanted
+from lecturetui.core.answer.events import (
+    Answered,
+    Doubted,
+    Event,
+    EvidenceReady,
+    Failed,
+    PromptReady,
+    Started,
+    Token,
+    quote_block,
+)
 from lecturetui.core.answer.found import (
     Retrieved,
     Searched,
@@ -40,100 +53,22 @@ from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.grounding import ungrounded
 from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
 from lecturetui.core.answer.prompt_speed import SPEED_FILE, observe
-from lecturetui.core.answer.prompting import Passage
-from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.repetition import RepeatGuard
-from lecturetui.core.answer.result import Answer, passage_record
+from lecturetui.core.answer.result import Answer
 from lecturetui.core.answer.translate import Translator, target_language, translating
-from lecturetui.core.answer.unsure import settled, unsure_answer, unsure_opening
+from lecturetui.core.answer.unsure import (
+    can_check,
+    settled,
+    unsure_answer,
+)
 from lecturetui.core.citing import cited_numbers
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.language import question_language
-from lecturetui.core.library import Hit, Library
+from lecturetui.core.library import Library
 from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE, DEFAULT_TTFT_S
-from lecturetui.core.records import (
-    AnswerRecord,
-    FoundRecord,
-    HitRecord,
-    PassageRecord,
-    QuoteRecord,
-)
 from lecturetui.core.retrieval.scope import Scope
-from lecturetui.core.timefmt import format_timestamp
-
-
-# -- events -----------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Started:
-    """The question is being searched: a follow-up with the previous question's words, a
-    question in another language once translated (the turn says which)."""
-
-    turn: Turn
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceReady:
-    """Hits and evidence sentences, before the model writes anything."""
-
-    found: Retrieved
-
-    def record(self) -> FoundRecord:
-        """What was found, as the faces show it (typed records)."""
-        f = self.found
-        return FoundRecord(
-            hits=tuple(h.record() for h in f.hits),
-            evidence=tuple(e.record() for e in f.evidence),
-            quote=f.quote.record() if f.quote else None,
-            opening=opening(f),
-            search_s=f.evidence_s,
-            follows=f.turn.previous.question if f.turn.previous is not None else None,
-            translation=f.translation,
-            guess=f.guess,
-            covered=f.covered,
-            unsure=f.doubt.unsure,
-            moments=moments(f),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class PromptReady:
-    """The passages the prompt numbers [1]..[n] (the hits they came from beside them)."""
-
-    hits: list[Hit]
-    passages: list[Passage]
-
-    def records(self) -> tuple[list[HitRecord], list[PassageRecord]]:
-        return [h.record() for h in self.hits], [passage_record(p) for p in self.passages]
-
-
-@dataclass(frozen=True, slots=True)
-class Token:
-    """A piece of the model's explanation as it wrote it (the pieces joined are the explanation
-    before its citations are checked; the answer opens with the quote, `quote_block`, which the
-    faces show at EvidenceReady)."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Answered:
-    """The whole answer, its record, and its history entry (None when not kept)."""
-
-    answer: Answer
-    record: AnswerRecord
-    entry_id: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Failed:
-    """What stopped the question, in one sentence and a hint (core/errors.py)."""
-
-    error: LectureTuiError
-
-
-Event = Started | EvidenceReady | PromptReady | Token | Answered | Failed
 
 
 # -- what a question needs -------------------------------------------------------------------
@@ -194,19 +129,23 @@ def run_question(
         # translation would cost seconds before the quote (bench/RESULTS.md)
         translator, guesser = _search_helpers(library, turn, models, s)
         found = retrieve(library, turn, s.k, s.mode, s.scope, translator, guesser)
-        if found.doubt.unsure:  # by the margin, or the answer model where that is cheap (a GPU)
-            found = settled(found, models.for_search(lambda: False))
-        yield EvidenceReady(found)
-        if not found.covered or found.doubt.unsure:
+        found, later = _doubt_now(found, models)
+        yield EvidenceReady(replace(found, doubt=SURE) if later else found)
+        if not found.covered or (found.doubt.unsure and not later):
             # nothing to explain (say so, show the closest moments), or two moments too close
             # to tell apart (show both, explain neither)
-            done = abstention(found) if not found.covered else unsure_answer(found)
-            entry = library.history.add(done.record()) if s.keep else None
-            yield Answered(done, done.record(), entry)
+            yield _kept(library, abstention(found) if not found.covered else unsure_answer(found),
+                        s.keep)  # fmt: skip
             return
         generator = models.for_answer(stop)
         if generator is None:
             return
+        if later:  # the quote is on screen: the model checks it before it explains
+            found = settled(found, generator)
+            if found.doubt.unsure:
+                yield Doubted(found)
+                yield _kept(library, unsure_answer(found), s.keep)
+                return
         for event in answer_events(library, generator, found, s.answer_tokens, s.ttft_s, stop):
             if isinstance(event, Answered) and s.keep:
                 entry = library.history.add(event.record)
@@ -214,6 +153,26 @@ def run_question(
             yield event
     except LectureTuiError as exc:
         yield Failed(exc)
+
+
+def _doubt_now(found: Retrieved, models: ModelSource) -> tuple[Retrieved, bool]:
+    """The doubt over the quoted moment, settled before the quote is shown where that is
+    cheap (the answer model on a GPU, or no check to make: the margin alone); else left to
+    the model once the quote is on screen (True: a CPU, or a model still loading)."""
+    if not found.doubt.unsure:
+        return found, False
+    model = models.for_search(lambda: False)
+    if model is not None and model.gpu and can_check(model):
+        return settled(found, model), False
+    if check_wanted():
+        return found, True
+    return settled(found, None), False
+
+
+def _kept(library: Library, done: Answer, keep: bool) -> Answered:
+    """An answer no model wrote, kept in the history when wanted."""
+    entry = library.history.add(done.record()) if keep else None
+    return Answered(done, done.record(), entry)
 
 
 def _search_helpers(
@@ -378,28 +337,6 @@ def warm_up(library: Library, stop: threading.Event, idle: threading.Event | Non
     student reads), pausing while `idle` is clear; a question then scores its sentences from
     the cache. Returns how many were embedded."""
     return warm_sentences(library, stop, idle)
-
-
-def opening(found: Retrieved) -> str:
-    """What the answer opens with: the quote, or both moments when it is in doubt."""
-    d = found.doubt
-    if d.unsure and found.quote is not None and d.other is not None:
-        return unsure_opening(found.turn.question, found.quote, d.other)
-    return quote_block(found.quote)
-
-
-def moments(found: Retrieved) -> tuple[QuoteRecord, ...]:
-    d = found.doubt
-    if d.unsure and found.quote is not None and d.other is not None:
-        return found.quote.record(), d.other.record()
-    return ()
-
-
-def quote_block(quote: Quote | None) -> str:
-    """The answer's opening: the lecturer's sentences in quotes, with lecture and time, [1]."""
-    if quote is None:
-        return ""
-    return f"“{quote.text}” ({quote.lecture_title}, {format_timestamp(quote.start)}) [1]\n\n"
 
 
 def abstention(found: Retrieved) -> Answer:

@@ -27,10 +27,22 @@ _UNSURE = {
     " los dos:",
 }
 _UNSURE_EN = "I am not sure which of these two moments answers the question; check both:"
+# said after the first moment when the doubt is found once it is on screen (a CPU's check)
+_ALSO = {
+    "Portuguese": "Não tenho certeza de que este momento responde à pergunta; este outro está"
+    " quase empatado, confira os dois:",
+    "Spanish": "No estoy seguro de que este momento responda la pregunta; este otro está casi"
+    " empatado, revisa los dos:",
+}
+_ALSO_EN = "I am not sure this moment answers the question; this other one is about as close:"
 
 
 def unsure_line(question: str) -> str:
     return _UNSURE.get(question_language(question) or "", _UNSURE_EN)
+
+
+def also_line(question: str) -> str:
+    return _ALSO.get(question_language(question) or "", _ALSO_EN)
 
 
 def quoted(quote: Quote, number: int) -> str:
@@ -42,15 +54,18 @@ def unsure_opening(question: str, first: Quote, other: Quote) -> str:
     return f"{unsure_line(question)}\n\n{quoted(first, 1)}\n\n{quoted(other, 2)}\n\n"
 
 
+def can_check(model: Generator | None) -> bool:
+    """Whether this model settles doubts (it reads logits, and the check is not turned off)."""
+    return getattr(model, "yes_probability", None) is not None and check_wanted()
+
+
 def settled(found: Retrieved, model: Generator | None) -> Retrieved:
-    """`found` with the doubt `retrieve` saw settled (doubt.settle): by the answer model where
-    it checks (doubt.check_wanted) and is loaded, else by the margin alone."""
+    """`found` with the doubt `retrieve` saw settled (doubt.settle): by the answer model when
+    it can check (`can_check`), else by the margin alone."""
     d = found.doubt
     if not d.unsure or d.other is None or found.quote is None or d.margin is None:
         return found
-    ask = getattr(model, "yes_probability", None)
-    checks = model is not None and ask is not None and check_wanted(model.gpu)
-    check = model_check(model) if checks else None  # type: ignore[arg-type]
+    check = model_check(model) if can_check(model) else None  # type: ignore[arg-type]
     return replace(found, doubt=settle(found.turn.search_text, found.quote, d.other, d.margin,
                                        check))  # fmt: skip
 

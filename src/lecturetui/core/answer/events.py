@@ -1,0 +1,139 @@
+"""The events of one question (core/answer/question.py's `run_question`), as every face reads
+them, and the opening the answer shows before the model writes: the quote, or both moments
+when it is in doubt (core/answer/doubt.py).
+
+    Started -> EvidenceReady -> PromptReady -> Token ... -> Answered     (or Failed, at any point)
+    Started -> EvidenceReady [-> Doubted] -> Answered    (abstained, or two moments in doubt)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lecturetui.core.answer.found import Retrieved
+from lecturetui.core.answer.prompting import Passage
+from lecturetui.core.answer.quote import Quote
+from lecturetui.core.answer.result import Answer, passage_record
+from lecturetui.core.answer.unsure import also_line, quoted, unsure_opening
+from lecturetui.core.conversation import Turn
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.library import Hit
+from lecturetui.core.records import (
+    AnswerRecord,
+    FoundRecord,
+    HitRecord,
+    PassageRecord,
+    QuoteRecord,
+)
+from lecturetui.core.timefmt import format_timestamp
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """The question is being searched: a follow-up with the previous question's words, a
+    question in another language once translated (the turn says which)."""
+
+    turn: Turn
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceReady:
+    """Hits and evidence sentences, before the model writes anything."""
+
+    found: Retrieved
+
+    def record(self) -> FoundRecord:
+        """What was found, as the faces show it (typed records)."""
+        f = self.found
+        return FoundRecord(
+            hits=tuple(h.record() for h in f.hits),
+            evidence=tuple(e.record() for e in f.evidence),
+            quote=f.quote.record() if f.quote else None,
+            opening=opening(f),
+            search_s=f.evidence_s,
+            follows=f.turn.previous.question if f.turn.previous is not None else None,
+            translation=f.translation,
+            guess=f.guess,
+            covered=f.covered,
+            unsure=f.doubt.unsure,
+            moments=moments(f),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Doubted:
+    """The answer model found the quoted moment in doubt once the quote was on screen (a CPU's
+    check, core/answer/doubt.py): the other moment is shown beside it and nothing is explained;
+    Answered follows at once."""
+
+    found: Retrieved
+
+    def record(self) -> FoundRecord:
+        return EvidenceReady(self.found).record()
+
+    def addition(self) -> str:
+        """What to show after the quote already on screen: one line, then the other moment."""
+        other = self.found.doubt.other
+        assert other is not None
+        return f"{also_line(self.found.turn.question)}\n\n{quoted(other, 2)}\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class PromptReady:
+    """The passages the prompt numbers [1]..[n] (the hits they came from beside them)."""
+
+    hits: list[Hit]
+    passages: list[Passage]
+
+    def records(self) -> tuple[list[HitRecord], list[PassageRecord]]:
+        return [h.record() for h in self.hits], [passage_record(p) for p in self.passages]
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """A piece of the model's explanation as it wrote it (the pieces joined are the explanation
+    before its citations are checked; the answer opens with the quote, `quote_block`, which the
+    faces show at EvidenceReady)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """The whole answer, its record, and its history entry (None when not kept)."""
+
+    answer: Answer
+    record: AnswerRecord
+    entry_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """What stopped the question, in one sentence and a hint (core/errors.py)."""
+
+    error: LectureTuiError
+
+
+Event = Started | EvidenceReady | Doubted | PromptReady | Token | Answered | Failed
+
+
+def opening(found: Retrieved) -> str:
+    """What the answer opens with: the quote, or both moments when it is in doubt."""
+    d = found.doubt
+    if d.unsure and found.quote is not None and d.other is not None:
+        return unsure_opening(found.turn.question, found.quote, d.other)
+    return quote_block(found.quote)
+
+
+def moments(found: Retrieved) -> tuple[QuoteRecord, ...]:
+    d = found.doubt
+    if d.unsure and found.quote is not None and d.other is not None:
+        return found.quote.record(), d.other.record()
+    return ()
+
+
+def quote_block(quote: Quote | None) -> str:
+    """The answer's opening: the lecturer's sentences in quotes, with lecture and time, [1]."""
+    if quote is None:
+        return ""
+    return f"“{quote.text}” ({quote.lecture_title}, {format_timestamp(quote.start)}) [1]\n\n"
