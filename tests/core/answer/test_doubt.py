@@ -147,6 +147,8 @@ def test_on_a_cpu_the_quote_comes_first_and_the_check_before_the_explanation(
     assert events.index(doubted) == len(events) - 2  # then the answer, with no explanation
     done = events[-1]
     assert isinstance(done, Answered) and done.answer.unsure
+    timings = done.answer.timings  # the answer is whole once the check is done
+    assert timings["check_ms"] > 0 and timings["total_ms"] >= timings["check_ms"]
     other = done.answer.moments[1]
     assert doubted.addition().startswith("Não tenho certeza de que este momento")
     assert f"“{other.text}”" in doubted.addition() and doubted.record().unsure

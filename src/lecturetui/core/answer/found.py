@@ -58,15 +58,22 @@ class Retrieved:
     relevance: float | None = None
     #: whether the quoted moment is in doubt, and the other moment (core/answer/doubt.py)
     doubt: Doubt = SURE
+    check_s: float = 0.0  # the answer model's check of the doubt, after the quote was shown
+
+    @property
+    def elapsed_s(self) -> float:
+        """From the question to now, as far as this knows: the evidence and the check."""
+        return self.evidence_s + self.check_s
 
     def timings_without_model(self) -> dict[str, float]:
         """An answer's timings when no model wrote any of it (an abstention, two moments in
         doubt): it is whole once the evidence is out."""
-        ms = self.evidence_s * 1000
+        ms = self.elapsed_s * 1000
         return {
             "retrieval_ms": self.retrieval_s * 1000,
-            "evidence_ms": ms,
+            "evidence_ms": self.evidence_s * 1000,
             "translate_guess_ms": self.model_s * 1000,
+            "check_ms": self.check_s * 1000,
             "time_to_first_token_ms": ms,
             "prompt_tokens": 0.0,
             "prompt_new_tokens": 0.0,

@@ -141,7 +141,9 @@ def run_question(
         if generator is None:
             return
         if later:  # the quote is on screen: the model checks it before it explains
+            t0 = time.perf_counter()
             found = settled(found, generator)
+            found = replace(found, check_s=time.perf_counter() - t0)
             if found.doubt.unsure:
                 yield Doubted(found)
                 yield _kept(library, unsure_answer(found), s.keep)
@@ -163,7 +165,9 @@ def _doubt_now(found: Retrieved, models: ModelSource) -> tuple[Retrieved, bool]:
         return found, False
     model = models.for_search(lambda: False)
     if model is not None and model.gpu and can_check(model):
-        return settled(found, model), False
+        t0 = time.perf_counter()
+        found = settled(found, model)
+        return replace(found, check_s=time.perf_counter() - t0), False
     if check_wanted():
         return found, True
     return settled(found, None), False
@@ -211,11 +215,11 @@ def answer_events(
     comes within `ttft_s` of the question (None or 0: only the context window limits it).
     Ctrl+C / `stop` ends it cleanly between tokens, keeping what was written. Ends with
     Answered (not yet in the history: entry_id None)."""
-    t0 = time.perf_counter() - found.evidence_s  # the clock started with the question
+    t0 = time.perf_counter() - found.elapsed_s  # the clock started with the question
     turn = found.turn
     # the search and the evidence took part of the time; the model gets the rest, and at
     # least half the budget (a first search over a cold cache should not starve the answer)
-    left = None if not ttft_s or ttft_s <= 0 else max(ttft_s - found.evidence_s, ttft_s / 2)
+    left = None if not ttft_s or ttft_s <= 0 else max(ttft_s - found.elapsed_s, ttft_s / 2)
     budget = PromptBudget.for_time(
         generator.n_ctx,
         answer_tokens + 8,  # slack for the chat template's generation prompt
@@ -294,6 +298,7 @@ def answer_events(
             "retrieval_ms": found.retrieval_s * 1000,
             "translate_guess_ms": found.model_s * 1000,
             "evidence_ms": found.evidence_s * 1000,
+            "check_ms": found.check_s * 1000,
             "prompt_tokens": float(plan.prompt_tokens),
             "prompt_new_tokens": float(plan.prompt_tokens - generator.cached_tokens),
             "prompt_limit": float(plan.limit),
