@@ -17,6 +17,7 @@ from lecturetui.cli.notes_cmds import bookmarks_group, export_cmd
 from lecturetui.cli.outline_cmd import outline_cmd
 from lecturetui.cli.search_cmds import reindex_cmd, search_cmd
 from lecturetui.core.i18n import _
+from lecturetui.load_order import llama_first
 
 __all__ = ["cli", "main"]
 
@@ -42,6 +43,7 @@ for command in (
 
 
 def main() -> None:
+    llama_first(sys.argv[1:])  # before anything imports numpy (lecturetui/load_order.py)
     try:
         cli.main(prog_name="lecturetui")
     except KeyboardInterrupt:  # pragma: no cover - click turns most into Abort

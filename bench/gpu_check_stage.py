@@ -1,0 +1,103 @@
+"""Fill .gpucheck/ for bench/gpu_check.sh, the one-call GPU check of the moment check's speed.
+
+    .venv/bin/python bench/gpu_check_stage.py [--out .gpucheck] [--llm models/MODEL.gguf]
+
+Writes: the llama-cpp-python sdist of this checkout's version without the parts a build does not
+read (tens of MB of test models and docs), the wheels the GPU machine's image lacks for
+lecturetui's answer modules (diskcache: llama_cpp imports it), and the answer model's skeleton
+(bench/gguf_standin.py, a few MB). Prints their sizes and the working tree's (a device call
+carries 64 MiB in all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata as metadata
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import gguf_standin  # noqa: E402
+
+# what the answer modules and llama_cpp import that the image lacks (its package list: the
+# device tool's KINDS.md); numpy, jinja2, typing-extensions, click and rich are there
+WHEELS = ["diskcache"]
+# parts of llama.cpp's source tree a build does not read (as bench/gpu_carry.py)
+SDIST_DROP = (".git", "vendor/llama.cpp/models", "vendor/llama.cpp/docs",
+              "vendor/llama.cpp/tools/server/public", "vendor/llama.cpp/tools/ui",
+              "vendor/llama.cpp/benches", "vendor/llama.cpp/media", "docs")  # fmt: skip
+LLM = ROOT / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+
+
+def pip(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "pip", "-q", *args], check=True)
+
+
+def pinned(name: str) -> str:
+    return f"{name}=={metadata.version(name)}"
+
+
+def sdist(dest: Path) -> Path:
+    """Download llama-cpp-python's sdist (pip's cache answers a second time) and slim it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pip("download", "--no-deps", "--no-binary", "llama-cpp-python", "-d", tmp,
+            pinned("llama-cpp-python"))  # fmt: skip
+        (archive,) = Path(tmp).glob("llama_cpp_python-*.tar.gz")
+        out = dest / archive.name
+        with tarfile.open(archive) as tar:
+            tar.extractall(tmp, filter="data")
+        (top,) = (p for p in Path(tmp).iterdir() if p.is_dir())
+        for rel in SDIST_DROP:
+            shutil.rmtree(top / rel, ignore_errors=True)
+        with tarfile.open(out, "w:gz") as tar:
+            tar.add(top, arcname=top.name)
+    return out
+
+
+def tree_bytes() -> int:
+    """What a device call carries of the working tree: tracked and untracked, not ignored."""
+    names = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT, capture_output=True, check=True,
+    ).stdout.decode().split("\0")  # fmt: skip
+    return sum(p.stat().st_size for n in names if n and (p := ROOT / n).is_file())
+
+
+def mib(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / ".gpucheck")
+    ap.add_argument("--llm", type=Path, default=LLM)
+    args = ap.parse_args()
+    if not args.llm.exists():
+        sys.exit(f"{args.llm} is missing: run make run first.")
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    (args.out / "whl").mkdir(parents=True)
+    for name in WHEELS:
+        pip("download", "--no-deps", "--only-binary=:all:", "-d", str(args.out / "whl"),
+            pinned(name))  # fmt: skip
+    sdist(args.out)
+    gguf_standin.skeleton(args.llm, args.out / "answer.skel")
+    files = sorted(p for p in args.out.rglob("*") if p.is_file())
+    for p in files:
+        print(f"{mib(p.stat().st_size):>10}  {p.relative_to(ROOT)}")
+    staged = sum(p.stat().st_size for p in files)
+    tree = tree_bytes()
+    print(f"staged {mib(staged)} in {args.out.name}/; the working tree {mib(tree)}; "
+          f"together {mib(staged + tree)} (a call carries 64 MiB)")  # fmt: skip
+    if staged + tree > 60 << 20:
+        sys.exit("too large to carry")
+
+
+if __name__ == "__main__":
+    main()
