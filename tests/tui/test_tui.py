@@ -727,3 +727,35 @@ async def test_the_segment_screen_names_its_chapter_and_moves_between_chapters(
         assert screen.segment.id == segments[-1].id
         await pilot.press("left_curly_bracket", "left_curly_bracket")
         assert screen.segment.id == segments[0].id and "Abertura" in line()
+
+
+async def test_a_moment_found_in_doubt_shows_both_moments_and_explains_nothing(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lecturetui.core.answer import doubt
+
+    monkeypatch.setattr(doubt, "DOUBT_MARGIN", 1.0)  # every first two moments count as close
+    monkeypatch.setattr(doubt, "CHECK_MARGIN", 1.0)
+
+    class Hesitant(FakeGenerator):
+        """A model on the CPU that finds the second moment likelier than the first."""
+
+        def yes_probability(self, messages: list[dict[str, str]]) -> float:
+            self.checked = getattr(self, "checked", 0) + 1
+            return 0.3 if self.checked % 2 else 0.6
+
+    gen = Hesitant("Ele prioriza a placa [1].")
+    library = Library(DataHome.resolve(), embedder=FakeEmbedder(),
+                      reranker=FakeEmbedder(dim=48, model_id="fake-gemma"))  # fmt: skip
+    library.ingest([SEED_CORPUS])
+    library.sync_rerank()
+    app = LectureApp(AppServices(library, lambda: gen, llm_label="fake", language="pt"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        question = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
+        await ask(pilot, app, question)
+        text = answer_text(app)
+        assert "Não tenho certeza de qual destes dois momentos" in text  # the question's language
+        assert "[2]" in text and "prioriza a placa" not in text
+        assert gen.checked == 2 and not gen.prompts  # checked, and no explanation written
+        assert app.services.library.history.rows()[0][2] == question
