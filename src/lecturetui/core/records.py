@@ -170,6 +170,8 @@ class FoundRecord:
     #: the quoted moment is in doubt: `opening` says so and quotes both `moments`
     unsure: bool = False
     moments: tuple[QuoteRecord, ...] = ()
+    #: the answer model is about to check whether the quoted moment is in doubt (a CPU)
+    checking: bool = False
 
 
 @dataclass(frozen=True, slots=True)

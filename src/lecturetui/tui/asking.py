@@ -207,6 +207,8 @@ class AskingScreen(Screen[None]):
         status = _("search {time}").format(time=seconds(found.search_s)) + " · "
         if found.unsure:  # both moments are shown and nothing is explained (core/answer/doubt.py)
             status += _("two moments are about as close: both shown, nothing explained")
+        elif found.checking:  # the answer model reads the two closest moments first
+            status += _("checking the moment…")
         elif self.ctx.models.generator:
             status += _("writing the explanation…")
         else:

@@ -53,9 +53,13 @@ class Doubt:
     other: Quote | None = None  # the second moment, shown beside the first when unsure
     #: the answer model's likelihood that each quote answers (first, second), when it was asked
     checked: tuple[float, float] | None = None
+    #: the answer model checks it once the quote is on screen (a CPU): nothing is known yet
+    pending: bool = False
 
 
 SURE = Doubt(False, None)
+#: what the quote is shown with while the answer model is still to check it
+PENDING = Doubt(False, None, pending=True)
 
 
 def margin(passages: list[Passage]) -> float | None:

@@ -57,6 +57,7 @@ class EvidenceReady:
             covered=f.covered,
             unsure=f.doubt.unsure,
             moments=moments(f),
+            checking=f.doubt.pending,
         )
 
 

@@ -29,7 +29,7 @@ from typing import Protocol
 from lecturetui.core.answer.attribution import attribute
 from lecturetui.core.answer.budget import PromptBudget, plan_prompt
 from lecturetui.core.answer.check import check, says_not_answered
-from lecturetui.core.answer.doubt import SURE, check_wanted
+from lecturetui.core.answer.doubt import PENDING, check_wanted
 from lecturetui.core.answer.events import (
     Answered,
     Doubted,
@@ -130,7 +130,7 @@ def run_question(
         translator, guesser = _search_helpers(library, turn, models, s)
         found = retrieve(library, turn, s.k, s.mode, s.scope, translator, guesser)
         found, later = _doubt_now(found, models)
-        yield EvidenceReady(replace(found, doubt=SURE) if later else found)
+        yield EvidenceReady(replace(found, doubt=PENDING) if later else found)
         if not found.covered or (found.doubt.unsure and not later):
             # nothing to explain (say so, show the closest moments), or two moments too close
             # to tell apart (show both, explain neither)
