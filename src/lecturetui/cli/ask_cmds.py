@@ -166,6 +166,9 @@ class _Printer:
 
                 # the quote, or both moments when it is in doubt (core/answer/doubt.py)
                 self.out.print(f"[italic cyan]{escape(opening(found).rstrip())}[/]\n")
+                if found.doubt.pending:  # the answer model reads the two closest moments first
+                    checking = _("(checking the moment…)")
+                    self.out.print(f"[dim]{checking}[/]")
         elif isinstance(event, Doubted):  # the model found the quote in doubt: the other moment
             self.out.print(f"[italic cyan]{escape(event.addition().rstrip())}[/]\n")
         elif isinstance(event, Token):

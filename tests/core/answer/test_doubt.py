@@ -158,3 +158,30 @@ def test_on_a_cpu_the_quote_comes_first_and_the_check_before_the_explanation(
     events = _events(lib, gen)
     assert not any(isinstance(e, Doubted) for e in events) and gen.prompts
     lib.close()
+
+
+def test_the_command_line_says_it_checks_then_adds_the_other_moment(
+    home: Path, close_moments: None
+) -> None:
+    from rich.console import Console
+
+    from lecturetui.cli.ask_cmds import _Printer
+
+    class NoModel:
+        def loaded_answer_model(self) -> None:
+            return None
+
+    lib = _library()
+    events = _events(lib, Checking([0.6, 0.65 - CHECK_LEAD], gpu=False))
+    console = Console(record=True, width=100)
+    printer = _Printer(console, False, NoModel())  # type: ignore[arg-type]
+    for event in events:
+        printer(event)  # type: ignore[arg-type]
+    shown = " ".join(console.export_text().split())
+    done = events[-1]
+    assert isinstance(done, Answered)
+    first, other = done.answer.moments
+    checking = shown.index("(checking the moment…)")
+    assert shown.index(first.text[:40]) < checking < shown.index("Não tenho certeza de que este")
+    assert shown.index("Não tenho certeza de que este") < shown.index(other.text[:40])
+    lib.close()
