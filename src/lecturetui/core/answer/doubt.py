@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.quote import Quote
@@ -104,7 +104,11 @@ def check_messages(question: str, quote: Quote) -> list[dict[str, str]]:
     return [{"role": "system", "content": CHECK_SYSTEM}, {"role": "user", "content": user}]
 
 
+@runtime_checkable
 class YesModel(Protocol):
+    """A model that can say how likely its reply starts with yes (LlamaGenerator; not a model
+    server, which gives no logits)."""
+
     def yes_probability(self, messages: list[dict[str, str]]) -> float: ...
 
 

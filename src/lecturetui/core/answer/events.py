@@ -14,7 +14,7 @@ from lecturetui.core.answer.found import Retrieved
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.result import Answer, passage_record
-from lecturetui.core.answer.unsure import also_line, quoted, unsure_opening
+from lecturetui.core.answer.unsure import also_line, both, quoted, unsure_opening
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.library import Hit
@@ -25,7 +25,6 @@ from lecturetui.core.records import (
     PassageRecord,
     QuoteRecord,
 )
-from lecturetui.core.timefmt import format_timestamp
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,21 +119,16 @@ Event = Started | EvidenceReady | Doubted | PromptReady | Token | Answered | Fai
 
 def opening(found: Retrieved) -> str:
     """What the answer opens with: the quote, or both moments when it is in doubt."""
-    d = found.doubt
-    if d.unsure and found.quote is not None and d.other is not None:
-        return unsure_opening(found.turn.question, found.quote, d.other)
+    pair = both(found)
+    if pair is not None:
+        return unsure_opening(found.turn.question, *pair)
     return quote_block(found.quote)
 
 
 def moments(found: Retrieved) -> tuple[QuoteRecord, ...]:
-    d = found.doubt
-    if d.unsure and found.quote is not None and d.other is not None:
-        return found.quote.record(), d.other.record()
-    return ()
+    return tuple(m.record() for m in both(found) or ())
 
 
 def quote_block(quote: Quote | None) -> str:
     """The answer's opening: the lecturer's sentences in quotes, with lecture and time, [1]."""
-    if quote is None:
-        return ""
-    return f"“{quote.text}” ({quote.lecture_title}, {format_timestamp(quote.start)}) [1]\n\n"
+    return f"{quoted(quote, 1)}\n\n" if quote is not None else ""

@@ -137,20 +137,17 @@ def retrieve(
     stage = library.rerank_stage()
     covered = covers(hits, stage, searched.translation,
                      coverage_threshold(same), names_unknown(library, turn.search_text))  # fmt: skip
-    if passages:  # the quote's window now; the next ones when the prompt is built (`rest`)
+    # the quote's window now (and the second's, to show beside it, when the two are about as
+    # close: core/answer/doubt.py); the next ones when the prompt is built (`score_rest`)
+    close = covered and in_doubt(passages, stage is not None)
+    if passages:
         scorer = sentence_scorer(library)
-        top = [best_window(passages[0])]
-        scored = score_passages(top, scorer.query(turn.search_text), scorer.vectors)
+        windows = [best_window(p) for p in passages[: 2 if close else 1]]
+        scored = score_passages(windows, scorer.query(turn.search_text), scorer.vectors)
     quote = choose_quote(scored[0]) if scored and covered else None
-    doubt = SURE
-    if quote is not None and in_doubt(passages, stage is not None):
-        # two moments about as close: the second's quote too, to show beside the first
-        second = score_passages([best_window(passages[1])], scorer.query(turn.search_text),
-                                scorer.vectors)  # fmt: skip
-        other = choose_quote(second[0])
-        if other is not None:
-            scored = [*scored, *second]
-            doubt = Doubt(True, margin(passages), other)
+    other = choose_quote(scored[1]) if quote is not None and len(scored) > 1 else None
+    scored = scored[: 2 if other is not None else 1]
+    doubt = Doubt(True, margin(passages), other) if other is not None else SURE
     t2 = time.perf_counter()
     return Retrieved(
         turn, hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,

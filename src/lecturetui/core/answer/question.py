@@ -141,9 +141,7 @@ def run_question(
         if generator is None:
             return
         if later:  # the quote is on screen: the model checks it before it explains
-            t0 = time.perf_counter()
             found = settled(found, generator)
-            found = replace(found, check_s=time.perf_counter() - t0)
             if found.doubt.unsure:
                 yield Doubted(found)
                 yield _kept(library, unsure_answer(found), s.keep)
@@ -165,9 +163,7 @@ def _doubt_now(found: Retrieved, models: ModelSource) -> tuple[Retrieved, bool]:
         return found, False
     model = models.for_search(lambda: False)
     if model is not None and model.gpu and can_check(model):
-        t0 = time.perf_counter()
-        found = settled(found, model)
-        return replace(found, check_s=time.perf_counter() - t0), False
+        return settled(found, model), False
     if check_wanted():
         return found, True
     return settled(found, None), False

@@ -10,9 +10,11 @@ spent on an explanation that may explain the wrong thing).
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
+from typing import cast
 
-from lecturetui.core.answer.doubt import Doubt, check_wanted, model_check, settle
+from lecturetui.core.answer.doubt import YesModel, check_wanted, model_check, settle
 from lecturetui.core.answer.found import Retrieved
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.quote import Quote
@@ -54,28 +56,37 @@ def unsure_opening(question: str, first: Quote, other: Quote) -> str:
     return f"{unsure_line(question)}\n\n{quoted(first, 1)}\n\n{quoted(other, 2)}\n\n"
 
 
+def both(found: Retrieved) -> tuple[Quote, Quote] | None:
+    """The two moments an answer in doubt shows (None when it is not in doubt)."""
+    d = found.doubt
+    if d.unsure and found.quote is not None and d.other is not None:
+        return found.quote, d.other
+    return None
+
+
 def can_check(model: Generator | None) -> bool:
     """Whether this model settles doubts (it reads logits, and the check is not turned off)."""
-    return getattr(model, "yes_probability", None) is not None and check_wanted()
+    return isinstance(model, YesModel) and check_wanted()
 
 
 def settled(found: Retrieved, model: Generator | None) -> Retrieved:
     """`found` with the doubt `retrieve` saw settled (doubt.settle): by the answer model when
-    it can check (`can_check`), else by the margin alone."""
-    d = found.doubt
-    if not d.unsure or d.other is None or found.quote is None or d.margin is None:
+    it can check (`can_check`), else by the margin alone; `check_s` is the time it took."""
+    pair, gap = both(found), found.doubt.margin
+    if pair is None or gap is None:
         return found
-    check = model_check(model) if can_check(model) else None  # type: ignore[arg-type]
-    return replace(found, doubt=settle(found.turn.search_text, found.quote, d.other, d.margin,
-                                       check))  # fmt: skip
+    t0 = time.perf_counter()
+    check = model_check(cast(YesModel, model)) if can_check(model) else None
+    doubt = settle(found.turn.search_text, *pair, gap, check)
+    return replace(found, doubt=doubt, check_s=time.perf_counter() - t0)
 
 
 def unsure_answer(found: Retrieved) -> Answer:
     """The answer for a moment in doubt: the line, both moments; no model ran for it."""
-    d: Doubt = found.doubt
-    assert found.quote is not None and d.other is not None
+    pair = both(found)
+    assert pair is not None
     turn = found.turn
-    text = unsure_opening(turn.question, found.quote, d.other).rstrip()
+    text = unsure_opening(turn.question, *pair).rstrip()
     return Answer(
         question=turn.question,
         text=text,
@@ -89,5 +100,5 @@ def unsure_answer(found: Retrieved) -> Answer:
         guess=found.guess,
         quote=found.quote,
         unsure=True,
-        moments=(found.quote, d.other),
+        moments=pair,
     )
