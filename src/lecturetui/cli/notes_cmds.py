@@ -218,8 +218,7 @@ def export_cmd(
         marks = _selected(obj, courses, lectures)
         if not marks:
             raise no_bookmarks()
-        store = library.store
-        chapters = {m.moment.lecture_id: store.chapters(m.moment.lecture_id) for m in marks}
+        chapters = library.store.chapters_by_lecture(m.moment.lecture_id for m in marks)
         text = bookmarks_markdown(marks, chapters=chapters)
         written = export_bookmarks(marks, to, chapters=chapters) if to else []
     if stdout:

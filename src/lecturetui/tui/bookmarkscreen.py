@@ -158,6 +158,6 @@ class BookmarksScreen(Translated, Screen[None]):
 
         folder = context(self).services.export_dir
         store = context(self).services.library.store
-        chapters = {m.moment.lecture_id: store.chapters(m.moment.lecture_id) for m in self.marks}
+        chapters = store.chapters_by_lecture(m.moment.lecture_id for m in self.marks)
         export_to(self.app, folder, "bookmarks",
                   lambda to: export_bookmarks(self.marks, to, chapters=chapters))  # fmt: skip

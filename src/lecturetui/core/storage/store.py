@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -211,6 +211,10 @@ class Store:
             (lecture_id,),
         )
         return [Chapter(float(start), str(title), str(source)) for start, title, source in rows]
+
+    def chapters_by_lecture(self, lecture_ids: Iterable[str]) -> dict[str, list[Chapter]]:
+        """The chapters of each of these lectures (each read once, however often it is named)."""
+        return {lid: self.chapters(lid) for lid in dict.fromkeys(lecture_ids)}
 
     def touch_source_hash(self, lecture_id: str, source_hash: str) -> None:
         with self.transaction():
