@@ -12,11 +12,9 @@ carries 64 MiB in all).
 from __future__ import annotations
 
 import argparse
-import importlib.metadata as metadata
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
@@ -24,39 +22,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import gguf_standin  # noqa: E402
+from gpu_carry import LLM_FILE, pinned, pip, slim  # noqa: E402
 
 # what the answer modules and llama_cpp import that the image lacks (its package list: the
 # device tool's KINDS.md); numpy, jinja2, typing-extensions, click and rich are there
 WHEELS = ["diskcache"]
-# parts of llama.cpp's source tree a build does not read (as bench/gpu_carry.py)
-SDIST_DROP = (".git", "vendor/llama.cpp/models", "vendor/llama.cpp/docs",
-              "vendor/llama.cpp/tools/server/public", "vendor/llama.cpp/tools/ui",
-              "vendor/llama.cpp/benches", "vendor/llama.cpp/media", "docs")  # fmt: skip
-LLM = ROOT / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
-
-
-def pip(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "-q", *args], check=True)
-
-
-def pinned(name: str) -> str:
-    return f"{name}=={metadata.version(name)}"
+LLM = ROOT / "models" / LLM_FILE
 
 
 def sdist(dest: Path) -> Path:
-    """Download llama-cpp-python's sdist (pip's cache answers a second time) and slim it."""
+    """Download llama-cpp-python's sdist (pip's cache answers a second time), slimmed as
+    gpu_carry.py slims it."""
     with tempfile.TemporaryDirectory() as tmp:
         pip("download", "--no-deps", "--no-binary", "llama-cpp-python", "-d", tmp,
             pinned("llama-cpp-python"))  # fmt: skip
         (archive,) = Path(tmp).glob("llama_cpp_python-*.tar.gz")
         out = dest / archive.name
-        with tarfile.open(archive) as tar:
-            tar.extractall(tmp, filter="data")
-        (top,) = (p for p in Path(tmp).iterdir() if p.is_dir())
-        for rel in SDIST_DROP:
-            shutil.rmtree(top / rel, ignore_errors=True)
-        with tarfile.open(out, "w:gz") as tar:
-            tar.add(top, arcname=top.name)
+        slim(archive, out)
     return out
 
 
