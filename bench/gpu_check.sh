@@ -86,27 +86,11 @@ done_step
 step check
 require=--require-gpu
 [ "$DRY" = 1 ] && require=""
-# llama.cpp alone first (no lecturetui import): where a crash comes from, if one does
-# (GPU_CHECK_QUICK=1 skips it and doctor)
-for flash in $([ "${GPU_CHECK_QUICK:-0}" = 1 ] || echo 0 1); do
-  $PY -X faulthandler -c "
-import sys, time, numpy as np, llama_cpp
-t = time.perf_counter()
-llm = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=4096, n_gpu_layers=-1, n_batch=2048,
-                      n_ubatch=2048, flash_attn=bool(int(sys.argv[2])), verbose=False)
-print('plain load', round(time.perf_counter() - t, 2), 's', flush=True)
-toks = llm.tokenize(b'hello world ' * 100)
-for _ in range(3):
-    t = time.perf_counter(); llm.reset(); llm.eval(toks)
-    lg = np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),))
-    print('plain eval', len(toks), 'tokens', round((time.perf_counter() - t) * 1000, 1), 'ms, logit', float(lg[0]), flush=True)
-" "$MODEL" $flash 2>&1 | grep -v "^ \|^{\|^llama_model_loader: - \|^print_info\|^load_tensors: layer\|^llama_context: \|^llama_kv\|^graph_\|^sched" | tail -n 25 || echo "   plain llama (flash $flash) failed"
-done
 $PY -X faulthandler bench/gpu_check.py --model "$MODEL" --reps "${GPU_CHECK_REPS:-20}" --out "$out/gpu_check.json" $require 2>&1 | tee "$out/gpu_check.md" || echo "   gpu_check failed"
 done_step
 
 step doctor
-[ "${GPU_CHECK_QUICK:-0}" = 1 ] || $PY -m lecturetui --home "$W/home" doctor --no-load || echo "   doctor failed (not needed for the figures)"
+$PY -m lecturetui --home "$W/home" doctor --no-load || echo "   doctor failed (not needed for the figures)"
 done_step
 
 echo
