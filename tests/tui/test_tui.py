@@ -729,6 +729,37 @@ async def test_the_segment_screen_names_its_chapter_and_moves_between_chapters(
         assert screen.segment.id == segments[0].id and "Abertura" in line()
 
 
+async def test_an_older_lecture_gets_its_chapters_when_the_app_opens(
+    home: Path, fixtures: Path, tmp_path: Path
+) -> None:
+    import json
+    import shutil
+    import sqlite3
+
+    src = tmp_path / "downloads"
+    src.mkdir()
+    shutil.copy(fixtures / "lecture.vtt", src / "aula.vtt")
+    app = make_app(home, ingest=False)
+    library = app.services.library
+    library.ingest([src / "aula.vtt"])
+    [lecture] = library.lectures()
+    # as a library stored before chapters were kept left it, with the info file there
+    db = sqlite3.connect(library.store.path)
+    db.execute("UPDATE lectures SET chapters_read = 0")
+    db.commit()
+    db.close()
+    chapters = [{"start_time": 0, "title": "Abertura"}, {"start_time": 30, "title": "GPUs"}]
+    (src / "aula.info.json").write_text(json.dumps({"chapters": chapters}), "utf-8")
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [c.title for c in library.store.chapters(lecture.id)] == ["Abertura", "GPUs"]
+        assert library.store.chapters_unread() == []
+        assert any("Chapters read for 1 older lecture" in str(n.message)
+                   for n in app._notifications)  # fmt: skip
+        assert "chapters:" not in str(app.query_one("#status", Static).render())
+
+
 async def test_a_moment_found_in_doubt_shows_both_moments_and_explains_nothing(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

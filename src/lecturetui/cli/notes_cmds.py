@@ -218,6 +218,9 @@ def export_cmd(
         marks = _selected(obj, courses, lectures)
         if not marks:
             raise no_bookmarks()
+        from lecturetui.cli.outline_cmd import read_old_chapters
+
+        read_old_chapters(library.store)
         chapters = library.store.chapters_by_lecture(m.moment.lecture_id for m in marks)
         text = bookmarks_markdown(marks, chapters=chapters)
         written = export_bookmarks(marks, to, chapters=chapters) if to else []

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from lecturetui.cli.base import Context, console, fail, json_text, one_lecture, pass_ctx
-from lecturetui.core.i18n import _
+from lecturetui.cli.base import (
+    Context,
+    console,
+    fail,
+    json_text,
+    one_lecture,
+    pass_ctx,
+    progress_bars,
+)
+from lecturetui.core.i18n import _, ngettext
+
+if TYPE_CHECKING:
+    from lecturetui.core.storage.store import Store
 
 
 @click.command("outline")
@@ -23,6 +36,7 @@ def outline_cmd(obj: Context, lecture: str, as_json: bool) -> None:
     from lecturetui.core.study.outline import chapters, records
 
     store = obj.library().store
+    read_old_chapters(store)
     lec = one_lecture(store, lecture)
     found = records(lec, chapters(store, lec))
     if as_json:
@@ -48,3 +62,30 @@ def youtube_time(seconds: float) -> str:
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def read_old_chapters(store: Store) -> None:
+    """The chapters of the lectures stored before chapters were kept, looked for once (their
+    info files beside their sources), with a progress bar; Ctrl+C keeps what was read."""
+    from lecturetui.core.study.outline import read_missing
+
+    pending = len(store.chapters_unread())
+    if not pending:
+        return
+    with progress_bars() as bar:
+        task = bar.add_task(_("chapters of older lectures"), total=pending, rate="")
+        try:
+            gained = read_missing(store, lambda done, total: bar.update(task, completed=done))
+        except KeyboardInterrupt:
+            bar.stop()
+            fail(_("Interrupted: the chapters read so far are kept."), code=130)
+    if gained:
+        console(stderr=True).print(
+            "[dim]"
+            + ngettext(
+                "Chapters read for {n} older lecture.",
+                "Chapters read for {n} older lectures.",
+                gained,
+            ).format(n=gained)
+            + "[/]"
+        )

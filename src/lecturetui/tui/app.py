@@ -20,7 +20,7 @@ from lecturetui.tui.context import AppServices, ModelState, worker_failed
 from lecturetui.tui.evalscreens import EvalRunsScreen
 from lecturetui.tui.i18n import Translated, translated_commands
 from lecturetui.tui.mainscreen import MainScreen
-from lecturetui.tui.messages import ModelsChanged, RerankProgress, WorkFailed
+from lecturetui.tui.messages import ChaptersProgress, ModelsChanged, RerankProgress, WorkFailed
 from lecturetui.tui.screens import HelpScreen, LibraryScreen
 
 __all__ = ["AppServices", "LectureApp"]
@@ -31,7 +31,8 @@ log = logging.getLogger("lecturetui")
 #: what each worker does, as a failure's title names it
 TASKS = {"load": N_("loading the models"), "answer": N_("the answer"), "ingest": N_("adding lectures"),
          "rerank": N_("re-ranking vectors"), "doctor": N_("the devices"), "warm": N_("sentence vectors"),
-         "topics": N_("the first screen"), "map": N_("the course map")}  # fmt: skip
+         "topics": N_("the first screen"), "map": N_("the course map"),
+         "chapters": N_("chapters of older lectures")}  # fmt: skip
 
 
 class LectureApp(Translated, App[None]):
@@ -70,6 +71,7 @@ class LectureApp(Translated, App[None]):
     def on_mount(self) -> None:
         self.known_counts = self.services.library.counts()
         self.load_models()
+        self.read_old_chapters()
         # lectures ingested elsewhere (`ingest --watch`, another terminal) show up by themselves
         self.set_interval(2.0, self.check_library)
 
@@ -102,6 +104,7 @@ class LectureApp(Translated, App[None]):
             *scope,
             f"E5 {self.models.device.upper()}",
             *([self.models.rerank] if self.models.rerank else []),
+            *([self.models.chapters] if self.models.chapters else []),
             *([self.services.llm_label] if self.services.llm_label else []),
             *settings,
             lib.model_id.split("/")[-1] if self.models.ready.is_set() else "…",
@@ -187,6 +190,41 @@ class LectureApp(Translated, App[None]):
 
         library.sync_rerank(on_vectors, cancel=lambda: worker.is_cancelled)
         self.post_message(RerankProgress(library.rerank_pending(), pending))
+
+    @work(thread=True, exclusive=True, group="chapters", exit_on_error=False)
+    def read_old_chapters(self) -> None:
+        """The chapters of lectures stored before chapters were kept, looked for once (their
+        info files); leaving the app stops it between two lectures."""
+        from lecturetui.core.study.outline import read_missing
+
+        worker = get_current_worker()
+        store = self.services.library.store
+        total = len(store.chapters_unread())
+        if not total:
+            return
+        self.post_message(ChaptersProgress(0, total))
+
+        def on_lecture(done: int, all_: int) -> None:
+            if done < all_:  # the last one is posted with what was gained
+                self.post_message(ChaptersProgress(done, all_))
+
+        gained = read_missing(store, on_lecture, cancel=lambda: worker.is_cancelled)
+        self.post_message(ChaptersProgress(total, total, gained))
+
+    def on_chapters_progress(self, event: ChaptersProgress) -> None:
+        done = event.done >= event.total
+        self.models.chapters = (
+            "" if done else _("chapters: {done}/{total}").format(done=event.done, total=event.total)
+        )
+        self.main.refresh_status()
+        if done and event.gained:
+            self.notify(
+                ngettext(
+                    "Chapters read for {n} older lecture.",
+                    "Chapters read for {n} older lectures.",
+                    event.gained,
+                ).format(n=event.gained)
+            )
 
     def on_models_changed(self, event: ModelsChanged) -> None:
         self.main.refresh_status()

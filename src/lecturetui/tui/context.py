@@ -72,6 +72,8 @@ class ModelState:
     #: the re-ranking model (EmbeddingGemma) in the status line: "Gemma CPU", "Gemma: 12
     #: pending", "Gemma off"
     rerank: str = ""
+    #: the chapters of older lectures being read, for the status line ("chapters: 3/40")
+    chapters: str = ""
     #: what is loading now, named for the status line ("EmbeddingGemma"); "" when nothing is
     loading: str = ""
 

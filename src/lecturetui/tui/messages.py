@@ -73,6 +73,17 @@ class RerankProgress(Message):
         self.total = max(total, pending)
 
 
+class ChaptersProgress(Message):
+    """The chapters of lectures stored before chapters were kept, being looked for: how many
+    lectures were looked at, of how many, and how many gained chapters so far."""
+
+    def __init__(self, done: int, total: int, gained: int = 0) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+        self.gained = gained
+
+
 class ModelsChanged(Message):
     """The loading worker got further (E5 ready, or the answer model too: `loaded`)."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -166,6 +166,11 @@ MIGRATIONS: dict[int, str] = {
         source      TEXT NOT NULL,  -- 'author': the video's own chapters
         PRIMARY KEY (lecture_id, ordinal)
     );
+    """,
+    # 1 once the lecture's chapters were looked for beside its source (at ingest, or once for a
+    # lecture stored before chapters were kept: core/study/outline.read_missing)
+    11: """
+    ALTER TABLE lectures ADD COLUMN chapters_read INTEGER NOT NULL DEFAULT 0;
     """,
 }
 

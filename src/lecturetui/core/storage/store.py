@@ -195,9 +195,10 @@ class Store:
         return SaveResult(record.id, removed, added)
 
     def save_chapters(self, lecture_id: str, chapters: Sequence[Chapter]) -> None:
-        """Replace a lecture's chapters (none: it has none)."""
+        """Replace a lecture's chapters (none: it has none); either way they were looked for."""
         with self.transaction():
             self._db.execute("DELETE FROM chapters WHERE lecture_id = ?", (lecture_id,))
+            self._db.execute("UPDATE lectures SET chapters_read = 1 WHERE id = ?", (lecture_id,))
             self._db.executemany(
                 "INSERT INTO chapters (lecture_id, ordinal, start, title, source)"
                 " VALUES (?, ?, ?, ?, ?)",
@@ -211,6 +212,16 @@ class Store:
             (lecture_id,),
         )
         return [Chapter(float(start), str(title), str(source)) for start, title, source in rows]
+
+    def chapters_unread(self) -> list[str]:
+        """The lectures whose chapters were never looked for (stored before chapters were kept)."""
+        rows = self._db.execute("SELECT id FROM lectures WHERE chapters_read = 0 ORDER BY id")
+        return [str(lid) for (lid,) in rows]
+
+    def mark_chapters_read(self, lecture_id: str) -> None:
+        """Remember that a lecture's chapters were looked for (its stored ones kept)."""
+        with self.transaction():
+            self._db.execute("UPDATE lectures SET chapters_read = 1 WHERE id = ?", (lecture_id,))
 
     def chapters_by_lecture(self, lecture_ids: Iterable[str]) -> dict[str, list[Chapter]]:
         """The chapters of each of these lectures (each read once, however often it is named)."""

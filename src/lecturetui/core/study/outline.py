@@ -2,12 +2,14 @@
 opens the video there.
 
 The chapters are the video's own, as its author typed them (yt-dlp's `.info.json`, read at
-ingest: core/ingest/ytdlp.py). A lecture ingested before chapters were kept gets them here, once,
-from the info file still beside its source file.
+ingest: core/ingest/ytdlp.py). A lecture ingested before chapters were kept gets them once, from
+the info file still beside its source file: every such lecture in one pass when a face that shows
+chapters opens the library (`read_missing`), and `outline` looks again for the one it prints.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from lecturetui.core.ingest.ytdlp import read_info
@@ -29,6 +31,31 @@ def chapters(store: Store, lecture: Lecture) -> list[Chapter]:
         return []
     store.save_chapters(lecture.id, info.chapters)
     return list(info.chapters)
+
+
+def read_missing(
+    store: Store,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> int:
+    """Look once for the chapters of every lecture stored before chapters were kept (each one's
+    info file, found or not, is remembered as looked for); returns how many lectures gained
+    chapters. Stopping between two lectures keeps what was read."""
+    unread = store.chapters_unread()
+    gained = 0
+    for done, lecture_id in enumerate(unread, 1):
+        if cancel is not None and cancel():
+            break
+        lecture = store.lecture(lecture_id)
+        if lecture is not None and not store.chapters(lecture_id) and lecture.source_path:
+            info = read_info(Path(lecture.source_path))
+            if info is not None and info.chapters:
+                store.save_chapters(lecture_id, info.chapters)
+                gained += 1
+        store.mark_chapters_read(lecture_id)
+        if progress is not None:
+            progress(done, len(unread))
+    return gained
 
 
 def records(lecture: Lecture, found: list[Chapter]) -> list[ChapterRecord]:
