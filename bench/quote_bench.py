@@ -15,7 +15,9 @@ cached) and warm.
 Part 2, abstention: the relevance of the best-ranked window (EmbeddingGemma's cosine, the
 `rerank` score of the first hit) for every covered question (bench/data/realistic_questions.jsonl
 and answer_keypoints.jsonl) and every uncovered one (bench/data/answer_uncovered.jsonl), and
-for thresholds around the product's: abstention on uncovered, false abstention on covered.
+for thresholds around the product's: abstention on uncovered, false abstention on covered; then
+the product's own rule, where the answer model reads the two best moments of a question just
+under the threshold before it is refused (core/answer/doubt.py; not with --no-translate).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ def main() -> None:
     from lecturetui.core.answer.evidence import score_passages
     from lecturetui.core.answer.found import retrieve
     from lecturetui.core.answer.translate import target_language, translating
+    from lecturetui.core.answer.unsure import rescued
     from lecturetui.core.conversation import Turn
     from lecturetui.core.evaluation.keypoints import KeyPoint, score_answer
     from lecturetui.core.retrieval.sentences import SentenceVectors
@@ -191,18 +194,27 @@ def main() -> None:
               f" {sum(s < t for s in u_pt)}/{len(u_pt)} pt) | {fa:.3f}"
               f" ({sum(s < t for s in en)}/{len(en)} en, {sum(s < t for s in pt)}/{len(pt)} pt) |")  # fmt: skip
 
-    # the product's rule: the threshold by language, raised for a name the lectures never mention
-    def abstains(question: str) -> bool:
-        hits = lib.search(question, 10).hits
-        same = lib.same_language(question)
-        unknown = quoting.names_unknown(lib, question)
-        return not quoting.covers(hits, stage, None, quoting.coverage_threshold(same), unknown)
+    # the product's rule: the threshold by language, raised for a name the lectures never
+    # mention; a question just under it is read by the answer model first (without the model,
+    # --no-translate: refused), as `ask` does
+    def abstains(question: str) -> tuple[bool, bool]:
+        found = retrieve(lib, Turn(question, question), 10)
+        read = found.near is not None and generator is not None
+        return not rescued(found, generator).covered, read
 
-    unc_n = sum(abstains(q) for q, *_ in uncovered)
-    cov_n = sum(abstains(q) for q, *_ in covered)
+    halves = [r.get("half", "") for r in load("realistic_questions.jsonl")]
+    halves += [r["half"] for r in load("answer_keypoints.jsonl") if r["half"] != "seed"]
+    unc = [abstains(q) for q, *_ in uncovered]
+    cov = [abstains(q) for q, *_ in covered]
+    read = sum(r for _, r in unc + cov)
+    by_half = {h: f"{sum(a for (a, _), x in zip(cov, halves, strict=True) if x == h)}/"
+                  f"{halves.count(h)}" for h in ("tune", "heldout")}  # fmt: skip
     print(f"\nthe product (as asked; {quoting.COVERAGE_THRESHOLD} / {quoting.OTHER_LANGUAGE_THRESHOLD}"
-          f" by language, {quoting.UNKNOWN_NAME_THRESHOLD} with a name the lectures never mention):"
-          f" abstains on {unc_n}/{len(uncovered)} uncovered, falsely on {cov_n}/{len(covered)} covered")  # fmt: skip
+          f" by language, {quoting.UNKNOWN_NAME_THRESHOLD} with a name the lectures never mention;"
+          f" {read} questions just under it read by the answer model):"
+          f" abstains on {sum(a for a, _ in unc)}/{len(uncovered)} uncovered, falsely on"
+          f" {sum(a for a, _ in cov)}/{len(covered)} covered (tune {by_half['tune']},"
+          f" held-out {by_half['heldout']})")  # fmt: skip
     if args.out:
         args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), "utf-8")
         extra = [{"question": q, "relevance": s, "covered": True} for (q, *_), (s, _) in

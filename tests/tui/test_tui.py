@@ -790,3 +790,34 @@ async def test_a_moment_found_in_doubt_shows_both_moments_and_explains_nothing(
         assert "[2]" in text and "prioriza a placa" not in text
         assert gen.checked == 2 and not gen.prompts  # checked, and no explanation written
         assert app.services.library.history.rows()[0][2] == question
+
+
+async def test_a_question_just_under_the_threshold_shows_both_moments_once_read(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lecturetui.core.answer import doubt, quote
+
+    monkeypatch.setattr(quote, "COVERAGE_THRESHOLD", 2.0)  # every question just under it
+    monkeypatch.setattr(quote, "OTHER_LANGUAGE_THRESHOLD", 2.0)
+    monkeypatch.setattr(doubt, "NEAR_BAND", 3.0)
+
+    class Reader(FakeGenerator):
+        """A model on the CPU that finds the first moment likely to answer."""
+
+        def yes_probability(self, messages: list[dict[str, str]]) -> float:
+            self.checked = getattr(self, "checked", 0) + 1
+            return 0.9
+
+    gen = Reader("Ele prioriza a placa [1].")
+    library = Library(DataHome.resolve(), embedder=FakeEmbedder(),
+                      reranker=FakeEmbedder(dim=48, model_id="fake-gemma"))  # fmt: skip
+    library.ingest([SEED_CORPUS])
+    library.sync_rerank()
+    app = LectureApp(AppServices(library, lambda: gen, llm_label="fake", language="pt"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await ask(pilot, app, "O TensorFlow prioriza a execução de operações em qual dispositivo?")
+        text = answer_text(app)
+        assert "Não tenho certeza de qual destes dois momentos" in text
+        assert "[1]" in text and "[2]" in text and "não parecem" not in text
+        assert gen.checked == 2 and not gen.prompts

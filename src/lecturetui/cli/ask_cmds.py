@@ -166,9 +166,9 @@ class _Printer:
 
                 # the quote, or both moments when it is in doubt (core/answer/doubt.py)
                 self.out.print(f"[italic cyan]{escape(opening(found).rstrip())}[/]\n")
-                if found.doubt.pending:  # the answer model reads the two closest moments first
-                    checking = _("(checking the moment…)")
-                    self.out.print(f"[dim]{checking}[/]")
+            if found.checking:  # the answer model reads the two closest moments first
+                checking = _("(checking the moment…)")
+                self.out.print(f"[dim]{checking}[/]")
         elif isinstance(event, Doubted):  # the model found the quote in doubt: the other moment
             self.out.print(f"[italic cyan]{escape(event.addition().rstrip())}[/]\n")
         elif isinstance(event, Token):
@@ -243,6 +243,15 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
     retrieval = _("retrieval {ms} ms").format(ms=decimal(t["retrieval_ms"], 0, grouping=False))
     if answer.abstained or generator is None:
         note(retrieval + " · " + _("no answer model run"))
+        return
+    if answer.unsure:  # the model at most read the two moments; it wrote nothing
+        check_s = t.get("check_ms", 0.0) / 1000
+        checked = _("moments checked in {seconds} s").format(
+            seconds=decimal(check_s, grouping=False)
+        )
+        model = f"{generator.name} ({generator.placement})"
+        note(" · ".join([retrieval, *([checked] if check_s else []), _("no explanation written"),
+                         model]))  # fmt: skip
         return
     tokens = _("{n} new prompt tokens").format(n=int(t["prompt_new_tokens"]))
     if answer.trimmed:

@@ -185,3 +185,103 @@ def test_the_command_line_says_it_checks_then_adds_the_other_moment(
     assert shown.index(first.text[:40]) < checking < shown.index("Não tenho certeza de que este")
     assert shown.index("Não tenho certeza de que este") < shown.index(other.text[:40])
     lib.close()
+
+
+@pytest.fixture
+def just_under(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every question scores just under the coverage threshold (and its first two moments are
+    far apart: no doubt over a quote)."""
+    from lecturetui.core.answer import quote
+
+    monkeypatch.setattr(quote, "COVERAGE_THRESHOLD", 2.0)
+    monkeypatch.setattr(quote, "OTHER_LANGUAGE_THRESHOLD", 2.0)
+    monkeypatch.setattr(doubt, "NEAR_BAND", 3.0)
+    monkeypatch.setattr(doubt, "DOUBT_MARGIN", -1.0)
+    monkeypatch.setattr(doubt, "CHECK_MARGIN", -1.0)
+    monkeypatch.delenv("LECTURETUI_CHECK_MOMENTS", raising=False)
+
+
+def test_a_question_just_under_the_threshold_is_read_before_it_is_refused(
+    home: Path, just_under: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lib = _library()
+    # on a GPU: read before anything is shown; the second moment answers: both, unsure
+    gen = Checking([0.3, doubt.NEAR_YES])
+    events = _events(lib, gen)
+    found = next(e for e in events if isinstance(e, EvidenceReady)).record()
+    done = events[-1]
+    assert isinstance(done, Answered)
+    assert found.covered and found.unsure and not found.checking
+    assert not done.answer.abstained and done.answer.unsure and not gen.prompts
+    assert len(gen.checked) == 2 and not any(isinstance(e, Doubted) for e in events)
+    _, second = done.answer.moments
+    assert done.answer.text.startswith("Não tenho certeza de qual destes dois momentos")
+    assert f"“{second.text}”" in done.answer.text
+    # neither is likely to answer: refused, as without the model
+    gen = Checking([0.3, doubt.NEAR_YES - 0.01])
+    done = _events(lib, gen)[-1]
+    assert isinstance(done, Answered) and done.answer.abstained and not done.answer.unsure
+    assert len(gen.checked) == 2
+    # not close enough under it: refused without a read
+    monkeypatch.setattr(doubt, "NEAR_BAND", 0.0)
+    gen = Checking([0.9, 0.9])
+    done = _events(lib, gen)[-1]
+    assert isinstance(done, Answered) and done.answer.abstained and not gen.checked
+    lib.close()
+
+
+def test_on_a_cpu_the_refusal_waits_for_the_read_and_the_moments_follow(
+    home: Path,
+    just_under: None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from rich.console import Console
+
+    from lecturetui.cli.ask_cmds import _Printer
+
+    class NoModel:
+        def loaded_answer_model(self) -> None:
+            return None
+
+    lib = _library()
+    gen = Checking([doubt.NEAR_YES, 0.1], gpu=False)
+    events = _events(lib, gen)
+    found = next(e for e in events if isinstance(e, EvidenceReady)).record()
+    assert not found.covered and found.quote is None and found.checking  # "checking…" first
+    doubted = next(e for e in events if isinstance(e, Doubted))
+    assert not doubted.shown and doubted.addition().startswith("Não tenho certeza de qual")
+    done = events[-1]
+    assert isinstance(done, Answered) and done.answer.unsure and not done.answer.abstained
+    assert done.answer.timings["check_ms"] > 0 and not gen.prompts
+    console = Console(record=True, width=100)
+    printer = _Printer(console, False, NoModel())  # type: ignore[arg-type]
+    for event in events:
+        printer(event)  # type: ignore[arg-type]
+    shown = " ".join(console.export_text().split())
+    first, second = done.answer.moments
+    assert shown.index("(checking the moment…)") < shown.index("Não tenho certeza de qual")
+    assert shown.index(first.text[:40]) < shown.index(second.text[:40])
+    assert "do not seem to cover" not in shown
+
+    class Model:
+        name, placement = "small.gguf", "CPU"
+
+    class WithModel:
+        def loaded_answer_model(self) -> Model:
+            return Model()
+
+    capsys.readouterr()
+    _Printer(Console(record=True), False, WithModel())(done)  # type: ignore[arg-type]
+    footer = " ".join(capsys.readouterr().err.split())  # the timings go to stderr
+    assert "moments checked in" in footer and "no explanation written" in footer, footer
+    assert "tok/s" not in footer
+    # the read turned off, or a model that cannot read (a server): refused, nothing checked
+    monkeypatch.setenv("LECTURETUI_CHECK_MOMENTS", "0")
+    gen = Checking([0.9, 0.9], gpu=False)
+    done = _events(lib, gen)[-1]
+    assert isinstance(done, Answered) and done.answer.abstained and not gen.checked
+    monkeypatch.delenv("LECTURETUI_CHECK_MOMENTS")
+    done = _events(lib, FakeGenerator("x"))[-1]
+    assert isinstance(done, Answered) and done.answer.abstained
+    lib.close()

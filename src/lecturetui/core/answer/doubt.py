@@ -16,6 +16,12 @@ doubt then ends there, without the explanation's 10-15 s). `LECTURETUI_CHECK_MOM
 it off (the margin alone decides). The model's preference is not used to quote the second
 moment instead: it does not pick the right one more often than the ranking does.
 
+A question the lectures cover can score just under the coverage threshold when its words differ
+from the lecturer's. One whose best window scores within NEAR_BAND under it (and that names
+nothing the lectures never mention) is not refused before the answer model has read its two
+best moments the same way (`just_under`, unsure.rescued): when it finds either likely to answer
+(NEAR_YES), the answer shows both, unsure, instead of refusing.
+
 Without EmbeddingGemma (E5 alone) there is no doubt to tell: E5's cosines are too compressed
 for a margin to mean anything.
 """
@@ -39,6 +45,14 @@ CHECK_MARGIN = 0.02
 #: ... keeping the first moment when it finds it at least this much likelier to answer than
 #: the second (tune half: 5% of right moments and 29% of wrong ones are marked)
 CHECK_LEAD = 0.0
+
+#: a question whose best window scores this little under the coverage threshold is read by the
+#: answer model before it is refused ... (tune half: every false abstention was within 0.05)
+NEAR_BAND = 0.05
+#: ... and answered, unsure, with its two best moments when the model finds either at least this
+#: likely to answer (tune half: 8 of 9 false abstentions answered, 1 of 20 refused uncovered
+#: questions let through; bench/RESULTS.md, "Refused less wrongly")
+NEAR_YES = 0.5
 
 #: the answer model's likelihood (0-1) that a quote answers a question
 MomentCheck = Callable[[str, Quote], float]
@@ -73,6 +87,19 @@ def in_doubt(passages: list[Passage], reranked: bool) -> bool:
     """Whether the first two moments are close enough to be looked at again (`settle`)."""
     gap = margin(passages)
     return reranked and gap is not None and gap <= max(DOUBT_MARGIN, CHECK_MARGIN)
+
+
+def just_under(
+    relevance: float | None, threshold: float, unknown: list[str], passages: list[Passage]
+) -> bool:
+    """Whether a question refused at `threshold` is close enough under it to be read again by
+    the answer model (it names nothing the lectures never mention, and has two moments)."""
+    return (
+        relevance is not None
+        and threshold - NEAR_BAND <= relevance < threshold
+        and not unknown
+        and len(passages) >= 2
+    )
 
 
 def settle(

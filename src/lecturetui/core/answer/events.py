@@ -56,7 +56,7 @@ class EvidenceReady:
             covered=f.covered,
             unsure=f.doubt.unsure,
             moments=moments(f),
-            checking=f.doubt.pending,
+            checking=f.checking,
         )
 
 
@@ -64,15 +64,20 @@ class EvidenceReady:
 class Doubted:
     """The answer model found the quoted moment in doubt once the quote was on screen (a CPU's
     check, core/answer/doubt.py): the other moment is shown beside it and nothing is explained;
-    Answered follows at once."""
+    Answered follows at once. `shown` False: nothing was quoted yet (a question just under the
+    coverage threshold, which the model found answered by one of its two best moments)."""
 
     found: Retrieved
+    shown: bool = True
 
     def record(self) -> FoundRecord:
         return EvidenceReady(self.found).record()
 
     def addition(self) -> str:
-        """What to show after the quote already on screen: one line, then the other moment."""
+        """What to show after what is on screen: one line, then the other moment (or, when
+        nothing was quoted yet, both moments)."""
+        if not self.shown:
+            return opening(self.found)
         other = self.found.doubt.other
         assert other is not None
         return f"{also_line(self.found.turn.question)}\n\n{quoted(other, 2)}\n\n"

@@ -8,7 +8,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from lecturetui.core.answer.doubt import SURE, Doubt, in_doubt, margin
+from lecturetui.core.answer.doubt import SURE, Doubt, in_doubt, just_under, margin
 from lecturetui.core.answer.evidence import (
     EvidenceSentence,
     ScoredPassage,
@@ -59,6 +59,14 @@ class Retrieved:
     #: whether the quoted moment is in doubt, and the other moment (core/answer/doubt.py)
     doubt: Doubt = SURE
     check_s: float = 0.0  # the answer model's check of the doubt, after the quote was shown
+    #: a question refused just under the coverage threshold: its two best moments, which the
+    #: answer model reads before it is refused (core/answer/doubt.py's `just_under`; None once read)
+    near: tuple[Quote, Quote] | None = None
+
+    @property
+    def checking(self) -> bool:
+        """The answer model is still to read the moments (a CPU's check, after they are shown)."""
+        return self.doubt.pending or self.near is not None
 
     @property
     def elapsed_s(self) -> float:
@@ -135,24 +143,29 @@ def retrieve(
     scored: list[ScoredPassage] = []
     same = searched.translation is not None or library.same_language(turn.search_text)
     stage = library.rerank_stage()
-    covered = covers(hits, stage, searched.translation,
-                     coverage_threshold(same), names_unknown(library, turn.search_text))  # fmt: skip
+    threshold, unknown = coverage_threshold(same), names_unknown(library, turn.search_text)
+    covered = covers(hits, stage, searched.translation, threshold, unknown)
+    best = relevance(hits, stage, searched.translation)
     # the quote's window now (and the second's, to show beside it, when the two are about as
-    # close: core/answer/doubt.py); the next ones when the prompt is built (`score_rest`)
+    # close, or to be read before a question just under the threshold is refused:
+    # core/answer/doubt.py); the next ones when the prompt is built (`score_rest`)
     close = covered and in_doubt(passages, stage is not None)
+    almost = not covered and stage is not None and just_under(best, threshold, unknown, passages)
     if passages:
         scorer = sentence_scorer(library)
-        windows = [best_window(p) for p in passages[: 2 if close else 1]]
+        windows = [best_window(p) for p in passages[: 2 if close or almost else 1]]
         scored = score_passages(windows, scorer.query(turn.search_text), scorer.vectors)
     quote = choose_quote(scored[0]) if scored and covered else None
     other = choose_quote(scored[1]) if quote is not None and len(scored) > 1 else None
-    scored = scored[: 2 if other is not None else 1]
+    pair = [choose_quote(sp) for sp in scored[:2]] if almost else []
+    read_first = (pair[0], pair[1]) if len(pair) == 2 and pair[0] and pair[1] else None
+    scored = scored[: 2 if other is not None or read_first is not None else 1]
     doubt = Doubt(True, margin(passages), other) if other is not None else SURE
     t2 = time.perf_counter()
     return Retrieved(
         turn, hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
-        searched.translation, searched.guess, searched.model_s, quote, covered,
-        relevance(hits, stage, searched.translation), doubt,
+        searched.translation, searched.guess, searched.model_s, quote, covered, best, doubt,
+        near=read_first,
     )  # fmt: skip
 
 

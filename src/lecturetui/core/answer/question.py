@@ -58,6 +58,7 @@ from lecturetui.core.answer.result import Answer
 from lecturetui.core.answer.translate import Translator, target_language, translating
 from lecturetui.core.answer.unsure import (
     can_check,
+    rescued,
     settled,
     unsure_answer,
 )
@@ -130,7 +131,13 @@ def run_question(
         translator, guesser = _search_helpers(library, turn, models, s)
         found = retrieve(library, turn, s.k, s.mode, s.scope, translator, guesser)
         found, later = _doubt_now(found, models)
-        yield EvidenceReady(replace(found, doubt=PENDING) if later else found)
+        yield EvidenceReady(replace(found, doubt=PENDING) if later and found.covered else found)
+        if found.near is not None:  # refused just under the threshold: the model reads first
+            found = rescued(found, _checker(models, stop))
+            if found.covered:
+                yield Doubted(found, shown=False)
+                yield _kept(library, unsure_answer(found), s.keep)
+                return
         if not found.covered or (found.doubt.unsure and not later):
             # nothing to explain (say so, show the closest moments), or two moments too close
             # to tell apart (show both, explain neither)
@@ -159,14 +166,23 @@ def _doubt_now(found: Retrieved, models: ModelSource) -> tuple[Retrieved, bool]:
     """The doubt over the quoted moment, settled before the quote is shown where that is
     cheap (the answer model on a GPU, or no check to make: the margin alone); else left to
     the model once the quote is on screen (True: a CPU, or a model still loading)."""
-    if not found.doubt.unsure:
+    if not found.doubt.unsure and found.near is None:
         return found, False
     model = models.for_search(lambda: False)
     if model is not None and model.gpu and can_check(model):
-        return settled(found, model), False
+        return rescued(settled(found, model), model), False
     if check_wanted():
         return found, True
-    return settled(found, None), False
+    return rescued(settled(found, None), None), False
+
+
+def _checker(models: ModelSource, stop: threading.Event) -> Generator | None:
+    """The answer model, to read the moments of a question about to be refused: none when it
+    cannot be had (missing, stopped), and the question is refused as it would be without it."""
+    try:
+        return models.for_answer(stop)
+    except LectureTuiError:
+        return None
 
 
 def _kept(library: Library, done: Answer, keep: bool) -> Answered:

@@ -14,7 +14,15 @@ import time
 from dataclasses import replace
 from typing import cast
 
-from lecturetui.core.answer.doubt import YesModel, check_wanted, model_check, settle
+from lecturetui.core.answer.doubt import (
+    NEAR_YES,
+    Doubt,
+    YesModel,
+    check_wanted,
+    margin,
+    model_check,
+    settle,
+)
 from lecturetui.core.answer.found import Retrieved
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.quote import Quote
@@ -79,6 +87,26 @@ def settled(found: Retrieved, model: Generator | None) -> Retrieved:
     check = model_check(cast(YesModel, model)) if can_check(model) else None
     doubt = settle(found.turn.search_text, *pair, gap, check)
     return replace(found, doubt=doubt, check_s=time.perf_counter() - t0)
+
+
+def rescued(found: Retrieved, model: Generator | None) -> Retrieved:
+    """A question refused just under the coverage threshold (`found.near`), once the answer
+    model has read its two best moments: covered and unsure, both moments shown, when it finds
+    either likely to answer (doubt.NEAR_YES); refused as before otherwise, or when the model
+    cannot check."""
+    if found.near is None:
+        return found
+    if not can_check(model):
+        return replace(found, near=None)
+    t0 = time.perf_counter()
+    check = model_check(cast(YesModel, model))
+    first, second = found.near
+    likely = (check(found.turn.search_text, first), check(found.turn.search_text, second))
+    spent = time.perf_counter() - t0
+    if max(likely) < NEAR_YES:
+        return replace(found, near=None, check_s=spent)
+    doubt = Doubt(True, margin(found.passages), second, likely)
+    return replace(found, near=None, covered=True, quote=first, doubt=doubt, check_s=spent)
 
 
 def unsure_answer(found: Retrieved) -> Answer:
