@@ -821,3 +821,50 @@ async def test_a_question_just_under_the_threshold_shows_both_moments_once_read(
         assert "Não tenho certeza de qual destes dois momentos" in text
         assert "[1]" in text and "[2]" in text and "não parecem" not in text
         assert gen.checked == 2 and not gen.prompts
+
+
+async def test_a_lecture_s_outline_opens_from_the_library_and_the_segment_screen(
+    home: Path,
+) -> None:
+    from lecturetui.core.lectures import Chapter
+    from lecturetui.tui.outlinescreen import OutlineScreen
+
+    app = make_app(home)
+    library = app.services.library
+    lecture = next(lec for lec in library.lectures() if len(library.store.segments(lec.id)) >= 3)
+    segments = library.store.segments(lecture.id)
+    chapters = [Chapter(0.0, "Abertura"), Chapter(segments[-1].start + 1, "Fim")]
+    library.store.save_chapters(lecture.id, chapters)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("tab")
+        await pilot.press("l")
+        table = app.screen.query_one(DataTable)
+        table.focus()
+        table.move_cursor(row=[x.id for x in library.lectures()].index(lecture.id))
+        await pilot.press("enter")
+        await pilot.pause()
+        outline = app.screen
+        assert isinstance(outline, OutlineScreen)
+        options = outline.query_one("#outline", OptionList)
+        lines = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert lines[0].startswith("00:00:00  Abertura") and "Fim" in lines[1]
+        assert "2 chapters" in str(outline.query_one("#outline-title", Static).render())
+        await pilot.press("down", "enter")  # the last chapter's segment
+        await pilot.pause()
+        shown = app.screen
+        assert isinstance(shown, SegmentScreen) and shown.segment.id == segments[-1].id
+        await pilot.press("O")  # the outline again, at that chapter
+        await pilot.pause()
+        assert isinstance(app.screen, OutlineScreen)
+        assert app.screen.query_one("#outline", OptionList).highlighted == 1
+        await pilot.press("up", "enter")  # the first chapter, in the same segment screen
+        await pilot.pause()
+        assert app.screen is shown and shown.segment.id == segments[0].id
+        # a lecture without chapters: its segments by time
+        other = next(lec for lec in library.lectures() if lec.id != lecture.id)
+        app.push_screen(OutlineScreen(other.id))
+        await pilot.pause()
+        listed = app.screen.query_one("#outline", OptionList)
+        assert listed.option_count == len(library.store.segments(other.id))
+        assert "no chapters" in str(app.screen.query_one("#outline-title", Static).render())

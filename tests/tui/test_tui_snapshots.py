@@ -119,3 +119,23 @@ def test_course_map(home: Path, snap_compare, language: str) -> None:  # type: i
 
     app = make_app(home, language=language)
     assert snap_compare(app, terminal_size=SIZE, run_before=open_map)
+
+
+@LANGUAGES
+def test_outline_screen(home: Path, snap_compare, language: str) -> None:  # type: ignore[no-untyped-def]
+    from lecturetui.core.lectures import Chapter
+    from lecturetui.tui.outlinescreen import OutlineScreen
+
+    app = make_app(home, language=language)
+    library = app.services.library
+    lecture = library.lectures()[0]
+    library.store.save_chapters(lecture.id, [Chapter(0.0, "Abertura"),
+                                             Chapter(65.0, "Por que GPUs?"),
+                                             Chapter(600.0, "Convolução")])  # fmt: skip
+
+    async def open_outline(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _settled(pilot)
+        pilot.app.push_screen(OutlineScreen(lecture.id, 70.0))  # the second chapter highlighted
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=open_outline)

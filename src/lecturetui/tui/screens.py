@@ -16,7 +16,7 @@ from textual.worker import Worker, get_current_worker
 
 from lecturetui.core.conversation import HistoryEntry
 from lecturetui.core.i18n import N_, _, ngettext
-from lecturetui.core.lectures import Lecture
+from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.timefmt import format_timestamp
 from lecturetui.tui.context import context, worker_failed
 from lecturetui.tui.i18n import Translated
@@ -42,6 +42,7 @@ KEYS = (
     ("`Esc`", N_("stop the answer / go back")),
     ("`[` `]`", N_("previous / next segment (segment screen)")),
     ("`{` `}`", N_("previous / next chapter, for a lecture with its video's chapters (segment screen)")),
+    ("`O`", N_("the lecture's outline: its chapters (or its segments by time); Enter opens one (segment screen; Enter on a lecture in the library)")),
     ("`l`", N_("library: lectures, models, device; `i` adds lectures, `d` deletes one, `e` edits its title, course and link")),
     ("`h`", N_("history of questions")),
     ("`m`", N_("search mode: hybrid (E5 + BM25), meaning (E5), words (BM25)")),
@@ -121,6 +122,7 @@ class LibraryScreen(Translated, Screen[None]):
         Binding("i", "focus_ingest", N_("Add lectures")),
         Binding("d", "delete_lecture", N_("Delete")),
         Binding("e", "edit_lecture", N_("Edit")),
+        Binding("O", "outline", N_("Outline"), key_display="O"),
     ]
 
     ingesting: Path | None = None
@@ -198,6 +200,23 @@ class LibraryScreen(Translated, Screen[None]):
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         return context(self).services.library.lecture(str(key)) if key else None
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_outline()
+
+    def action_outline(self) -> None:
+        """The selected lecture's outline (tui/outlinescreen.py)."""
+        from lecturetui.tui.outlinescreen import OutlineScreen
+
+        lecture = self.selected()
+        if lecture is not None:
+            self.app.push_screen(OutlineScreen(lecture.id), self._open_segment)
+
+    def _open_segment(self, segment: StoredSegment | None) -> None:
+        from lecturetui.tui.segmentscreen import SegmentScreen
+
+        if segment is not None:
+            self.app.push_screen(SegmentScreen(segment))
 
     def action_delete_lecture(self) -> None:
         from lecturetui.tui.lecturedialogs import ConfirmScreen

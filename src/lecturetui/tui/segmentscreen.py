@@ -13,6 +13,7 @@ from textual.widgets import Footer, Static
 from lecturetui.core.i18n import N_, _, decimal
 from lecturetui.core.lectures import Chapter, StoredSegment, chapter_at
 from lecturetui.core.links import deep_link
+from lecturetui.core.study.outline import segment_at
 from lecturetui.core.timefmt import format_duration, format_span, format_timestamp
 from lecturetui.tui.context import context, copy_link, open_link
 from lecturetui.tui.i18n import Translated
@@ -28,6 +29,7 @@ class SegmentScreen(Translated, Screen[None]):
         Binding("right_square_bracket,n", "move(1)", N_("Next")),
         Binding("left_curly_bracket", "chapter(-1)", N_("Previous chapter"), show=False),
         Binding("right_curly_bracket", "chapter(1)", N_("Next chapter"), show=False),
+        Binding("O", "outline", N_("Outline"), key_display="O"),
         Binding("o", "open", N_("Open video")),
         Binding("y", "copy", N_("Copy link")),
         Binding("b", "bookmark", N_("Bookmark")),
@@ -118,14 +120,25 @@ class SegmentScreen(Translated, Screen[None]):
         i = (chapters.index(current) if current else -1) + step
         if not chapters or not 0 <= i < len(chapters):
             return
-        start = chapters[i].start
-        segments = store.segments(self.segment.lecture_id)
-        holding = [s for s in segments if s.start <= start + 0.5 < s.end]
-        after = [s for s in segments if s.start >= start]
-        found = holding[-1:] or after[:1]
-        target = found[0] if found else None
+        target = segment_at(store.segments(self.segment.lecture_id), chapters[i].start)
         if target is not None and target.id != self.segment.id:
             self.segment = target
+            self.score = None
+            self.refresh_segment()
+
+    def action_outline(self) -> None:
+        """The lecture's outline, at this segment's chapter (tui/outlinescreen.py)."""
+        from lecturetui.tui.outlinescreen import OutlineScreen
+
+        chapters = context(self).services.library.store.chapters(self.segment.lecture_id)
+        chapter = self._chapter(chapters)
+        at = chapter.start if chapter is not None else self.segment.start
+        self.app.push_screen(OutlineScreen(self.segment.lecture_id, at), self._go_to)
+
+    def _go_to(self, segment: StoredSegment | None) -> None:
+        """To the segment chosen in the outline."""
+        if segment is not None and segment.id != self.segment.id:
+            self.segment = segment
             self.score = None
             self.refresh_segment()
 

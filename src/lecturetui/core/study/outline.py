@@ -9,11 +9,11 @@ chapters opens the library (`read_missing`), and `outline` looks again for the o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lecturetui.core.ingest.ytdlp import read_info
-from lecturetui.core.lectures import Chapter, Lecture
+from lecturetui.core.lectures import Chapter, Lecture, StoredSegment
 from lecturetui.core.links import deep_link
 from lecturetui.core.records import ChapterRecord
 from lecturetui.core.storage.store import Store
@@ -72,3 +72,12 @@ def records(lecture: Lecture, found: list[Chapter]) -> list[ChapterRecord]:
         )
         for c, end in zip(found, ends, strict=True)
     ]
+
+
+def segment_at(segments: Sequence[StoredSegment], start: float) -> StoredSegment | None:
+    """The segment to open for a moment at `start` (a chapter's beginning): the last window
+    that holds it (the one it opens, as windows overlap), else the first after it."""
+    holding = [s for s in segments if s.start <= start + 0.5 < s.end]
+    if holding:
+        return holding[-1]
+    return next((s for s in segments if s.start >= start), segments[-1] if segments else None)
