@@ -11,6 +11,7 @@ import pytest
 from textual.widgets import DataTable, Input, OptionList, Static
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.lectures import StoredSegment
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
 from lecturetui.tui import mainscreen
@@ -696,18 +697,26 @@ async def test_the_first_screen_asks_an_example_and_reopens_the_last_question(ho
         assert "placa [1]" in answer_text(again)  # the answer as it was given, not asked again
 
 
-async def test_the_segment_screen_names_its_chapter_and_moves_between_chapters(
-    home: Path,
-) -> None:
+def _app_with_chapters(
+    home: Path, titles: dict[str, int]
+) -> tuple[LectureApp, str, list[StoredSegment]]:
+    """The demo app with chapters on a lecture of three segments or more: each title begins
+    a second into the segment of that index (the first at 0)."""
     from lecturetui.core.lectures import Chapter
 
     app = make_app(home)
     library = app.services.library
     lecture = next(lec for lec in library.lectures() if len(library.store.segments(lec.id)) >= 3)
     segments = library.store.segments(lecture.id)
-    chapters = [Chapter(0.0, "Abertura"), Chapter(segments[1].start + 1, "GPUs"),
-                Chapter(segments[-1].start + 1, "Fim")]  # fmt: skip
+    chapters = [Chapter(segments[i].start + 1 if i else 0.0, title) for title, i in titles.items()]
     library.store.save_chapters(lecture.id, chapters)
+    return app, lecture.id, segments
+
+
+async def test_the_segment_screen_names_its_chapter_and_moves_between_chapters(
+    home: Path,
+) -> None:
+    app, _, segments = _app_with_chapters(home, {"Abertura": 0, "GPUs": 1, "Fim": -1})
     async with app.run_test(size=(120, 32)) as pilot:
         await app.workers.wait_for_complete()
         app.push_screen(SegmentScreen(segments[0]))
@@ -760,22 +769,34 @@ async def test_an_older_lecture_gets_its_chapters_when_the_app_opens(
         assert "chapters:" not in str(app.query_one("#status", Static).render())
 
 
-async def test_a_moment_found_in_doubt_shows_both_moments_and_explains_nothing(
-    home: Path, monkeypatch: pytest.MonkeyPatch
+class Reading(FakeGenerator):
+    """A model on the CPU that reads moments: how likely each answers, in turn."""
+
+    def __init__(self, likely: list[float]) -> None:
+        super().__init__("Ele prioriza a placa [1].")
+        self.likely = likely
+        self.checked = 0
+
+    def yes_probability(self, messages: list[dict[str, str]]) -> float:
+        self.checked += 1
+        return self.likely[(self.checked - 1) % len(self.likely)]
+
+
+@pytest.mark.parametrize("case", ["close moments", "just under the threshold"])
+async def test_two_moments_in_doubt_are_both_shown_and_nothing_explained(
+    home: Path, monkeypatch: pytest.MonkeyPatch, case: str
 ) -> None:
-    from lecturetui.core.answer import doubt
+    from lecturetui.core.answer import doubt, quote
 
-    monkeypatch.setattr(doubt, "DOUBT_MARGIN", 1.0)  # every first two moments count as close
-    monkeypatch.setattr(doubt, "CHECK_MARGIN", 1.0)
-
-    class Hesitant(FakeGenerator):
-        """A model on the CPU that finds the second moment likelier than the first."""
-
-        def yes_probability(self, messages: list[dict[str, str]]) -> float:
-            self.checked = getattr(self, "checked", 0) + 1
-            return 0.3 if self.checked % 2 else 0.6
-
-    gen = Hesitant("Ele prioriza a placa [1].")
+    if case == "close moments":  # every first two moments count as close ...
+        monkeypatch.setattr(doubt, "DOUBT_MARGIN", 1.0)
+        monkeypatch.setattr(doubt, "CHECK_MARGIN", 1.0)
+        gen = Reading([0.3, 0.6])  # ... and the model finds the second likelier
+    else:  # every question scores just under the threshold ...
+        monkeypatch.setattr(quote, "COVERAGE_THRESHOLD", 2.0)
+        monkeypatch.setattr(quote, "OTHER_LANGUAGE_THRESHOLD", 2.0)
+        monkeypatch.setattr(doubt, "NEAR_BAND", 3.0)
+        gen = Reading([0.9])  # ... and the model finds its moments likely to answer
     library = Library(DataHome.resolve(), embedder=FakeEmbedder(),
                       reranker=FakeEmbedder(dim=48, model_id="fake-gemma"))  # fmt: skip
     library.ingest([SEED_CORPUS])
@@ -787,61 +808,26 @@ async def test_a_moment_found_in_doubt_shows_both_moments_and_explains_nothing(
         await ask(pilot, app, question)
         text = answer_text(app)
         assert "Não tenho certeza de qual destes dois momentos" in text  # the question's language
-        assert "[2]" in text and "prioriza a placa" not in text
-        assert gen.checked == 2 and not gen.prompts  # checked, and no explanation written
+        assert "[1]" in text and "[2]" in text and "prioriza a placa" not in text
+        assert "não parecem" not in text  # not refused
+        assert gen.checked == 2 and not gen.prompts  # read, and no explanation written
         assert app.services.library.history.rows()[0][2] == question
-
-
-async def test_a_question_just_under_the_threshold_shows_both_moments_once_read(
-    home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from lecturetui.core.answer import doubt, quote
-
-    monkeypatch.setattr(quote, "COVERAGE_THRESHOLD", 2.0)  # every question just under it
-    monkeypatch.setattr(quote, "OTHER_LANGUAGE_THRESHOLD", 2.0)
-    monkeypatch.setattr(doubt, "NEAR_BAND", 3.0)
-
-    class Reader(FakeGenerator):
-        """A model on the CPU that finds the first moment likely to answer."""
-
-        def yes_probability(self, messages: list[dict[str, str]]) -> float:
-            self.checked = getattr(self, "checked", 0) + 1
-            return 0.9
-
-    gen = Reader("Ele prioriza a placa [1].")
-    library = Library(DataHome.resolve(), embedder=FakeEmbedder(),
-                      reranker=FakeEmbedder(dim=48, model_id="fake-gemma"))  # fmt: skip
-    library.ingest([SEED_CORPUS])
-    library.sync_rerank()
-    app = LectureApp(AppServices(library, lambda: gen, llm_label="fake", language="pt"))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await ask(pilot, app, "O TensorFlow prioriza a execução de operações em qual dispositivo?")
-        text = answer_text(app)
-        assert "Não tenho certeza de qual destes dois momentos" in text
-        assert "[1]" in text and "[2]" in text and "não parecem" not in text
-        assert gen.checked == 2 and not gen.prompts
 
 
 async def test_a_lecture_s_outline_opens_from_the_library_and_the_segment_screen(
     home: Path,
 ) -> None:
-    from lecturetui.core.lectures import Chapter
     from lecturetui.tui.outlinescreen import OutlineScreen
 
-    app = make_app(home)
+    app, lecture_id, segments = _app_with_chapters(home, {"Abertura": 0, "Fim": -1})
     library = app.services.library
-    lecture = next(lec for lec in library.lectures() if len(library.store.segments(lec.id)) >= 3)
-    segments = library.store.segments(lecture.id)
-    chapters = [Chapter(0.0, "Abertura"), Chapter(segments[-1].start + 1, "Fim")]
-    library.store.save_chapters(lecture.id, chapters)
     async with app.run_test(size=(120, 32)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.press("tab")
         await pilot.press("l")
         table = app.screen.query_one(DataTable)
         table.focus()
-        table.move_cursor(row=[x.id for x in library.lectures()].index(lecture.id))
+        table.move_cursor(row=[x.id for x in library.lectures()].index(lecture_id))
         await pilot.press("enter")
         await pilot.pause()
         outline = app.screen
@@ -862,7 +848,7 @@ async def test_a_lecture_s_outline_opens_from_the_library_and_the_segment_screen
         await pilot.pause()
         assert app.screen is shown and shown.segment.id == segments[0].id
         # a lecture without chapters: its segments by time
-        other = next(lec for lec in library.lectures() if lec.id != lecture.id)
+        other = next(lec for lec in library.lectures() if lec.id != lecture_id)
         app.push_screen(OutlineScreen(other.id))
         await pilot.pause()
         listed = app.screen.query_one("#outline", OptionList)
