@@ -107,7 +107,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ingest",),
     ("retrieval",),
     ("study",),
-    ("library", "watch"),
+    ("indexes", "library", "watch"),
     ("answer",),
     ("session",),
     ("evaluation",),

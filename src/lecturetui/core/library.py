@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
+from lecturetui.core.indexes import Indexes
 from lecturetui.core.ingest.pipeline import FileResult, IngestOptions, IngestReport, ingest_paths
 from lecturetui.core.ingest.recordings import MediaContext
 from lecturetui.core.ingest.segmenting import SegmentConfig
@@ -29,15 +30,13 @@ from lecturetui.core.models.runtime import load_embedder, runtime_of
 from lecturetui.core.models.tokens import TokenCounter
 from lecturetui.core.paths import DataHome
 from lecturetui.core.question_options import DEFAULT_MODE, MODES
-from lecturetui.core.retrieval import rerank, small_unit_index
+from lecturetui.core.retrieval import rerank
 from lecturetui.core.retrieval.rerank import RerankConfig, RerankStage
 from lecturetui.core.retrieval.scope import Scope, resolve
 from lecturetui.core.retrieval.search import Hit, SearchResult, run_search
 from lecturetui.core.retrieval.vector_index import (
-    Manifest,
     SearchIndexError,
     VectorIndex,
-    manifest_for,
     unit_vector,
 )
 from lecturetui.core.storage.history import History
@@ -97,8 +96,8 @@ class Library:
         self._embedder = embedder
         self._notify = notify
         self._store: Store | None = None
-        self._index: VectorIndex | None = None
-        self._units: VectorIndex | None = None
+        self._indexes = Indexes(home, lambda: self.embedder,
+                                lambda: (self.model_id, self._model_hash()), lambda: self.store)  # fmt: skip
         self._model_path: Path | None = None
         self._model_id: str | None = embedder.model_id if embedder else None
         self._transcribers: dict[str | None, Transcriber] = {}
@@ -164,41 +163,12 @@ class Library:
         return _LazyCounter(self, f"tokenizer:{self.model_id}")
 
     def index(self, create: bool = True) -> VectorIndex | None:
-        if self._index is None:
-            loaded = VectorIndex.load(self.home.index_dir, self.model_id, self._model_hash(), None)
-            if loaded is None and create:
-                loaded = self._new_index()
-            self._index = loaded
-        return self._index
-
-    def _new_index(self, capacity: int = 1024) -> VectorIndex:
-        return VectorIndex.create(self.home.index_dir, self._manifest(), capacity)
-
-    def _manifest(self) -> Manifest:
-        emb = self.embedder
-        counter = f"tokenizer:{emb.model_id}"
-        return manifest_for(emb, {**SegmentConfig().as_dict(), "counter": counter})
+        """E5's index of the windows (core/indexes.py)."""
+        return self._indexes.windows(create)
 
     def unit_index(self, create: bool = True) -> VectorIndex | None:
-        """The index of the segments' small units (core/retrieval/small_unit_index.py), beside the windows'."""
-        if self._units is None:
-            folder = self.home.index_dir / small_unit_index.FOLDER
-            loaded: VectorIndex | None = None
-            saved = VectorIndex.read_manifest(folder)
-            if saved is not None and all(
-                saved.segmenting.get(key) == value
-                for key, value in small_unit_index.SETTINGS.items()
-            ):
-                try:
-                    loaded = VectorIndex.load(folder, self.model_id, self._model_hash(), None)
-                except SearchIndexError:
-                    loaded = None  # rebuilt from the store below: units are cheap to redo
-            if loaded is None and create:
-                manifest = self._manifest()
-                manifest.segmenting = dict(small_unit_index.SETTINGS)
-                loaded = VectorIndex.create(folder, manifest, 1024)
-            self._units = loaded
-        return self._units
+        """E5's index of the windows' small units (core/retrieval/small_unit_index.py)."""
+        return self._indexes.units(create)
 
     # -- the second stage (core/retrieval/rerank.py) -------------------------------------------------------
     @property
@@ -362,16 +332,7 @@ class Library:
 
         def on_saved(result: FileResult) -> None:
             nonlocal dirty
-            index = self.index()
-            units = self.unit_index()
-            assert index is not None and units is not None
-            for change, vectors in zip(result.changes, result.vectors, strict=True):
-                index.remove(change.removed_segment_ids)
-                small_unit_index.remove_segments(units, change.removed_segment_ids)
-                if vectors is not None:
-                    index.add(change.added_segment_ids, vectors)
-                    added = self.store.segments_by_id(change.added_segment_ids)
-                    small_unit_index.add_segments(units, added, embed)
+            self._indexes.apply(result, embed)
             dirty = True
 
         try:
@@ -381,10 +342,8 @@ class Library:
                 self.store, paths, options, self.token_counter(), progress, on_saved, embed, media
             )
         finally:
-            if dirty and self._index is not None:
-                self._index.save()
-            if dirty and self._units is not None:
-                self._units.save()
+            if dirty:
+                self._indexes.save()
 
     # -- keeping the index in step with the store ---------------------------------------------
     def remove_lecture(self, lecture_id: str) -> int:
@@ -397,65 +356,18 @@ class Library:
     def sync_index(
         self, progress: Progress | None = None, only_if_exists: bool = False
     ) -> tuple[int, int]:
-        """Embed stored segments the index lacks and drop vectors of removed ones.
-
-        (An ingest killed between storing a file and saving the index leaves such a gap.)
-        Returns (added, removed).
-        """
-        if only_if_exists and VectorIndex.read_manifest(self.home.index_dir) is None:
-            return 0, 0
-        index = self.index()
-        assert index is not None
-        stored = set(self.store.all_segment_ids())
-        indexed = index.labels()
-        missing = sorted(stored - indexed)
-        extra = sorted(indexed - stored)
-        if missing or extra:
-            index.remove(extra)
-            if missing:
-                segs = self.store.segments_by_id(missing)
-                vectors = self.embedder.embed_passages([segs[i].text for i in missing], progress)
-                index.add(missing, vectors)
-            index.save()
-        self._sync_units(stored, progress)
-        return len(missing), len(extra)
-
-    def _sync_units(self, stored: set[int], progress: Progress | None) -> None:
-        units = self.unit_index()
-        assert units is not None
-        have = small_unit_index.indexed_segments(units)
-        missing, extra = sorted(stored - have), sorted(have - stored)
-        if not missing and not extra:
-            return
-        small_unit_index.remove_segments(units, extra)
-        small_unit_index.add_segments(
-            units,
-            self.store.segments_by_id(missing),
-            lambda texts: self.embedder.embed_passages(texts, progress),
-        )
-        units.save()
+        """Embed stored segments the indexes lack and drop vectors of removed ones (see
+        Indexes.sync). Returns (added, removed)."""
+        return self._indexes.sync(progress, only_if_exists)
 
     def reindex(self, progress: Progress | None = None) -> int:
-        """Rebuild the index from every stored segment (re-embedding them)."""
-        ids = self.store.all_segment_ids()
-        segs = self.store.segments_by_id(ids)
-        vectors = self.embedder.embed_passages([segs[i].text for i in ids], progress)
-        index = self._new_index(capacity=len(ids) + 1024)
-        index.add(ids, vectors)
-        index.save()
-        self._index = index
-        manifest = self._manifest()
-        manifest.segmenting = dict(small_unit_index.SETTINGS)
-        units = VectorIndex.create(self.home.index_dir / small_unit_index.FOLDER, manifest, 1024)
-        small_unit_index.add_segments(
-            units, segs, lambda texts: self.embedder.embed_passages(texts, progress)
-        )
-        units.save()
-        self._units = units
+        """Rebuild the indexes from every stored segment (re-embedding them), the re-ranking
+        vectors too."""
+        count = self._indexes.rebuild(progress)
         stage = self.rerank_stage()
         if stage is not None:
             stage.rebuild(self.store, progress)
-        return len(ids)
+        return count
 
     # -- search ------------------------------------------------------------------------------
     def search(
