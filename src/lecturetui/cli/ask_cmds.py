@@ -241,16 +241,14 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
         )
     t = answer.timings
     retrieval = _("retrieval {ms} ms").format(ms=decimal(t["retrieval_ms"], 0, grouping=False))
+    check_s = t.get("check_ms", 0.0) / 1000  # the model read the moments, and wrote nothing
+    checked = [_("moments checked in {seconds} s").format(seconds=decimal(check_s, grouping=False))]
     if answer.abstained or generator is None:
-        note(retrieval + " · " + _("no answer model run"))
+        note(" · ".join([retrieval, *(checked if check_s else [_("no answer model run")])]))
         return
-    if answer.unsure:  # the model at most read the two moments; it wrote nothing
-        check_s = t.get("check_ms", 0.0) / 1000
-        checked = _("moments checked in {seconds} s").format(
-            seconds=decimal(check_s, grouping=False)
-        )
+    if answer.unsure:
         model = f"{generator.name} ({generator.placement})"
-        note(" · ".join([retrieval, *([checked] if check_s else []), _("no explanation written"),
+        note(" · ".join([retrieval, *(checked if check_s else []), _("no explanation written"),
                          model]))  # fmt: skip
         return
     tokens = _("{n} new prompt tokens").format(n=int(t["prompt_new_tokens"]))

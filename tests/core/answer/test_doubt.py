@@ -276,6 +276,12 @@ def test_on_a_cpu_the_refusal_waits_for_the_read_and_the_moments_follow(
     footer = " ".join(capsys.readouterr().err.split())  # the timings go to stderr
     assert "moments checked in" in footer and "no explanation written" in footer, footer
     assert "tok/s" not in footer
+    # read and refused: the timings say the model read the moments
+    done = _events(lib, Checking([0.1, 0.1], gpu=False))[-1]
+    assert isinstance(done, Answered) and done.answer.abstained
+    _Printer(Console(record=True), False, WithModel())(done)  # type: ignore[arg-type]
+    footer = " ".join(capsys.readouterr().err.split())
+    assert "moments checked in" in footer and "no answer model run" not in footer, footer
     # the read turned off, or a model that cannot read (a server): refused, nothing checked
     monkeypatch.setenv("LECTURETUI_CHECK_MOMENTS", "0")
     gen = Checking([0.9, 0.9], gpu=False)
