@@ -138,8 +138,9 @@ class _Printer:
             if self.as_json:
                 click.echo(json_text(event.record))
             else:
-                abstained = event.answer.abstained  # no model ran: not waited for
-                model = None if abstained else self.session.loaded_answer_model()
+                # refused before the model wrote anything: the model is not waited for
+                wrote = not event.answer.abstained or bool(event.answer.explanation)
+                model = self.session.loaded_answer_model() if wrote else None
                 print_answer_end(self.out, event.answer, model)
             return
         if self.as_json:
@@ -243,9 +244,9 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
     retrieval = _("retrieval {ms} ms").format(ms=decimal(t["retrieval_ms"], 0, grouping=False))
     check_s = t.get("check_ms", 0.0) / 1000  # the model read the moments, and wrote nothing
     checked = [_("moments checked in {seconds} s").format(seconds=decimal(check_s, grouping=False))]
-    if answer.abstained or generator is None:
+    if (answer.abstained and not answer.explanation) or generator is None:
         note(" · ".join([retrieval, *(checked if check_s else [_("no answer model run")])]))
-        return
+        return  # (an explanation replaced by the refusal keeps its timings below)
     if answer.unsure:
         model = f"{generator.name} ({generator.placement})"
         note(" · ".join([retrieval, *(checked if check_s else []), _("no explanation written"),
