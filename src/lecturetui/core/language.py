@@ -13,10 +13,31 @@ _LANGUAGE_NAMES = {
 }  # fmt: skip
 
 
+#: the languages a text is told among: those written with a standard of their own and widely
+#: used. py3langid's model also knows regional varieties and creoles (Galician, Occitan,
+#: Aragonese, Extremaduran, Haitian Creole…) that it picks for a short question in a
+#: neighbouring major language: "pra que serve o dicionario" came out Galician, "qual a
+#: diferenca entre lista e tupla" Extremaduran, and the answer model was then asked to answer in
+#: them (bench/RESULTS.md, "A short question's language").
+LANGUAGES = (
+    "af", "ar", "az", "be", "bg", "bn", "ca", "cs", "cy", "da", "de", "el", "en", "es", "et",
+    "eu", "fa", "fi", "fr", "ga", "he", "hi", "hr", "hu", "hy", "id", "is", "it", "ja", "ka",
+    "kk", "ko", "lt", "lv", "mk", "ms", "nl", "nn", "no", "pl", "pt", "ro", "ru", "sk", "sl",
+    "sq", "sr", "sv", "sw", "ta", "te", "th", "tl", "tr", "uk", "ur", "vi", "zh",
+)  # fmt: skip
+_restricted = threading.Lock()
+_ready: list[bool] = []
+
+
 def language_code(text: str) -> str:
-    """ISO 639-1 code of a text's language (py3langid, offline)."""
+    """ISO 639-1 code of a text's language, one of LANGUAGES (py3langid, offline)."""
     import py3langid
 
+    if not _ready:
+        with _restricted:
+            if not _ready:
+                py3langid.set_languages(list(LANGUAGES))
+                _ready.append(True)
     code, _ = py3langid.classify(text)
     return str(code)
 

@@ -7,6 +7,7 @@ import hashlib
 import json
 import re
 
+from lecturetui.core.language import language_code
 from lecturetui.core.lectures import ParsedLecture
 
 
@@ -33,7 +34,4 @@ def detect_language(lecture: ParsedLecture) -> str | None:
     text = lecture.all_text()[:20000]
     if len(text.split()) < 20:
         return None
-    import py3langid
-
-    lang, _score = py3langid.classify(text)
-    return str(lang)
+    return language_code(text)

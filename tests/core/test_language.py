@@ -1,0 +1,28 @@
+"""A question's language is told among the widely written languages: a short question in a
+major language is not taken for a regional variety or a creole of its neighbours."""
+
+from __future__ import annotations
+
+import pytest
+
+from lecturetui.core.language import LANGUAGES, language_code, question_language
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("qual a diferenca entre lista e tupla", "pt"),  # was Extremaduran
+        ("explica de novo", "pt"),  # was Galician
+        ("diferencia entre lista y tupla", "es"),  # was Aragonese
+        ("what does append do", "en"),
+        ("O que é um tensor?", "pt"),
+    ],
+)
+def test_a_short_question_is_told_its_language(question: str, language: str) -> None:
+    assert language_code(question) == language
+
+
+def test_every_language_told_is_one_the_answer_model_can_be_asked_for() -> None:
+    for question in ("GPU ou CPU?", "e o gradiente?", "pra que serve o dicionario", "why?"):
+        assert language_code(question) in LANGUAGES
+    assert question_language("Por que o gmodel.py apaga e recria o index toda vez?") == "Portuguese"
