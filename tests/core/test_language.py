@@ -26,3 +26,19 @@ def test_every_language_told_is_one_the_answer_model_can_be_asked_for() -> None:
     for question in ("GPU ou CPU?", "e o gradiente?", "pra que serve o dicionario", "why?"):
         assert language_code(question) in LANGUAGES
     assert question_language("Por que o gmodel.py apaga e recria o index toda vez?") == "Portuguese"
+
+
+@pytest.mark.parametrize(
+    ("question", "likely", "language"),
+    [
+        ("GPU ou CPU?", ("pt",), "pt"),  # French and Portuguese score even: the library's wins
+        ("pra que serve o dicionario", ("en", "pt"), "pt"),  # Spanish by 2.4 nats alone
+        ("list vs tuple", ("en",), "en"),  # Slovenian alone
+        ("diferencia entre lista y tupla", ("pt",), "es"),  # a clear margin is kept
+        ("What is the difference between a list and a tuple?", ("pt",), "en"),
+    ],
+)
+def test_the_library_s_and_the_interface_s_languages_win_a_near_tie(
+    question: str, likely: tuple[str, ...], language: str
+) -> None:
+    assert language_code(question, likely) == language

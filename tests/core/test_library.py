@@ -165,3 +165,6 @@ def test_the_question_language_is_compared_with_the_library_languages(library: L
     library.ingest([SEED_CORPUS])  # Portuguese lectures
     assert library.same_language("O TensorFlow prioriza a GPU ou a CPU?")
     assert not library.same_language("Does TensorFlow prefer the GPU over the CPU?")
+    # the lectures' language and the interface's are the likeliest for a short question
+    assert library.likely_languages() == ("en", "pt")
+    assert library.same_language("GPU ou CPU?")  # French and Portuguese score even

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 
 _preloading: list[threading.Thread] = []
 
@@ -25,12 +26,18 @@ LANGUAGES = (
     "kk", "ko", "lt", "lv", "mk", "ms", "nl", "nn", "no", "pl", "pt", "ro", "ru", "sk", "sl",
     "sq", "sr", "sv", "sw", "ta", "te", "th", "tl", "tr", "uk", "ur", "vi", "zh",
 )  # fmt: skip
+#: how much likelier (py3langid's log-probability, in nats) the library's and the interface's
+#: languages are taken to be than any other: enough to decide a two-word question that scores
+#: about even ("GPU ou CPU?": French -12.0, Portuguese -12.0), far too little to move a sentence,
+#: whose margin is tens of nats (bench/RESULTS.md, "A short question's language")
+LIKELY_PRIOR = 3.0
 _restricted = threading.Lock()
 _ready: list[bool] = []
 
 
-def language_code(text: str) -> str:
-    """ISO 639-1 code of a text's language, one of LANGUAGES (py3langid, offline)."""
+def language_code(text: str, likely: Iterable[str] = ()) -> str:
+    """ISO 639-1 code of a text's language, one of LANGUAGES (py3langid, offline); the
+    `likely` ones (the library's, the interface's) win a near tie (LIKELY_PRIOR)."""
     import py3langid
 
     if not _ready:
@@ -38,7 +45,14 @@ def language_code(text: str) -> str:
             if not _ready:
                 py3langid.set_languages(list(LANGUAGES))
                 _ready.append(True)
-    code, _ = py3langid.classify(text)
+    preferred = set(likely) & set(LANGUAGES)
+    if not preferred:
+        code, _ = py3langid.classify(text)
+        return str(code)
+    ranked = py3langid.rank(text)
+    code, _ = max(
+        ranked, key=lambda pair: pair[1] + (LIKELY_PRIOR if pair[0] in preferred else 0.0)
+    )
     return str(code)
 
 
@@ -56,8 +70,8 @@ def language_name(code: str) -> str:
     return _LANGUAGE_NAMES.get(code, code)
 
 
-def question_language(question: str) -> str | None:
+def question_language(question: str, likely: Iterable[str] = ()) -> str | None:
     """The question's language by name (small models follow "answer in Portuguese" far better
-    than "answer in the language of the question")."""
-    code = language_code(question)
+    than "answer in the language of the question"); `likely` as for `language_code`."""
+    code = language_code(question, likely)
     return _LANGUAGE_NAMES.get(code, code)

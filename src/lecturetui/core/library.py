@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
+from lecturetui.core.i18n import language as interface_language
 from lecturetui.core.indexes import Indexes
 from lecturetui.core.ingest.pipeline import FileResult, IngestOptions, IngestReport, ingest_paths
 from lecturetui.core.ingest.recordings import MediaContext
@@ -445,4 +446,11 @@ class Library:
     def same_language(self, query: str) -> bool:
         """Is the question in one of the library's languages (or are they unknown)?"""
         languages = {lang for lang in self.store.languages() if lang}
-        return not languages or language_code(query) in languages
+        return not languages or language_code(query, self.likely_languages()) in languages
+
+    def likely_languages(self) -> tuple[str, ...]:
+        """The languages a question here is likeliest to be in: the lectures' and the
+        interface's (they win a short question's near tie: core/language.py)."""
+        return tuple(
+            sorted({lang for lang in self.store.languages() if lang} | {interface_language()})
+        )

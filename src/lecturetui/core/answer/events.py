@@ -80,7 +80,7 @@ class Doubted:
             return opening(self.found)
         other = self.found.doubt.other
         assert other is not None
-        return f"{also_line(self.found.turn.question)}\n\n{quoted(other, 2)}\n\n"
+        return f"{also_line(self.found.language)}\n\n{quoted(other, 2)}\n\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +126,7 @@ def opening(found: Retrieved) -> str:
     """What the answer opens with: the quote, or both moments when it is in doubt."""
     pair = both(found)
     if pair is not None:
-        return unsure_opening(found.turn.question, *pair)
+        return unsure_opening(found.language, *pair)
     return quote_block(found.quote)
 
 

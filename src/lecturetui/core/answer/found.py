@@ -30,6 +30,7 @@ from lecturetui.core.answer.quote import (
 )
 from lecturetui.core.answer.translate import Translator
 from lecturetui.core.conversation import Turn
+from lecturetui.core.language import question_language
 from lecturetui.core.library import Hit, Library, SearchResult
 from lecturetui.core.question_options import DEFAULT_MODE
 from lecturetui.core.retrieval.scope import Scope
@@ -62,6 +63,9 @@ class Retrieved:
     #: a question refused just under the coverage threshold: its two best moments, which the
     #: answer model reads before it is refused (core/answer/doubt.py's `just_under`; None once read)
     near: tuple[Quote, Quote] | None = None
+    #: the question's language by name ("Portuguese"), the library's and the interface's
+    #: preferred in a near tie: what the answer and its lines are written in
+    language: str | None = None
 
     @property
     def checking(self) -> bool:
@@ -165,7 +169,7 @@ def retrieve(
     return Retrieved(
         turn, hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
         searched.translation, searched.guess, searched.model_s, quote, covered, best, doubt,
-        near=read_first,
+        near=read_first, language=question_language(turn.question, library.likely_languages()),
     )  # fmt: skip
 
 

@@ -115,11 +115,15 @@ def guesser_for(
     if generator is None or not wants_guess(setting, generator):
         return None
     courses = courses_of(library, scope)
+    likely = library.likely_languages()
     model = generator
 
     def guesser(text: str, language: str | None) -> str | None:
         return guess(
-            model, text, language_name(language) if language else question_language(text), courses
+            model,
+            text,
+            language_name(language) if language else question_language(text, likely),
+            courses,
         )
 
     return guesser

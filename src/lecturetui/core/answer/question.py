@@ -66,7 +66,6 @@ from lecturetui.core.citing import cited_numbers
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
-from lecturetui.core.language import question_language
 from lecturetui.core.library import Library
 from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE, DEFAULT_TTFT_S
 from lecturetui.core.retrieval.scope import Scope
@@ -247,7 +246,7 @@ def answer_events(
         budget,
         generator.count_prompt_tokens,
         generator.count_tokens,
-        question_language(turn.question),
+        found.language,
         turn.previous,
         found.quote,
     )
@@ -296,7 +295,7 @@ def answer_events(
         says_not_answered(explanation)
         or ungrounded(library, found.relevance, explanation, passages)
     )
-    text = _not_covered(turn.question) if abstained else opening + explanation
+    text = _not_covered(found.language) if abstained else opening + explanation
     cited = cited_numbers(text, len(passages))
     done = Answer(
         question=turn.question,
@@ -345,8 +344,9 @@ _NOT_COVERED = {
 _NOT_COVERED_EN = "The lectures do not seem to cover this question: the closest moments are below."
 
 
-def _not_covered(question: str) -> str:
-    return _NOT_COVERED.get(question_language(question) or "", _NOT_COVERED_EN)
+def _not_covered(language: str | None) -> str:
+    """The refusal in the question's language (by name, `Retrieved.language`)."""
+    return _NOT_COVERED.get(language or "", _NOT_COVERED_EN)
 
 
 def warm_up(library: Library, stop: threading.Event, idle: threading.Event | None = None) -> int:
@@ -359,7 +359,7 @@ def warm_up(library: Library, stop: threading.Event, idle: threading.Event | Non
 def abstention(found: Retrieved) -> Answer:
     """The answer when the lectures do not cover the question: one sentence, no model."""
     turn = found.turn
-    text = _not_covered(turn.question)
+    text = _not_covered(found.language)
     return Answer(
         question=turn.question,
         text=text,

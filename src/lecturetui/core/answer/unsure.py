@@ -27,7 +27,6 @@ from lecturetui.core.answer.found import Retrieved
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.result import Answer
-from lecturetui.core.language import question_language
 from lecturetui.core.timefmt import format_timestamp
 
 _UNSURE = {
@@ -47,12 +46,13 @@ _ALSO = {
 _ALSO_EN = "I am not sure this moment answers the question; this other one is about as close:"
 
 
-def unsure_line(question: str) -> str:
-    return _UNSURE.get(question_language(question) or "", _UNSURE_EN)
+def unsure_line(language: str | None) -> str:
+    """The doubt's line in the question's language (by name, `Retrieved.language`)."""
+    return _UNSURE.get(language or "", _UNSURE_EN)
 
 
-def also_line(question: str) -> str:
-    return _ALSO.get(question_language(question) or "", _ALSO_EN)
+def also_line(language: str | None) -> str:
+    return _ALSO.get(language or "", _ALSO_EN)
 
 
 def quoted(quote: Quote, number: int) -> str:
@@ -60,8 +60,8 @@ def quoted(quote: Quote, number: int) -> str:
     return f"“{quote.text}” ({quote.lecture_title}, {format_timestamp(quote.start)}) [{number}]"
 
 
-def unsure_opening(question: str, first: Quote, other: Quote) -> str:
-    return f"{unsure_line(question)}\n\n{quoted(first, 1)}\n\n{quoted(other, 2)}\n\n"
+def unsure_opening(language: str | None, first: Quote, other: Quote) -> str:
+    return f"{unsure_line(language)}\n\n{quoted(first, 1)}\n\n{quoted(other, 2)}\n\n"
 
 
 def both(found: Retrieved) -> tuple[Quote, Quote] | None:
@@ -114,7 +114,7 @@ def unsure_answer(found: Retrieved) -> Answer:
     pair = both(found)
     assert pair is not None
     turn = found.turn
-    text = unsure_opening(turn.question, *pair).rstrip()
+    text = unsure_opening(found.language, *pair).rstrip()
     return Answer(
         question=turn.question,
         text=text,
