@@ -159,10 +159,11 @@ def retrieve(
         scorer = sentence_scorer(library)
         windows = [best_window(p) for p in passages[: 2 if close or almost else 1]]
         scored = score_passages(windows, scorer.query(turn.search_text), scorer.vectors)
-    quote = choose_quote(scored[0]) if scored and covered else None
-    other = choose_quote(scored[1]) if quote is not None and len(scored) > 1 else None
-    pair = [choose_quote(sp) for sp in scored[:2]] if almost else []
-    read_first = (pair[0], pair[1]) if len(pair) == 2 and pair[0] and pair[1] else None
+    quotes = [choose_quote(sp) for sp in scored] if covered or almost else []
+    first, second = [*quotes, None, None][:2]
+    quote = first if covered else None
+    other = second if quote is not None else None
+    read_first = (first, second) if almost and first is not None and second is not None else None
     scored = scored[: 2 if other is not None or read_first is not None else 1]
     doubt = Doubt(True, margin(passages), other) if other is not None else SURE
     t2 = time.perf_counter()
