@@ -23,10 +23,13 @@ from lecturetui.core.timefmt import format_timestamp
 def chapters(store: Store, lecture: Lecture) -> list[Chapter]:
     """The lecture's chapters: stored, else read once from yt-dlp's info file beside its source
     (and stored); none when it has no author's chapters."""
-    found = store.chapters(lecture.id)
-    if found or not lecture.source_path:
-        return found
-    info = read_info(Path(lecture.source_path))
+    return store.chapters(lecture.id) or _from_info(store, lecture)
+
+
+def _from_info(store: Store, lecture: Lecture) -> list[Chapter]:
+    """The chapters in yt-dlp's info file beside the lecture's source, stored when there are
+    any; none without such a file."""
+    info = read_info(Path(lecture.source_path)) if lecture.source_path else None
     if info is None or not info.chapters:
         return []
     store.save_chapters(lecture.id, info.chapters)
@@ -47,11 +50,8 @@ def read_missing(
         if cancel is not None and cancel():
             break
         lecture = store.lecture(lecture_id)
-        if lecture is not None and not store.chapters(lecture_id) and lecture.source_path:
-            info = read_info(Path(lecture.source_path))
-            if info is not None and info.chapters:
-                store.save_chapters(lecture_id, info.chapters)
-                gained += 1
+        if lecture is not None and not store.chapters(lecture_id) and _from_info(store, lecture):
+            gained += 1
         store.mark_chapters_read(lecture_id)
         if progress is not None:
             progress(done, len(unread))
