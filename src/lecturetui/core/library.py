@@ -445,12 +445,14 @@ class Library:
 
     def same_language(self, query: str) -> bool:
         """Is the question in one of the library's languages (or are they unknown)?"""
-        languages = {lang for lang in self.store.languages() if lang}
-        return not languages or language_code(query, self.likely_languages()) in languages
+        languages = self._lecture_languages()
+        likely = languages | {interface_language()}
+        return not languages or language_code(query, likely) in languages
 
     def likely_languages(self) -> tuple[str, ...]:
         """The languages a question here is likeliest to be in: the lectures' and the
         interface's (they win a short question's near tie: core/language.py)."""
-        return tuple(
-            sorted({lang for lang in self.store.languages() if lang} | {interface_language()})
-        )
+        return tuple(sorted(self._lecture_languages() | {interface_language()}))
+
+    def _lecture_languages(self) -> set[str]:
+        return {lang for lang in self.store.languages() if lang}
