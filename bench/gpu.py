@@ -359,7 +359,7 @@ def section_guess(args: argparse.Namespace) -> dict[str, Any]:
             if q["lang"] != "en":  # the benchmark's library is in English
                 translate(gen, q["question"], "en")
             t1 = time.perf_counter()
-            # guessed on as asked, in the library's language (core/answer/guess.py guess_for)
+            # guessed on as asked, in the library's language (core/answer/guess.py Guesser)
             said = guess(gen, q["question"], "English", ["Python for Everybody"])
             t2 = time.perf_counter()
             rows.append({"lang": q["lang"], "translate_s": t1 - t0 if q["lang"] != "en" else None,

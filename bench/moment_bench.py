@@ -66,10 +66,11 @@ def dump(args: argparse.Namespace) -> list[dict[str, Any]]:
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
     from _realistic import library as realistic_library
 
+    from lecturetui.core.answer.doubt import checker
     from lecturetui.core.answer.evidence import score_passages
     from lecturetui.core.answer.found import retrieve
     from lecturetui.core.answer.quote import best_window, sentence_scorer
-    from lecturetui.core.answer.unsure import settled
+    from lecturetui.core.answer.verdict import ReadFirst, Unsure, Verdict, read
     from lecturetui.core.conversation import Turn
 
     lib = realistic_library()
@@ -104,8 +105,13 @@ def dump(args: argparse.Namespace) -> list[dict[str, Any]]:
                 "gold_passage": holds(spans, passage.lecture_id, passage.start, passage.end),
             })  # fmt: skip
         t1 = time.perf_counter()
-        alone = settled(found, None).doubt
-        checked = settled(found, model).doubt if model is not None else None
+        first = found.verdict
+        close = isinstance(first, ReadFirst) and not first.near
+
+        alone: Verdict = read(first, question, None) if close else first  # type: ignore[arg-type]
+        checked: Verdict | None = None
+        if model is not None:
+            checked = read(first, question, checker(model)) if close else first  # type: ignore[arg-type]
         check_s = time.perf_counter() - t1
         q = found.quote
         item = {
@@ -114,9 +120,9 @@ def dump(args: argparse.Namespace) -> list[dict[str, Any]]:
             "quote_gold": bool(q and holds(spans, q.lecture_id, q.start, q.end)),
             "quote_window_gold": windows[0]["gold"] if windows else False,
             "quote_ms": quote_ms, "windows": windows,
-            "unsure": alone.unsure, "margin": found.doubt.margin,
-            "unsure_checked": checked.unsure if checked else None,
-            "checked": checked.checked if checked else None, "check_s": check_s,
+            "unsure": isinstance(alone, Unsure), "margin": found.signals.margin if close else None,
+            "unsure_checked": isinstance(checked, Unsure) if checked is not None else None,
+            "checked": getattr(checked, "checked", None), "check_s": check_s,
         }  # fmt: skip
         out.append(item)
         print(f"{row['qid']} {row['lang']} quote {'ok' if item['quote_gold'] else '--'}"

@@ -56,10 +56,11 @@ def main() -> None:
     from _realistic import library as realistic_library
 
     from lecturetui.core.answer import quote as quoting
+    from lecturetui.core.answer import verdict as verdicts
+    from lecturetui.core.answer.doubt import checker
     from lecturetui.core.answer.evidence import score_passages
     from lecturetui.core.answer.found import retrieve
-    from lecturetui.core.answer.translate import target_language, translating
-    from lecturetui.core.answer.unsure import rescued
+    from lecturetui.core.answer.translate import Translator, target_language
     from lecturetui.core.conversation import Turn
     from lecturetui.core.evaluation.keypoints import KeyPoint, score_answer
     from lecturetui.core.retrieval.sentences import SentenceVectors
@@ -94,8 +95,8 @@ def main() -> None:
     for row in rows:
         points = [KeyPoint.from_json(p) for p in row["key_points"]]
         question = row["question"]
-        target = target_language(lib, question) if generator else None
-        translator = translating(generator, target) if generator and target else None
+        target = target_language(lib, lib.asked(question)) if generator else None
+        translator = Translator(generator, target) if generator and target else None
         t0 = time.perf_counter()
         found = retrieve(lib, Turn(question, question), 10, translator=translator)
         evidence_ms = (found.evidence_s - found.model_s) * 1000
@@ -186,7 +187,7 @@ def main() -> None:
         fa = sum(s < t for s, _ in cov_scores) / len(cov_scores)
         en = [s for s, lang in cov_scores if lang == "en"]
         pt = [s for s, lang in cov_scores if lang == "pt"]
-        mark = " (product)" if abs(t - quoting.COVERAGE_THRESHOLD) < 1e-9 else ""
+        mark = " (product)" if abs(t - verdicts.COVERAGE_THRESHOLD) < 1e-9 else ""
         u_en = [s for s, lang, _ in unc_scores if lang == "en"]
         u_pt = [s for s, lang, _ in unc_scores if lang == "pt"]
         print(f"| {t:.2f}{mark} | {unc:.2f} ({sum(s < t for s in far)}/{len(far)} far,"
@@ -199,8 +200,11 @@ def main() -> None:
     # --no-translate: refused), as `ask` does
     def abstains(question: str) -> tuple[bool, bool]:
         found = retrieve(lib, Turn(question, question), 10)
-        read = found.near is not None and generator is not None
-        return not rescued(found, generator).covered, read
+        v = found.verdict
+        near = isinstance(v, verdicts.ReadFirst) and v.near
+        if near:
+            v = verdicts.read(v, question, checker(generator))  # type: ignore[arg-type]
+        return isinstance(v, verdicts.Refuse), near and generator is not None
 
     halves = [r.get("half", "") for r in load("realistic_questions.jsonl")]
     halves += [r["half"] for r in load("answer_keypoints.jsonl") if r["half"] != "seed"]
@@ -209,8 +213,8 @@ def main() -> None:
     read = sum(r for _, r in unc + cov)
     by_half = {h: f"{sum(a for (a, _), x in zip(cov, halves, strict=True) if x == h)}/"
                   f"{halves.count(h)}" for h in ("tune", "heldout")}  # fmt: skip
-    print(f"\nthe product (as asked; {quoting.COVERAGE_THRESHOLD} / {quoting.OTHER_LANGUAGE_THRESHOLD}"
-          f" by language, {quoting.UNKNOWN_NAME_THRESHOLD} with a name the lectures never mention;"
+    print(f"\nthe product (as asked; {verdicts.COVERAGE_THRESHOLD} / {verdicts.OTHER_LANGUAGE_THRESHOLD}"
+          f" by language, {verdicts.UNKNOWN_NAME_THRESHOLD} with a name the lectures never mention;"
           f" {read} questions just under it read by the answer model):"
           f" abstains on {sum(a for a, _ in unc)}/{len(uncovered)} uncovered, falsely on"
           f" {sum(a for a, _ in cov)}/{len(covered)} covered (tune {by_half['tune']},"

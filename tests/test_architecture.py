@@ -214,3 +214,70 @@ def test_the_tests_mirror_the_package() -> None:
     assert Path("core") / "answer" in folders
     missing = [str(f) for f in folders if not (SRC / f).is_dir()]
     assert missing == [], "name test folders after the package they test"
+
+
+def names_used(path: Path) -> set[str]:
+    """Every name a module reads, calls or imports (bare or as an attribute)."""
+    used: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            used.add(node.attr)
+        elif isinstance(node, ast.ImportFrom):
+            used |= {a.name for a in node.names}
+    return used
+
+
+def modules_using(names: set[str], root: Path = SRC) -> dict[str, set[str]]:
+    """Which modules under `root` use any of `names`, and which."""
+    return {
+        str(p.relative_to(root)): found
+        for p in sorted(root.rglob("*.py"))
+        if (found := names_used(p) & names)
+    }
+
+
+#: what the verdict over a question rests on: its thresholds and margins
+VERDICT_RULES = {
+    "COVERAGE_THRESHOLD", "OTHER_LANGUAGE_THRESHOLD", "UNKNOWN_NAME_THRESHOLD", "DOUBT_MARGIN",
+    "CHECK_MARGIN", "CHECK_LEAD", "NEAR_BAND", "NEAR_YES", "first_verdict", "read", "explained",
+}  # fmt: skip
+
+
+def test_why_a_question_is_answered_is_read_in_one_module() -> None:
+    """The verdict (explain, refuse, two moments in doubt, read first) is decided in
+    core/answer/verdict.py alone: its rules are named nowhere else but by the pipeline and the
+    explanation, which call it."""
+    answer = SRC / "core" / "answer"
+    users = modules_using(VERDICT_RULES - {"read"}, SRC)
+    users.pop("core/answer/verdict.py")
+    assert users == {
+        "core/answer/found.py": {"first_verdict"},
+        "core/answer/explain.py": {"explained"},
+    }
+    assert "read" in names_used(answer / "question.py")
+    # the check can fail: a rule named in another module is found
+    assert modules_using({"NEAR_YES"}, answer) == {"verdict.py": {"NEAR_YES"}}
+
+
+def test_the_question_s_language_is_told_in_one_place() -> None:
+    """A question's language is told by Library.asked and carried with it (Asked): no other
+    module tells a text's language but ingest (a lecture's), and the search never asks the
+    library for it."""
+    assert modules_using({"tell", "language_code"}) == {
+        "core/language.py": {"tell", "language_code"},
+        "core/library.py": {"tell", "language_code"},  # `asked`, and warming the identifier
+        "core/ingest/lectureid.py": {"language_code"},  # a lecture's language, at ingest
+    }
+    tree = ast.parse((SRC / "core" / "retrieval" / "search.py").read_text(encoding="utf-8"))
+    asks_library = [
+        f"line {node.lineno}: library.{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "library"
+        and "language" in node.attr
+    ]
+    assert asks_library == []
+    assert "asked" in names_used(SRC / "core" / "retrieval" / "search.py")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lecturetui.core.language import LANGUAGES, language_code, question_language
+from lecturetui.core.language import LANGUAGES, language_code, tell
 
 
 @pytest.mark.parametrize(
@@ -25,7 +25,10 @@ def test_a_short_question_is_told_its_language(question: str, language: str) -> 
 def test_every_language_told_is_one_the_answer_model_can_be_asked_for() -> None:
     for question in ("GPU ou CPU?", "e o gradiente?", "pra que serve o dicionario", "why?"):
         assert language_code(question) in LANGUAGES
-    assert question_language("Por que o gmodel.py apaga e recria o index toda vez?") == "Portuguese"
+    told = tell("Por que o gmodel.py apaga e recria o index toda vez?")
+    assert told.name == "Portuguese" and told.code == "pt"
+    behind = told.behind("en")
+    assert behind is not None and behind > 0 and told.behind("pt") == 0.0
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -161,10 +162,26 @@ def test_search_modes_rank_differently_and_report_their_retrievers(library: Libr
         library.search(question, mode="fuzzy")
 
 
-def test_the_question_language_is_compared_with_the_library_languages(library: Library) -> None:
+def test_the_question_language_is_compared_with_the_library_languages(
+    library: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lecturetui.core import library as library_module
+
     library.ingest([SEED_CORPUS])  # Portuguese lectures
-    assert library.same_language("O TensorFlow prioriza a GPU ou a CPU?")
-    assert not library.same_language("Does TensorFlow prefer the GPU over the CPU?")
+    assert library.asked("O TensorFlow prioriza a GPU ou a CPU?").same_language
+    english = library.asked("Does TensorFlow prefer the GPU over the CPU?")
+    assert not english.same_language and english.language_name == "English"
+    # translated into the library's language, it is searched as the library's
+    assert replace(english, translation="O TensorFlow prefere a GPU?").same_language
     # the lectures' language and the interface's are the likeliest for a short question
-    assert library.likely_languages() == ("en", "pt")
-    assert library.same_language("GPU ou CPU?")  # French and Portuguese score even
+    assert library.asked("GPU ou CPU?").same_language  # French and Portuguese score even
+    # told once, whatever asks for it
+    told: list[str] = []
+    tell = library_module.tell
+    monkeypatch.setattr(
+        library_module, "tell", lambda text, likely: told.append(text) or tell(text, likely)
+    )
+    asked = library.asked("Qual é a diferença entre GPU e CPU?")
+    assert not told  # not before it is wanted
+    assert asked.same_language and asked.language == "pt" and asked.language_name == "Portuguese"
+    assert told == ["Qual é a diferença entre GPU e CPU?"]

@@ -786,16 +786,16 @@ class Reading(FakeGenerator):
 async def test_two_moments_in_doubt_are_both_shown_and_nothing_explained(
     home: Path, monkeypatch: pytest.MonkeyPatch, case: str
 ) -> None:
-    from lecturetui.core.answer import doubt, quote
+    from lecturetui.core.answer import verdict
 
     if case == "close moments":  # every first two moments count as close ...
-        monkeypatch.setattr(doubt, "DOUBT_MARGIN", 1.0)
-        monkeypatch.setattr(doubt, "CHECK_MARGIN", 1.0)
+        monkeypatch.setattr(verdict, "DOUBT_MARGIN", 1.0)
+        monkeypatch.setattr(verdict, "CHECK_MARGIN", 1.0)
         gen = Reading([0.3, 0.6])  # ... and the model finds the second likelier
     else:  # every question scores just under the threshold ...
-        monkeypatch.setattr(quote, "COVERAGE_THRESHOLD", 2.0)
-        monkeypatch.setattr(quote, "OTHER_LANGUAGE_THRESHOLD", 2.0)
-        monkeypatch.setattr(doubt, "NEAR_BAND", 3.0)
+        monkeypatch.setattr(verdict, "COVERAGE_THRESHOLD", 2.0)
+        monkeypatch.setattr(verdict, "OTHER_LANGUAGE_THRESHOLD", 2.0)
+        monkeypatch.setattr(verdict, "NEAR_BAND", 3.0)
         gen = Reading([0.9])  # ... and the model finds its moments likely to answer
     library = Library(DataHome.resolve(), embedder=FakeEmbedder(),
                       reranker=FakeEmbedder(dim=48, model_id="fake-gemma"))  # fmt: skip

@@ -165,7 +165,7 @@ class _Printer:
             if found.quote is not None:  # the answer opens with the lecturer's words
                 from lecturetui.core.answer.events import opening
 
-                # the quote, or both moments when it is in doubt (core/answer/doubt.py)
+                # the quote, or both moments when it is in doubt (core/answer/verdict.py)
                 self.out.print(f"[italic cyan]{escape(opening(found).rstrip())}[/]\n")
             if found.checking:  # the answer model reads the two closest moments first
                 checking = _("(checking the moment…)")

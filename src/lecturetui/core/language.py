@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 _preloading: list[threading.Thread] = []
 
@@ -35,9 +36,28 @@ _restricted = threading.Lock()
 _ready: list[bool] = []
 
 
-def language_code(text: str, likely: Iterable[str] = ()) -> str:
-    """ISO 639-1 code of a text's language, one of LANGUAGES (py3langid, offline); the
-    `likely` ones (the library's, the interface's) win a near tie (LIKELY_PRIOR)."""
+@dataclass(frozen=True, slots=True)
+class Told:
+    """A text's language as told once: its code and py3langid's log-probability (nats) of each
+    language it was told among (empty when no language was preferred: `classify` alone)."""
+
+    code: str
+    ranks: Mapping[str, float]
+
+    @property
+    def name(self) -> str:
+        return language_name(self.code)
+
+    def behind(self, code: str) -> float | None:
+        """How much less likely `code` is than the most likely language (None: not ranked)."""
+        if code not in self.ranks:
+            return None
+        return max(self.ranks.values()) - self.ranks[code]
+
+
+def tell(text: str, likely: Iterable[str] = ()) -> Told:
+    """A text's language, one of LANGUAGES (py3langid, offline); the `likely` ones (the
+    library's, the interface's) win a near tie (LIKELY_PRIOR)."""
     import py3langid
 
     if not _ready:
@@ -46,14 +66,14 @@ def language_code(text: str, likely: Iterable[str] = ()) -> str:
                 py3langid.set_languages(list(LANGUAGES))
                 _ready.append(True)
     preferred = set(likely) & set(LANGUAGES)
-    if not preferred:
-        code, _ = py3langid.classify(text)
-        return str(code)
-    ranked = py3langid.rank(text)
-    code, _ = max(
-        ranked, key=lambda pair: pair[1] + (LIKELY_PRIOR if pair[0] in preferred else 0.0)
-    )
-    return str(code)
+    ranked = {str(code): float(score) for code, score in py3langid.rank(text)}
+    code = max(ranked, key=lambda c: ranked[c] + (LIKELY_PRIOR if c in preferred else 0.0))
+    return Told(code, ranked)
+
+
+def language_code(text: str, likely: Iterable[str] = ()) -> str:
+    """ISO 639-1 code of a text's language (`tell`)."""
+    return tell(text, likely).code
 
 
 def preload() -> None:
@@ -67,11 +87,4 @@ def preload() -> None:
 
 def language_name(code: str) -> str:
     """An ISO 639-1 code's English name ("pt" -> "Portuguese"); the code when unknown."""
-    return _LANGUAGE_NAMES.get(code, code)
-
-
-def question_language(question: str, likely: Iterable[str] = ()) -> str | None:
-    """The question's language by name (small models follow "answer in Portuguese" far better
-    than "answer in the language of the question"); `likely` as for `language_code`."""
-    code = language_code(question, likely)
     return _LANGUAGE_NAMES.get(code, code)

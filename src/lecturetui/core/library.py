@@ -22,7 +22,7 @@ from lecturetui.core.ingest.speech import (
     Transcriber,
     WhisperTranscriber,
 )
-from lecturetui.core.language import language_code
+from lecturetui.core.language import language_code, tell
 from lecturetui.core.language import preload as preload_language
 from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.models.embedding import Embedder, weights_hash
@@ -32,6 +32,7 @@ from lecturetui.core.models.tokens import TokenCounter
 from lecturetui.core.paths import DataHome
 from lecturetui.core.question_options import DEFAULT_MODE, MODES
 from lecturetui.core.retrieval import rerank
+from lecturetui.core.retrieval.asked import Asked, Once
 from lecturetui.core.retrieval.rerank import RerankConfig, RerankStage
 from lecturetui.core.retrieval.scope import Scope, resolve
 from lecturetui.core.retrieval.search import Hit, SearchResult, run_search
@@ -373,7 +374,7 @@ class Library:
     # -- search ------------------------------------------------------------------------------
     def search(
         self,
-        query: str,
+        query: str | Asked,
         k: int = 10,
         exact: bool | None = None,
         mode: str = DEFAULT_MODE,
@@ -386,9 +387,11 @@ class Library:
         re-scores its candidates (all modes but lexical; core/retrieval/rerank.py) when it is installed.
         With a scope (courses, lectures), the top k from inside it. `translation` (the question
         in the library's language, core/answer/translate.py) joins the question's vector and replaces
-        it for BM25; `guess` (the lecturer's likely words, core/answer/guess.py) joins both."""
-        query = query.strip()
-        if not query:
+        it for BM25; `guess` (the lecturer's likely words, core/answer/guess.py) joins both.
+        An `Asked` question (`asked`) carries its scope, translation and guess itself."""
+        asked = query if isinstance(query, Asked) else self.asked(query.strip(), None, scope,
+                                                                   translation, guess)  # fmt: skip
+        if not asked.text.strip():
             raise LectureTuiError(
                 _("The question is empty."), hint=_('e.g. lecturetui search "o que é um tensor?"')
             )
@@ -403,7 +406,9 @@ class Library:
                 _("The library is empty."),
                 hint=_("add transcripts with `lecturetui ingest PATH...`"),
             )
-        scoped = resolve(self.store, scope or Scope())  # before any model loads: a cheap check
+        scoped = resolve(
+            self.store, asked.scope or Scope()
+        )  # before any model loads: a cheap check
         stage = self.rerank_stage() if mode != "lexical" else None
         if stage is not None:
             stage.preload()  # EmbeddingGemma loads while E5 does and searches
@@ -424,10 +429,7 @@ class Library:
                 ).format(index_dim=index.manifest.dim, model=emb.model_id, dim=emb.dim),
                 hint=_("run `lecturetui reindex`"),
             )
-        return run_search(
-            self, query, k, exact, mode, scoped, translation, guess, self.rerank_stage(),
-            rerank_config,
-        )  # fmt: skip
+        return run_search(self, asked, k, exact, mode, scoped, self.rerank_stage(), rerank_config)
 
     def window_scores(self, question: str, segment_ids: list[int]) -> dict[int, float]:
         """How close each of these windows is to the question: EmbeddingGemma's cosine when it
@@ -443,16 +445,23 @@ class Library:
         vector = unit_vector(self.embedder.embed_query(question))
         return dict(zip(have, (index.vectors(have) @ vector).tolist(), strict=True))
 
-    def same_language(self, query: str) -> bool:
-        """Is the question in one of the library's languages (or are they unknown)?"""
-        languages = self._lecture_languages()
+    def asked(
+        self,
+        question: str,
+        search_text: str | None = None,
+        scope: Scope | None = None,
+        translation: str | None = None,
+        guess: str | None = None,
+    ) -> Asked:
+        """A question with the facts about it (core/retrieval/asked.py): its language is told
+        once, when first wanted, the lectures' and the interface's languages winning a short
+        question's near tie (core/language.py)."""
+        languages = frozenset(self._lecture_languages())
         likely = languages | {interface_language()}
-        return not languages or language_code(query, likely) in languages
-
-    def likely_languages(self) -> tuple[str, ...]:
-        """The languages a question here is likeliest to be in: the lectures' and the
-        interface's (they win a short question's near tie: core/language.py)."""
-        return tuple(sorted(self._lecture_languages() | {interface_language()}))
+        told = Once(lambda: tell(question, likely))
+        return Asked(question.strip(), (search_text or question).strip(), languages, told, scope,
+                     translation,
+                     guess=guess)  # fmt: skip
 
     def _lecture_languages(self) -> set[str]:
         return {lang for lang in self.store.languages() if lang}

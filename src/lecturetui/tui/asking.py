@@ -205,7 +205,7 @@ class AskingScreen(Screen[None]):
         self.evidence = list(found.evidence)
         self.query_one("#evidence", Static).update(evidence_text(self.evidence))
         status = _("search {time}").format(time=seconds(found.search_s)) + " · "
-        if found.unsure:  # both moments are shown and nothing is explained (core/answer/doubt.py)
+        if found.unsure:  # both moments are shown and nothing is explained (core/answer/verdict.py)
             status += _("two moments are about as close: both shown, nothing explained")
         elif found.checking:  # the answer model reads the two closest moments first
             status += _("checking the moment…")

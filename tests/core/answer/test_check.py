@@ -10,8 +10,9 @@ from lecturetui.core.answer.events import Answered, EvidenceReady, Token, quote_
 from lecturetui.core.answer.evidence import ScoredPassage
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.question import Loaded, QuestionSettings, run_question
-from lecturetui.core.answer.quote import choose_quote, covers, names, names_unknown
+from lecturetui.core.answer.quote import choose_quote, names, names_unknown, relevance
 from lecturetui.core.answer.repetition import RepeatGuard
+from lecturetui.core.answer.verdict import COVERAGE_THRESHOLD, Signals
 from lecturetui.core.conversation import Turn
 from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.library import Hit, Library
@@ -103,6 +104,11 @@ def test_the_quote_is_the_windows_best_sentences_in_the_lectures_order() -> None
     assert block.rstrip().endswith("[1]")
 
 
+def covers(hits: list[Hit], unknown: tuple[str, ...] = ()) -> bool:
+    """The verdict's coverage of these hits, as retrieval measures it."""
+    return Signals(relevance(hits), COVERAGE_THRESHOLD, unknown).covered
+
+
 def test_coverage_follows_the_best_windows_relevance() -> None:
     lec = Lecture("btc", "Bitcoin 1", None, "en", None, None, "vtt", 600.0, "x")
     seg = StoredSegment(1, "btc", 1, 0.0, 120.0, BTC)
@@ -160,9 +166,7 @@ class NoModel:
 def test_a_question_the_lectures_do_not_cover_is_said_so_without_the_model(
     library: Library, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import lecturetui.core.answer.found as retrieved
-
-    monkeypatch.setattr(retrieved, "covers", lambda *args: False)
+    monkeypatch.setattr(Signals, "covered", property(lambda self: False))
     question = "Quais são as fases da Lua?"
     events = list(run_question(library, Turn(question, question), NoModel(),  # type: ignore[arg-type]
                                QuestionSettings(keep=True)))  # fmt: skip
@@ -173,7 +177,7 @@ def test_a_question_the_lectures_do_not_cover_is_said_so_without_the_model(
     assert done.record.hits and not done.record.citations  # the closest moments are shown
     assert done.entry_id is not None  # kept in the history like any answer
     # a covered one is answered, with abstained false
-    monkeypatch.setattr(retrieved, "covers", lambda *args: True)
+    monkeypatch.setattr(Signals, "covered", property(lambda self: True))
     gen = FakeGenerator("Prioriza a GPU [1].")
     events = list(run_question(library, Turn(question, question), Loaded(gen)))
     last = events[-1]
@@ -186,7 +190,7 @@ def test_an_explanation_far_from_its_excerpts_over_a_weak_window_is_an_abstentio
     import lecturetui.core.answer.found as retrieved
 
     question = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
-    monkeypatch.setattr(retrieved, "covers", lambda *args: True)
+    monkeypatch.setattr(Signals, "covered", property(lambda self: True))
     monkeypatch.setattr(retrieved, "relevance", lambda *args: 0.37)  # covered, but weakly
 
     def answer(text: str) -> Answered:
@@ -231,6 +235,6 @@ def test_a_name_the_lectures_never_mention_raises_the_bar(library: Library) -> N
     lec = Lecture("btc", "Bitcoin 1", None, "en", None, None, "vtt", 600.0, "x")
     seg = StoredSegment(1, "btc", 1, 0.0, 120.0, BTC)
     hit = Hit(1, 0.8, seg, lec, None, {"dense": 0.8, "rerank": 0.40})
-    assert covers([hit]) and not covers([hit], unknown=["Django"])
+    assert covers([hit]) and not covers([hit], unknown=("Django",))
     high = Hit(1, 0.8, seg, lec, None, {"dense": 0.8, "rerank": 0.60})
-    assert covers([high], unknown=["Django"])  # a relevant window still answers
+    assert covers([high], unknown=("Django",))  # a relevant window still answers

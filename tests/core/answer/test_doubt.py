@@ -1,5 +1,7 @@
-"""A quoted moment in doubt (core/answer/doubt.py, unsure.py): both moments shown, no
-explanation, unless the answer model settles it; with a stand-in re-ranker and model."""
+"""The verdict over a question (core/answer/verdict.py) and the pipeline acting on it: a quoted
+moment in doubt shows both moments and no explanation unless the answer model settles it, a
+question just under the threshold is read before it is refused; with a stand-in re-ranker and
+model."""
 
 from __future__ import annotations
 
@@ -7,17 +9,28 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.answer import doubt
-from lecturetui.core.answer.doubt import (
-    CHECK_LEAD,
-    CHECK_MARGIN,
-    DOUBT_MARGIN,
-    check_wanted,
-    settle,
-)
+from lecturetui.core.answer import verdict
+from lecturetui.core.answer.doubt import check_wanted
 from lecturetui.core.answer.events import Answered, Doubted, EvidenceReady
 from lecturetui.core.answer.question import Loaded, run_question
 from lecturetui.core.answer.quote import Quote
+from lecturetui.core.answer.verdict import (
+    CHECK_LEAD,
+    CHECK_MARGIN,
+    DOUBT_MARGIN,
+    NEAR_BAND,
+    NEAR_YES,
+    UNKNOWN_NAME_THRESHOLD,
+    Explain,
+    ReadFirst,
+    Refuse,
+    Signals,
+    Unsure,
+    Verdict,
+    Why,
+    first_verdict,
+    read,
+)
 from lecturetui.core.conversation import Turn
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
@@ -53,19 +66,74 @@ def _library() -> Library:
     return lib
 
 
-def test_settle_keeps_the_first_moment_only_when_the_model_prefers_it_clearly() -> None:
+def test_the_first_verdict_follows_what_retrieval_measured() -> None:
     a, b = _quote("aula-1", "a GPU"), _quote("aula-2", "a CPU")
+
+    def first(relevance: float | None, margin: float = 0.5, **kw: object) -> Verdict:
+        signals = Signals(relevance, 0.35, margin=margin, reranked=True, moments=2, **kw)  # type: ignore[arg-type]
+        return first_verdict(signals, a, b)
+
+    assert first(0.6) == Explain(a, 0.5)  # covered, the moments far apart
+    assert first(None) == Explain(a, 0.5)  # no relevance model: it cannot be told
+    assert first(0.6, margin=DOUBT_MARGIN) == ReadFirst(a, b, DOUBT_MARGIN, near=False)
+    assert first(0.1) == Refuse(Why.NOT_COVERED)  # far under the threshold
+    assert first(0.35 - NEAR_BAND / 2) == ReadFirst(a, b, 0.5, near=True)  # just under it
+    # a name the lectures never mention raises the bar, and rules out the read just under it
+    assert first(UNKNOWN_NAME_THRESHOLD - 0.01, unknown=("Django",)) == Refuse(Why.NOT_COVERED)
+    assert first(0.35 - NEAR_BAND / 2, unknown=("Django",)) == Refuse(Why.NOT_COVERED)
+    assert isinstance(first(UNKNOWN_NAME_THRESHOLD, unknown=("Django",)), Explain)
+    # the moments it quotes: two to show or read together, else one
+    assert Signals(0.6, 0.35, margin=0.0, reranked=True, moments=2).quoted == 2
+    assert Signals(0.6, 0.35, margin=0.5, reranked=True, moments=2).quoted == 1
+    assert Signals(0.6, 0.35, margin=0.0, reranked=False, moments=2).quoted == 1  # E5 alone
+    assert Signals(0.1, 0.35, reranked=True, moments=0).quoted == 0
+    # a second moment that could not be quoted: the first alone
+    assert first_verdict(Signals(0.6, 0.35, margin=0.0, reranked=True, moments=2), a, None) == (
+        Explain(a, 0.0)
+    )
+
+
+def test_read_keeps_the_first_moment_only_when_the_model_prefers_it_clearly() -> None:
+    a, b = _quote("aula-1", "a GPU"), _quote("aula-2", "a CPU")
+
+    def settle(gap: float, check: object) -> Verdict:
+        return read(ReadFirst(a, b, gap, near=False), "q", check)  # type: ignore[arg-type]
+
     # no model: the margin alone decides
-    assert settle("q", a, b, DOUBT_MARGIN, None).unsure
-    assert not settle("q", a, b, DOUBT_MARGIN + 0.001, None).unsure
+    assert isinstance(settle(DOUBT_MARGIN, None), Unsure)
+    assert settle(DOUBT_MARGIN + 0.001, None) == Explain(a, DOUBT_MARGIN + 0.001)
     gap = CHECK_MARGIN
-    sure = settle("q", a, b, gap, lambda q, m: 0.9 if m is a else 0.9 - CHECK_LEAD)
-    assert not sure.unsure and sure.other is None and sure.checked is not None
-    close = settle("q", a, b, gap, lambda q, m: 0.6 if m is a else 0.65 - CHECK_LEAD)
-    assert close.unsure and close.other is b
-    assert settle("q", a, b, gap, lambda q, m: 0.2 if m is a else 0.8).unsure
+    sure = settle(gap, lambda q, m: 0.9 if m is a else 0.9 - CHECK_LEAD)
+    assert isinstance(sure, Explain) and sure.quote is a and sure.checked is not None
+    close = settle(gap, lambda q, m: 0.6 if m is a else 0.65 - CHECK_LEAD)
+    assert isinstance(close, Unsure) and close.other is b
+    assert isinstance(settle(gap, lambda q, m: 0.2 if m is a else 0.8), Unsure)
     # beyond CHECK_MARGIN the model is not asked
-    assert settle("q", a, b, CHECK_MARGIN + 0.01, lambda q, m: 1 / 0).checked is None
+    far = settle(CHECK_MARGIN + 0.01, lambda q, m: 1 / 0)
+    assert isinstance(far, Explain) and far.checked is None
+    # just under the threshold: refused unless the model finds either moment likely
+    near = ReadFirst(a, b, 0.1, near=True)
+    assert read(near, "q", None) == Refuse(Why.NOT_COVERED)
+    assert read(near, "q", lambda q, m: NEAR_YES if m is b else 0.0) == Unsure(
+        a, b, 0.1, (0.0, NEAR_YES)
+    )
+    assert read(near, "q", lambda q, m: NEAR_YES - 0.01) == Refuse(
+        Why.READ_UNLIKELY, (NEAR_YES - 0.01, NEAR_YES - 0.01)
+    )
+
+
+def test_an_explanation_is_refused_after_all_when_the_model_says_so_or_it_is_not_borne_out() -> (
+    None
+):
+    shown = Explain(_quote("aula-1", "a GPU"))
+
+    def never() -> bool:
+        raise AssertionError("not needed")
+
+    assert verdict.explained(shown, True, True, never) is shown  # stopped: kept as written
+    assert verdict.explained(shown, False, True, never) == Refuse(Why.SAYS_NOT_ANSWERED)
+    assert verdict.explained(shown, False, False, lambda: True) == Refuse(Why.NOT_BORNE_OUT)
+    assert verdict.explained(shown, False, False, lambda: False) is shown
 
 
 def test_the_check_is_on_unless_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,8 +146,8 @@ def test_the_check_is_on_unless_turned_off(monkeypatch: pytest.MonkeyPatch) -> N
 @pytest.fixture
 def close_moments(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every question's first two moments count as close."""
-    monkeypatch.setattr(doubt, "DOUBT_MARGIN", 1.0)
-    monkeypatch.setattr(doubt, "CHECK_MARGIN", 1.0)
+    monkeypatch.setattr(verdict, "DOUBT_MARGIN", 1.0)
+    monkeypatch.setattr(verdict, "CHECK_MARGIN", 1.0)
     monkeypatch.delenv("LECTURETUI_CHECK_MOMENTS", raising=False)
 
 
@@ -191,13 +259,11 @@ def test_the_command_line_says_it_checks_then_adds_the_other_moment(
 def just_under(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every question scores just under the coverage threshold (and its first two moments are
     far apart: no doubt over a quote)."""
-    from lecturetui.core.answer import quote
-
-    monkeypatch.setattr(quote, "COVERAGE_THRESHOLD", 2.0)
-    monkeypatch.setattr(quote, "OTHER_LANGUAGE_THRESHOLD", 2.0)
-    monkeypatch.setattr(doubt, "NEAR_BAND", 3.0)
-    monkeypatch.setattr(doubt, "DOUBT_MARGIN", -1.0)
-    monkeypatch.setattr(doubt, "CHECK_MARGIN", -1.0)
+    monkeypatch.setattr(verdict, "COVERAGE_THRESHOLD", 2.0)
+    monkeypatch.setattr(verdict, "OTHER_LANGUAGE_THRESHOLD", 2.0)
+    monkeypatch.setattr(verdict, "NEAR_BAND", 3.0)
+    monkeypatch.setattr(verdict, "DOUBT_MARGIN", -1.0)
+    monkeypatch.setattr(verdict, "CHECK_MARGIN", -1.0)
     monkeypatch.delenv("LECTURETUI_CHECK_MOMENTS", raising=False)
 
 
@@ -206,7 +272,7 @@ def test_a_question_just_under_the_threshold_is_read_before_it_is_refused(
 ) -> None:
     lib = _library()
     # on a GPU: read before anything is shown; the second moment answers: both, unsure
-    gen = Checking([0.3, doubt.NEAR_YES])
+    gen = Checking([0.3, verdict.NEAR_YES])
     events = _events(lib, gen)
     found = next(e for e in events if isinstance(e, EvidenceReady)).record()
     done = events[-1]
@@ -218,12 +284,12 @@ def test_a_question_just_under_the_threshold_is_read_before_it_is_refused(
     assert done.answer.text.startswith("Não tenho certeza de qual destes dois momentos")
     assert f"“{second.text}”" in done.answer.text
     # neither is likely to answer: refused, as without the model
-    gen = Checking([0.3, doubt.NEAR_YES - 0.01])
+    gen = Checking([0.3, verdict.NEAR_YES - 0.01])
     done = _events(lib, gen)[-1]
     assert isinstance(done, Answered) and done.answer.abstained and not done.answer.unsure
     assert len(gen.checked) == 2
     # not close enough under it: refused without a read
-    monkeypatch.setattr(doubt, "NEAR_BAND", 0.0)
+    monkeypatch.setattr(verdict, "NEAR_BAND", 0.0)
     gen = Checking([0.9, 0.9])
     done = _events(lib, gen)[-1]
     assert isinstance(done, Answered) and done.answer.abstained and not gen.checked
@@ -245,7 +311,7 @@ def test_on_a_cpu_the_refusal_waits_for_the_read_and_the_moments_follow(
             return None
 
     lib = _library()
-    gen = Checking([doubt.NEAR_YES, 0.1], gpu=False)
+    gen = Checking([verdict.NEAR_YES, 0.1], gpu=False)
     events = _events(lib, gen)
     found = next(e for e in events if isinstance(e, EvidenceReady)).record()
     assert not found.covered and found.quote is None and found.checking  # "checking…" first

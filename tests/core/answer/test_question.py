@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+import pytest
 
 from lecturetui.core.answer.events import (
     Answered,
@@ -102,3 +104,29 @@ def test_stop_keeps_what_was_written_and_eval_keeps_nothing(home: Path) -> None:
     assert "palavra49" not in done.answer.explanation
     assert library.history.exchange() is None
     library.close()
+
+
+def test_the_question_s_language_is_told_once_per_question(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lecturetui.core import language
+    from lecturetui.core import library as library_module
+
+    library = _library()  # Portuguese lectures: the search weighs BM25 by the question's language
+    told: list[str] = []
+    real = language.tell
+
+    def counted(text: str, likely: Iterable[str] = ()) -> language.Told:
+        told.append(text)
+        return real(text, likely)
+
+    monkeypatch.setattr(library_module, "tell", counted)
+    monkeypatch.setattr(language, "tell", counted)
+    question = "Which device does TensorFlow run operations on first?"
+    gen = FakeGenerator("It prefers the GPU [1].")
+    events = list(run_question(library, Turn(question, question), Loaded(gen)))
+    done = events[-1]
+    assert isinstance(done, Answered) and told.count(question) == 1
+    assert set(told) <= {question, "warm"}  # and the identifier warmed in the background
+    # the answer is asked for in the question's language, told that once
+    assert "in English, the language of the question" in gen.prompts[0][-1]["content"]

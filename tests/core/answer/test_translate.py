@@ -42,11 +42,16 @@ def test_only_a_question_in_another_language_is_translated(home: Path) -> None:
     library = Library(DataHome.resolve(), embedder=FakeEmbedder())
     library.ingest([SEED_CORPUS])
     gen = FakeGenerator()
-    assert translator_for(library, gen, "O TensorFlow prioriza qual dispositivo?") is None
-    assert translator_for(library, None, QUESTION) is None  # no model loaded: no translation
-    assert translator_for(library, gen, QUESTION) is not None
+    assert (
+        translator_for(library, gen, library.asked("O TensorFlow prioriza qual dispositivo?"))
+        is None
+    )
+    assert (
+        translator_for(library, None, library.asked(QUESTION)) is None
+    )  # no model loaded: no translation
+    assert translator_for(library, gen, library.asked(QUESTION)) is not None
     # a short question that mixes terms is not clearly in another language: searched as asked
-    assert translator_for(library, gen, "tensor Flow prioriza GPU") is None
+    assert translator_for(library, gen, library.asked("tensor Flow prioriza GPU")) is None
 
 
 def test_a_translated_question_finds_what_the_original_words_cannot(home: Path) -> None:

@@ -1,6 +1,6 @@
 """The events of one question (core/answer/question.py's `run_question`), as every face reads
 them, and the opening the answer shows before the model writes: the quote, or both moments
-when it is in doubt (core/answer/doubt.py).
+when it is in doubt (core/answer/verdict.py).
 
     Started -> EvidenceReady -> PromptReady -> Token ... -> Answered     (or Failed, at any point)
     Started -> EvidenceReady [-> Doubted] -> Answered    (abstained, or two moments in doubt)
@@ -14,7 +14,7 @@ from lecturetui.core.answer.found import Retrieved
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.result import Answer, passage_record
-from lecturetui.core.answer.unsure import also_line, both, quoted, unsure_opening
+from lecturetui.core.answer.unexplained import also_line, quoted, unsure_opening
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.library import Hit
@@ -54,7 +54,7 @@ class EvidenceReady:
             translation=f.translation,
             guess=f.guess,
             covered=f.covered,
-            unsure=f.doubt.unsure,
+            unsure=f.moments is not None,
             moments=moments(f),
             checking=f.checking,
         )
@@ -63,7 +63,7 @@ class EvidenceReady:
 @dataclass(frozen=True, slots=True)
 class Doubted:
     """The answer model found the quoted moment in doubt once the quote was on screen (a CPU's
-    check, core/answer/doubt.py): the other moment is shown beside it and nothing is explained;
+    read, core/answer/verdict.py): the other moment is shown beside it and nothing is explained;
     Answered follows at once. `shown` False: nothing was quoted yet (a question just under the
     coverage threshold, which the model found answered by one of its two best moments)."""
 
@@ -78,9 +78,9 @@ class Doubted:
         nothing was quoted yet, both moments)."""
         if not self.shown:
             return opening(self.found)
-        other = self.found.doubt.other
-        assert other is not None
-        return f"{also_line(self.found.language)}\n\n{quoted(other, 2)}\n\n"
+        pair = self.found.moments
+        assert pair is not None
+        return f"{also_line(self.found.language)}\n\n{quoted(pair[1], 2)}\n\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,14 +124,14 @@ Event = Started | EvidenceReady | Doubted | PromptReady | Token | Answered | Fai
 
 def opening(found: Retrieved) -> str:
     """What the answer opens with: the quote, or both moments when it is in doubt."""
-    pair = both(found)
+    pair = found.moments
     if pair is not None:
         return unsure_opening(found.language, *pair)
     return quote_block(found.quote)
 
 
 def moments(found: Retrieved) -> tuple[QuoteRecord, ...]:
-    return tuple(m.record() for m in both(found) or ())
+    return tuple(m.record() for m in found.moments or ())
 
 
 def quote_block(quote: Quote | None) -> str:

@@ -1,6 +1,7 @@
 """What a question finds before the model writes: the hits, the passages and the evidence
-sentences (`retrieve`), and the quote the answer opens with; core/answer/question.py runs a
-question through them, and the answer itself is core/answer/result.py's `Answer`."""
+sentences (`retrieve`), the lecturer's words the answer opens with, and the verdict they lead to
+(core/answer/verdict.py); core/answer/question.py runs a question through them, and the answer
+itself is core/answer/result.py's `Answer`."""
 
 from __future__ import annotations
 
@@ -8,69 +9,105 @@ import threading
 import time
 from dataclasses import dataclass
 
-from lecturetui.core.answer.doubt import SURE, Doubt, in_doubt, just_under, margin
 from lecturetui.core.answer.evidence import (
     EvidenceSentence,
     ScoredPassage,
     best_evidence,
     score_passages,
 )
-from lecturetui.core.answer.guess import Guesser, guess_for
+from lecturetui.core.answer.guess import Guesser
 from lecturetui.core.answer.prompting import Passage, merge_hits
 from lecturetui.core.answer.quote import (
     SCORED_WINDOWS,
     Quote,
     best_window,
     choose_quote,
-    coverage_threshold,
-    covers,
     names_unknown,
     relevance,
     sentence_scorer,
 )
 from lecturetui.core.answer.translate import Translator
+from lecturetui.core.answer.verdict import (
+    Explain,
+    ReadFirst,
+    Refuse,
+    Signals,
+    Unsure,
+    Verdict,
+    first_verdict,
+    threshold_for,
+)
 from lecturetui.core.conversation import Turn
-from lecturetui.core.language import question_language
 from lecturetui.core.library import Hit, Library, SearchResult
 from lecturetui.core.question_options import DEFAULT_MODE
+from lecturetui.core.retrieval.asked import Asked
 from lecturetui.core.retrieval.scope import Scope
 from lecturetui.core.retrieval.sentences import split_sentences
 
 
 @dataclass(frozen=True, slots=True)
 class Retrieved:
-    """What is known before the model writes: hits, passages, and the evidence sentences."""
+    """What is known before the model writes: hits, passages, the evidence sentences, and the
+    verdict so far."""
 
     turn: Turn
+    asked: Asked  # the question's facts: its language, translation and the lecturer's guess
     hits: list[Hit]
     passages: list[Passage]  # merged hits, in retrieval order
     #: the best-ranked window of each of the first passages, with a score per sentence
     scored: list[ScoredPassage]
     evidence: list[EvidenceSentence]
+    signals: Signals  # what the verdict rests on
+    verdict: Verdict
     retrieval_s: float
     evidence_s: float  # retrieval included
-    translation: str | None = None  # the question as searched, in the library's language
-    guess: str | None = None  # the lecturer's likely words, searched with it (core/answer/guess.py)
     model_s: float = 0.0  # of retrieval_s: the model's translation and guess
-    quote: Quote | None = None  # the lecturer's sentences that answer (core/answer/quote.py)
-    covered: bool = True  # False: the lectures do not answer the question (quote.covers)
-    #: the relevance model's cosine of the question to the best-ranked window (quote.relevance;
-    #: None without EmbeddingGemma)
-    relevance: float | None = None
-    #: whether the quoted moment is in doubt, and the other moment (core/answer/doubt.py)
-    doubt: Doubt = SURE
-    check_s: float = 0.0  # the answer model's check of the doubt, after the quote was shown
-    #: a question refused just under the coverage threshold: its two best moments, which the
-    #: answer model reads before it is refused (core/answer/doubt.py's `just_under`; None once read)
-    near: tuple[Quote, Quote] | None = None
-    #: the question's language by name ("Portuguese"), the library's and the interface's
-    #: preferred in a near tie: what the answer and its lines are written in
-    language: str | None = None
+    check_s: float = 0.0  # the answer model's read of two moments
+
+    @property
+    def translation(self) -> str | None:
+        return self.asked.translation
+
+    @property
+    def guess(self) -> str | None:
+        return self.asked.guess
+
+    @property
+    def language(self) -> str:
+        """The question's language by name: what the answer and its lines are written in."""
+        return self.asked.language_name
+
+    @property
+    def relevance(self) -> float | None:
+        return self.signals.relevance
+
+    @property
+    def quote(self) -> Quote | None:
+        """The lecturer's words shown first: the quote, or the first of two moments."""
+        v = self.verdict
+        if isinstance(v, Explain):
+            return v.quote
+        if isinstance(v, Unsure) or (isinstance(v, ReadFirst) and not v.near):
+            return v.first
+        return None
+
+    @property
+    def covered(self) -> bool:
+        """Whether the lectures answer, as far as is known (not while a question just under the
+        threshold is still to be read)."""
+        v = self.verdict
+        return not isinstance(v, Refuse) and not (isinstance(v, ReadFirst) and v.near)
 
     @property
     def checking(self) -> bool:
-        """The answer model is still to read the moments (a CPU's check, after they are shown)."""
-        return self.doubt.pending or self.near is not None
+        """The answer model is still to read two moments (a CPU's read, after they are shown)."""
+        return isinstance(self.verdict, ReadFirst)
+
+    @property
+    def moments(self) -> tuple[Quote, Quote] | None:
+        """The two moments an answer in doubt shows (None when it is not in doubt)."""
+        v = self.verdict
+        return (v.first, v.other) if isinstance(v, Unsure) else None
 
     @property
     def elapsed_s(self) -> float:
@@ -99,30 +136,35 @@ class Searched:
     """A question searched as `ask` searches it, with what the answer model added."""
 
     result: SearchResult
-    translation: str | None  # the question in the library's language (core/answer/translate.py)
-    guess: str | None  # the lecturer's likely words (core/answer/guess.py)
+    asked: Asked  # with the translation and the lecturer's guess, when made
     model_s: float  # the model's time for both, before the search
+
+    @property
+    def translation(self) -> str | None:
+        return self.asked.translation
+
+    @property
+    def guess(self) -> str | None:
+        return self.asked.guess
 
 
 def search_as_asked(
     library: Library,
-    question: str,
+    asked: Asked,
     k: int,
     mode: str = DEFAULT_MODE,
-    scope: Scope | None = None,
     translator: Translator | None = None,
     guesser: Guesser | None = None,
 ) -> Searched:
     """Translate the question (a translator), guess the lecturer's words (a guesser: in the
     translation's language when there is one), then search with all of it."""
     t0 = time.perf_counter()
-    translation = translator(question) if translator else None
-    guess = guess_for(guesser, question, translation)
+    if translator is not None:
+        asked = translator(asked)
+    if guesser is not None:
+        asked = guesser(asked)
     model_s = time.perf_counter() - t0
-    result = library.search(
-        question, k, mode=mode, scope=scope, translation=translation, guess=guess
-    )
-    return Searched(result, translation, guess, model_s)
+    return Searched(library.search(asked, k, mode=mode), asked, model_s)
 
 
 def retrieve(
@@ -133,44 +175,44 @@ def retrieve(
     scope: Scope | None = None,
     translator: Translator | None = None,
     guesser: Guesser | None = None,
+    asked: Asked | None = None,
 ) -> Retrieved:
-    """Search (a follow-up with the previous question's search text) and score the sentences
-    of the best passages: the evidence, shown before any answer. A translator puts a question
-    in another language into the library's; a guesser adds the lecturer's likely words (in the
-    translation's language when there is one)."""
+    """Search (a follow-up with the previous question's search text), score the sentences of
+    the best passages (the evidence, shown before any answer), quote the lecturer's words and
+    give the first verdict. A translator puts a question in another language into the library's;
+    a guesser adds the lecturer's likely words. `asked`: the question's facts, when its pipeline
+    has them already (they carry its scope)."""
     library.warm()  # model loading is not retrieval time
+    asked = asked or library.asked(turn.question, turn.search_text, scope)
     t0 = time.perf_counter()
-    searched = search_as_asked(library, turn.search_text, k, mode, scope, translator, guesser)
+    searched = search_as_asked(library, asked, k, mode, translator, guesser)
     t1 = time.perf_counter()
-    hits = searched.result.hits
+    asked, hits = searched.asked, searched.result.hits
     passages = merge_hits(hits)
-    scored: list[ScoredPassage] = []
-    same = searched.translation is not None or library.same_language(turn.search_text)
     stage = library.rerank_stage()
-    threshold, unknown = coverage_threshold(same), names_unknown(library, turn.search_text)
-    covered = covers(hits, stage, searched.translation, threshold, unknown)
-    best = relevance(hits, stage, searched.translation)
-    # the quote's window now (and the second's, to show beside it, when the two are about as
-    # close, or to be read before a question just under the threshold is refused:
-    # core/answer/doubt.py); the next ones when the prompt is built (`score_rest`)
-    close = covered and in_doubt(passages, stage is not None)
-    almost = not covered and stage is not None and just_under(best, threshold, unknown, passages)
-    if passages:
+    signals = Signals(
+        relevance=relevance(hits, stage, asked.translation),
+        threshold=threshold_for(asked.same_language),
+        unknown=tuple(names_unknown(library, asked.text)),
+        margin=passages[0].score - passages[1].score if len(passages) >= 2 else None,
+        reranked=stage is not None,
+        moments=len(passages),
+    )
+    # the quote's window now (and the second's, to show or read beside it); the next ones when
+    # the prompt is built (`score_rest`)
+    scored: list[ScoredPassage] = []
+    if signals.quoted:
         scorer = sentence_scorer(library)
-        windows = [best_window(p) for p in passages[: 2 if close or almost else 1]]
-        scored = score_passages(windows, scorer.query(turn.search_text), scorer.vectors)
-    quotes = [choose_quote(sp) for sp in scored] if covered or almost else []
+        windows = [best_window(p) for p in passages[: signals.quoted]]
+        scored = score_passages(windows, scorer.query(asked.text), scorer.vectors)
+    quotes = [choose_quote(sp) for sp in scored] if signals.covered or signals.just_under else []
     first, second = [*quotes, None, None][:2]
-    quote = first if covered else None
-    other = second if quote is not None else None
-    read_first = (first, second) if almost and first is not None and second is not None else None
-    scored = scored[: 2 if other is not None or read_first is not None else 1]
-    doubt = Doubt(True, margin(passages), other) if other is not None else SURE
-    t2 = time.perf_counter()
+    verdict = first_verdict(signals, first, second)
+    scored = scored[: 2 if isinstance(verdict, ReadFirst) else 1]
     return Retrieved(
-        turn, hits, passages, scored, best_evidence(scored), t1 - t0, t2 - t0,
-        searched.translation, searched.guess, searched.model_s, quote, covered, best, doubt,
-        near=read_first, language=question_language(turn.question, library.likely_languages()),
+        turn=turn, asked=asked, hits=hits, passages=passages, scored=scored,
+        evidence=best_evidence(scored), signals=signals, verdict=verdict, retrieval_s=t1 - t0,
+        evidence_s=time.perf_counter() - t0, model_s=searched.model_s,
     )  # fmt: skip
 
 
@@ -183,7 +225,7 @@ def score_rest(library: Library, found: Retrieved) -> list[ScoredPassage]:
     windows = [best_window(p) for p in found.passages[len(found.scored) : SCORED_WINDOWS]]
     if not windows:
         return list(found.scored)
-    query = scorer.query(found.turn.search_text)
+    query = scorer.query(found.asked.text)
     return [*found.scored, *score_passages(windows, query, scorer.vectors)]
 
 

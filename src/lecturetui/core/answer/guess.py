@@ -16,24 +16,22 @@ lecturer's guess, in the product").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
-from lecturetui.core.language import language_code, language_name, question_language
 from lecturetui.core.question_options import GUESS_SETTINGS
 
 if TYPE_CHECKING:
     from lecturetui.core.answer.generation import Generator
     from lecturetui.core.library import Library
+    from lecturetui.core.retrieval.asked import Asked
     from lecturetui.core.retrieval.scope import Scope
 
 #: longest guess, tokens (two or three sentences; a longer one is cut, and still helps)
 GUESS_TOKENS = 100
-
-#: (the question, the ISO code of the language to write in, None: the question's) -> the guess
-Guesser = Callable[[str, "str | None"], "str | None"]
 
 
 def guess_messages(
@@ -114,26 +112,19 @@ def guesser_for(
     """A guesser for the questions of this library (and scope), or None when not wanted."""
     if generator is None or not wants_guess(setting, generator):
         return None
-    courses = courses_of(library, scope)
-    likely = library.likely_languages()
-    model = generator
-
-    def guesser(text: str, language: str | None) -> str | None:
-        return guess(
-            model,
-            text,
-            language_name(language) if language else question_language(text, likely),
-            courses,
-        )
-
-    return guesser
+    return Guesser(generator, tuple(courses_of(library, scope)))
 
 
-def guess_for(guesser: Guesser | None, question: str, translation: str | None) -> str | None:
-    """The guess searched with `question`: made on the question as asked, written in the
-    language of its translation when it has one (the library's). Guessed on as asked, a
-    Portuguese question about English lectures searched better than guessed on its translation,
-    which loses some of its meaning (bench/RESULTS.md)."""
-    if guesser is None:
-        return None
-    return guesser(question, language_code(translation) if translation else None)
+@dataclass(frozen=True, slots=True)
+class Guesser:
+    """Adds the lecturer's likely words to a question, by the answer model: made on the
+    question as asked, written in its translation's language when it has one (the library's).
+    Guessed on as asked, a Portuguese question about English lectures searched better than
+    guessed on its translation, which loses some of its meaning (bench/RESULTS.md)."""
+
+    generator: Generator
+    courses: tuple[str, ...]
+
+    def __call__(self, asked: Asked) -> Asked:
+        made = guess(self.generator, asked.text, asked.guess_language, self.courses)
+        return replace(asked, guess=made) if made else asked

@@ -11,7 +11,8 @@ Sentence vectors are cached on disk by model and text (`index/sentences.sqlite3`
 sentence is embedded once; the app embeds the library's sentences while it is idle.
 
 The same scores choose what else the prompt holds (core/answer/budget.py), and the best-ranked
-window's relevance says whether the lectures cover the question at all (`covers`).
+window's relevance (`relevance`) says whether the lectures cover the question at all
+(core/answer/verdict.py).
 """
 
 from __future__ import annotations
@@ -38,17 +39,6 @@ from lecturetui.core.timefmt import format_timestamp
 #: windows whose sentences are scored: the quote comes from the first, the prompt's other
 #: excerpts from the next (bench/RESULTS.md, "The lecturer's words first")
 SCORED_WINDOWS = 3
-#: below this EmbeddingGemma cosine between the question and the best-ranked window, the
-#: lectures are taken not to cover the question (chosen on the answer benchmark: RESULTS.md) ...
-COVERAGE_THRESHOLD = 0.35
-#: ... and below this one for a question in another language than the lectures' (a question
-#: and a passage in two languages score lower together)
-OTHER_LANGUAGE_THRESHOLD = 0.30
-#: ... or below this one when the question names something the lectures never mention (a name
-#: or code identifier: `names_unknown`): the questions near the course's topics that it does
-#: not cover (Django, DataFrame, __enter__ next to lectures on databases, files and classes)
-#: score like covered ones, and their names are what gives them away (bench/RESULTS.md)
-UNKNOWN_NAME_THRESHOLD = 0.45
 #: the quote holds the window's two best sentences and their neighbours up to this many words
 #: (about forty seconds of speech; bench/RESULTS.md, "The moment that answers": the key points a
 #: quote holds grow with its length, and the sentences next to the best ones hold the lecturer's
@@ -181,23 +171,6 @@ def relevance(
     return score
 
 
-def covers(
-    hits: Sequence[Hit],
-    stage: RerankStage | None = None,
-    translation: str | None = None,
-    threshold: float | None = None,
-    unknown: Sequence[str] = (),
-) -> bool:
-    """Whether the lectures answer the question at all: the best window's relevance reaches
-    the threshold, or UNKNOWN_NAME_THRESHOLD when the question names something the lectures
-    never mention (`unknown`); always True when it cannot be told."""
-    score = relevance(hits, stage, translation)
-    limit = COVERAGE_THRESHOLD if threshold is None else threshold
-    if unknown:
-        limit = max(limit, UNKNOWN_NAME_THRESHOLD)
-    return score is None or score >= limit
-
-
 _SENTENCE = re.compile(r"[^.?!¿¡]+")
 _TOKEN = re.compile(r"\w+")
 
@@ -225,8 +198,3 @@ def names_unknown(library: Library, question: str) -> list[str]:
     """The question's names (`names`) that no lecture of the library mentions."""
     found = names(question)
     return library.store.unknown_words(found) if found else []
-
-
-def coverage_threshold(same_language: bool) -> float:
-    """The relevance under which a question counts as not covered."""
-    return COVERAGE_THRESHOLD if same_language else OTHER_LANGUAGE_THRESHOLD

@@ -36,7 +36,7 @@ class Answer:
     explanation: str = ""  # the model's part of `text`, its citations checked
     abstained: bool = False  # the lectures do not cover the question: no model ran
     unsupported: tuple[Unsupported, ...] = ()  # explanation sentences no excerpt bears out
-    #: the quoted moment is in doubt (core/answer/doubt.py): `moments` are the two shown, and
+    #: the quoted moment is in doubt (core/answer/verdict.py): `moments` are the two shown, and
     #: no explanation was written
     unsure: bool = False
     moments: tuple[Quote, ...] = ()

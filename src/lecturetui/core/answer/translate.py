@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from lecturetui.core.language import language_name
@@ -21,8 +21,7 @@ from lecturetui.core.language import language_name
 if TYPE_CHECKING:
     from lecturetui.core.answer.generation import Generator
     from lecturetui.core.library import Library
-
-Translator = Callable[[str], "str | None"]
+    from lecturetui.core.retrieval.asked import Asked
 
 
 def library_language(library: Library) -> str | None:
@@ -73,31 +72,40 @@ def translate(generator: Generator, question: str, target: str) -> str | None:
 MARGIN = 15.0
 
 
-def target_language(library: Library, question: str) -> str | None:
-    """The library's language when `question` is clearly in another one, else None."""
-    import py3langid
-
-    if library.same_language(question):
+def target_language(library: Library, asked: Asked) -> str | None:
+    """The library's language when the question is clearly in another one, else None (its
+    language as told once, `asked`)."""
+    if asked.same_language:
         return None
     target = library_language(library)
     if target is None:
         return None
-    ranks = dict(py3langid.rank(question))
-    if target not in ranks or max(ranks.values()) - ranks[target] < MARGIN:
+    behind = asked.told.get().behind(target)
+    if behind is None or behind < MARGIN:
         return None
     return target
 
 
 def translator_for(
-    library: Library, generator: Generator | None, question: str
+    library: Library, generator: Generator | None, asked: Asked
 ) -> Translator | None:
     """A translator into the library's language when the question is clearly in another one."""
-    target = None if generator is None else target_language(library, question)
+    target = None if generator is None else target_language(library, asked)
     if generator is None or target is None:
         return None
-    return translating(generator, target)
+    return Translator(generator, target)
 
 
-def translating(generator: Generator, target: str) -> Translator:
-    """A translator into `target` by this model (for a caller that knows the target already)."""
-    return lambda text: translate(generator, text, target)
+@dataclass(frozen=True, slots=True)
+class Translator:
+    """Puts a question into `target` (the library's language) by the answer model."""
+
+    generator: Generator
+    target: str
+
+    def __call__(self, asked: Asked) -> Asked:
+        """The question with its translation (as it was when none could be made)."""
+        translation = translate(self.generator, asked.text, self.target)
+        if not translation:
+            return asked
+        return replace(asked, translation=translation, translated_to=self.target)

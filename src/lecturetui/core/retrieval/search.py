@@ -29,6 +29,7 @@ from lecturetui.core.timefmt import format_timestamp
 
 if TYPE_CHECKING:
     from lecturetui.core.models.embedding import Embedder
+    from lecturetui.core.retrieval.asked import Asked
     from lecturetui.core.retrieval.rerank import RerankStage
     from lecturetui.core.retrieval.scope import ResolvedScope
     from lecturetui.core.retrieval.vector_index import VectorIndex
@@ -47,8 +48,6 @@ class SearchSource(Protocol):
     def index(self, create: bool = True) -> VectorIndex | None: ...
 
     def unit_index(self, create: bool = True) -> VectorIndex | None: ...
-
-    def same_language(self, query: str) -> bool: ...
 
 
 #: weight of the best unit's cosine in a segment's dense score (bench/RESULTS.md, small-to-big)
@@ -162,13 +161,11 @@ def dense_scores(
 
 def run_search(
     library: SearchSource,
-    query: str,
+    asked: Asked,
     k: int,
     exact: bool | None,
     mode: str,
     scope: ResolvedScope | None = None,
-    translation: str | None = None,
-    guess: str | None = None,
     rerank: RerankStage | None = None,
     rerank_config: RerankConfig | None = None,
 ) -> SearchResult:
@@ -176,11 +173,13 @@ def run_search(
 
     The first stage ranks by `mode` (E5 small-to-big, BM25, or their fusion); with a `rerank`
     stage, every mode but lexical then has its first `depth` candidates re-scored by it. Each
-    hit's `score` is the score that ranked it; `retrievers` holds each retriever's own."""
+    hit's `score` is the score that ranked it; `retrievers` holds each retriever's own. The
+    question's facts come with it (`asked`: its text, translation, guess and language)."""
     from lecturetui.core.retrieval.vector_index import EXACT_SEARCH_LIMIT
 
     config = rerank_config or DEFAULT_RERANK
     reranking = rerank is not None and mode != "lexical"
+    query, translation, guess = asked.text, asked.translation, asked.guess
     t0 = time.perf_counter()
     index = library.index()
     assert index is not None
@@ -218,8 +217,8 @@ def run_search(
     elif mode == "lexical":
         ranked = lexical
     else:
-        same = bool(translation) or library.same_language(query)
-        ranked = [(f.segment_id, f.score) for f in fuse(dense, lexical, FusionConfig(), same)]
+        fused = fuse(dense, lexical, FusionConfig(), asked.same_language)
+        ranked = [(f.segment_id, f.score) for f in fused]
     own: dict[str, dict[int, float]] = {"dense": dict(dense), "lexical": dict(lexical)}
     if reranking and rerank is not None:
         model = rerank.scores(query, [seg for seg, _ in ranked[: config.depth]], config.dims)

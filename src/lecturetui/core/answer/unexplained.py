@@ -1,6 +1,7 @@
-"""The answer when the quoted moment is in doubt (core/answer/doubt.py): both moments, no
-explanation.
+"""The answers no model writes: a refusal (core/answer/verdict.py's Refuse), and two moments in
+doubt (Unsure): both moments, no explanation.
 
+The refusal is one sentence in the question's language, the closest moments listed below it.
 An explanation written from the wrong moment reads as confidently as a right one; when the
 first two moments stay too close to tell apart, the answer says so in one line (in the
 question's language) and quotes both, each with its lecture and time, cited [1] and [2]. The
@@ -10,21 +11,7 @@ spent on an explanation that may explain the wrong thing).
 
 from __future__ import annotations
 
-import time
-from dataclasses import replace
-from typing import cast
-
-from lecturetui.core.answer.doubt import (
-    NEAR_YES,
-    Doubt,
-    YesModel,
-    check_wanted,
-    margin,
-    model_check,
-    settle,
-)
 from lecturetui.core.answer.found import Retrieved
-from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.result import Answer
 from lecturetui.core.timefmt import format_timestamp
@@ -64,54 +51,9 @@ def unsure_opening(language: str | None, first: Quote, other: Quote) -> str:
     return f"{unsure_line(language)}\n\n{quoted(first, 1)}\n\n{quoted(other, 2)}\n\n"
 
 
-def both(found: Retrieved) -> tuple[Quote, Quote] | None:
-    """The two moments an answer in doubt shows (None when it is not in doubt)."""
-    d = found.doubt
-    if d.unsure and found.quote is not None and d.other is not None:
-        return found.quote, d.other
-    return None
-
-
-def can_check(model: Generator | None) -> bool:
-    """Whether this model settles doubts (it reads logits, and the check is not turned off)."""
-    return isinstance(model, YesModel) and check_wanted()
-
-
-def settled(found: Retrieved, model: Generator | None) -> Retrieved:
-    """`found` with the doubt `retrieve` saw settled (doubt.settle): by the answer model when
-    it can check (`can_check`), else by the margin alone; `check_s` is the time it took."""
-    pair, gap = both(found), found.doubt.margin
-    if pair is None or gap is None:
-        return found
-    t0 = time.perf_counter()
-    check = model_check(cast(YesModel, model)) if can_check(model) else None
-    doubt = settle(found.turn.search_text, *pair, gap, check)
-    return replace(found, doubt=doubt, check_s=time.perf_counter() - t0)
-
-
-def rescued(found: Retrieved, model: Generator | None) -> Retrieved:
-    """A question refused just under the coverage threshold (`found.near`), once the answer
-    model has read its two best moments: covered and unsure, both moments shown, when it finds
-    either likely to answer (doubt.NEAR_YES); refused as before otherwise, or when the model
-    cannot check."""
-    if found.near is None:
-        return found
-    if not can_check(model):
-        return replace(found, near=None)
-    t0 = time.perf_counter()
-    check = model_check(cast(YesModel, model))
-    first, second = found.near
-    likely = (check(found.turn.search_text, first), check(found.turn.search_text, second))
-    spent = time.perf_counter() - t0
-    if max(likely) < NEAR_YES:
-        return replace(found, near=None, check_s=spent)
-    doubt = Doubt(True, margin(found.passages), second, likely)
-    return replace(found, near=None, covered=True, quote=first, doubt=doubt, check_s=spent)
-
-
 def unsure_answer(found: Retrieved) -> Answer:
     """The answer for a moment in doubt: the line, both moments; no model ran for it."""
-    pair = both(found)
+    pair = found.moments
     assert pair is not None
     turn = found.turn
     text = unsure_opening(found.language, *pair).rstrip()
@@ -129,4 +71,35 @@ def unsure_answer(found: Retrieved) -> Answer:
         quote=found.quote,
         unsure=True,
         moments=pair,
+    )
+
+
+_NOT_COVERED = {
+    "Portuguese": "As aulas não parecem tratar desta pergunta: os momentos mais próximos estão"
+    " abaixo.",
+    "Spanish": "Las clases no parecen tratar esta pregunta: los momentos más cercanos están abajo.",
+}
+_NOT_COVERED_EN = "The lectures do not seem to cover this question: the closest moments are below."
+
+
+def not_covered(language: str | None) -> str:
+    """The refusal in the question's language (by name, `Retrieved.language`)."""
+    return _NOT_COVERED.get(language or "", _NOT_COVERED_EN)
+
+
+def abstention(found: Retrieved) -> Answer:
+    """The answer when the lectures do not cover the question: one sentence, no model."""
+    turn = found.turn
+    return Answer(
+        question=turn.question,
+        text=not_covered(found.language),
+        passages=[],
+        hits=found.hits,
+        cited=[],
+        timings=found.timings_without_model(),
+        evidence=found.evidence,
+        turn=turn,
+        translation=found.translation,
+        guess=found.guess,
+        abstained=True,
     )
