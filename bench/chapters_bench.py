@@ -7,7 +7,7 @@ largest pauses between captions.
         [--target 240] [--window 90] [--min 90]
 
 Each recording is ingested as `lecturetui ingest` does (into a bench home, once; E5 only), and
-its chapters are made by the candidate in bench/_chapters.py from its units' vectors (the E5
+its chapters are made by the product's parts (core/study/parts.py) from its units' vectors (the E5
 vectors of the unit index). `--oracle` gives it the author's number of chapters, as the
 baselines have.
 `--titles` writes every chapter made with its time, title and the author's nearest chapter, for
@@ -17,6 +17,7 @@ a reader to judge the titles.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -25,8 +26,6 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import itertools
 
 from _common import ROOT
 
@@ -106,20 +105,14 @@ def entries(half: str) -> list[dict[str, Any]]:
 
 
 def units_of(lib: Any, lecture_id: str) -> tuple[list[Any], Any, float, float]:
-    from _chapters import TimedUnit
-
-    from lecturetui.core.retrieval import small_unit_index
+    """The lecture's sentences in time (overlapping windows read once) and their units' E5
+    vectors, as the product cuts a lecture into parts (core/study/parts.py)."""
+    from lecturetui.core.retrieval.small_units import MAX_UNITS
+    from lecturetui.core.study.parts import timeline
 
     segments = lib.store.segments(lecture_id)
-    index = lib.unit_index()
-    units, labels = [], []
-    for seg in segments:
-        pieces = small_unit_index.units_of(seg)
-        for n, u in enumerate(pieces):
-            mid = (u.start + u.end) / 2 / max(len(seg.text), 1)
-            units.append(TimedUnit(seg.start + (seg.end - seg.start) * mid, u.text))
-            labels.append(small_unit_index.unit_labels(seg.id, n + 1)[-1])
-    return units, index.vectors(labels), segments[0].start, segments[-1].end
+    line = timeline(segments, MAX_UNITS)
+    return line.said, lib.unit_index().vectors(line.labels), segments[0].start, segments[-1].end
 
 
 def main() -> None:
@@ -131,13 +124,13 @@ def main() -> None:
     ap.add_argument("--titles", type=Path, default=None)
     ap.add_argument("--oracle", action="store_true", help="as many chapters as the author's")
     args = ap.parse_args()
-    import _chapters as ch
+    from lecturetui.core.study import parts as ch
 
     lib = library()
     by_title = {lec.title: lec.id for lec in lib.lectures()}
     target = args.target or ch.TARGET_S
     window = args.window or ch.WINDOW_S
-    min_s = args.min or ch.MIN_CHAPTER_S
+    min_s = args.min or ch.MIN_PART_S
     results: dict[str, dict[float, list[tuple[int, int, int]]]] = {}
     titles = []
     for row in entries(args.half):
@@ -156,13 +149,16 @@ def main() -> None:
                         f1(pred, gold, tol)
                     )
         if args.titles:
-            for c in ch.chapters(units, vectors, start, end):
-                near = min(row["chapters"], key=lambda g: abs(g["start_s"] - c.start))
+            cuts = [start, *made, end]
+            for a, b in itertools.pairwise(cuts):
+                inside = [u.text for u in units if a <= u.time < b]
+                made_title = ch.title(inside, [u.text for u in units if not a <= u.time < b])
+                near = min(row["chapters"], key=lambda g: abs(g["start_s"] - a))
                 titles.append(
                     {
                         "id": row["id"],
-                        "start_s": round(c.start),
-                        "title": c.title,
+                        "start_s": round(a),
+                        "title": made_title,
                         "author_start_s": near["start_s"],
                         "author_title": near["title"],
                     }

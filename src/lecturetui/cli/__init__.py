@@ -16,6 +16,7 @@ from lecturetui.cli.models_cmds import models_group
 from lecturetui.cli.notes_cmds import bookmarks_group, export_cmd
 from lecturetui.cli.outline_cmd import outline_cmd
 from lecturetui.cli.search_cmds import reindex_cmd, search_cmd
+from lecturetui.cli.summary_cmd import summary_cmd
 from lecturetui.core.i18n import _
 from lecturetui.load_order import llama_first
 
@@ -27,6 +28,7 @@ for command in (
     lectures_cmd,
     show_cmd,
     outline_cmd,
+    summary_cmd,
     edit_cmd,
     remove_cmd,
     search_cmd,

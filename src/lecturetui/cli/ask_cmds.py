@@ -123,20 +123,35 @@ class _Printer:
     (or, with --json, the answer's record alone)."""
 
     def __init__(self, out: Console, as_json: bool, session: ModelSession) -> None:
+        from lecturetui.cli.summary_cmd import OverviewPrinter
+
         self.out = out
         self.as_json = as_json
         self.session = session
+        self.overview = OverviewPrinter(out)
 
     def __call__(self, event: Event) -> None:
         from rich.markup import escape
 
-        from lecturetui.core.answer.events import Answered, Doubted, EvidenceReady, Failed, Token
+        from lecturetui.core.answer.events import (
+            Answered,
+            Doubted,
+            EvidenceReady,
+            Failed,
+            GistWritten,
+            PartsReady,
+            PartWritten,
+            Token,
+        )
 
         if isinstance(event, Failed):
             raise event.error
         if isinstance(event, Answered):
             if self.as_json:
                 click.echo(json_text(event.record))
+            elif event.answer.overview is not None:  # a whole lecture's summary: printed already
+                seconds = decimal(event.answer.timings.get("total_ms", 0.0) / 1000, grouping=False)
+                note(_("summary in {seconds} s").format(seconds=seconds))
             else:
                 # refused before the model wrote anything: the model is not waited for
                 wrote = not event.answer.abstained or bool(event.answer.explanation)
@@ -145,7 +160,9 @@ class _Printer:
             return
         if self.as_json:
             return
-        if isinstance(event, EvidenceReady):
+        if isinstance(event, PartsReady | PartWritten | GistWritten):
+            self.overview(event)
+        elif isinstance(event, EvidenceReady):
             found = event.found
             lines: list[str] = []
             if found.turn.previous is not None:

@@ -34,16 +34,20 @@ from lecturetui.core.question_options import DEFAULT_MODE, MODES
 from lecturetui.core.retrieval import rerank
 from lecturetui.core.retrieval.asked import Asked, Once
 from lecturetui.core.retrieval.rerank import RerankConfig, RerankStage
-from lecturetui.core.retrieval.scope import Scope, resolve
+from lecturetui.core.retrieval.scope import ResolvedScope, Scope, resolve
 from lecturetui.core.retrieval.search import Hit, SearchResult, run_search
+from lecturetui.core.retrieval.small_units import MAX_UNITS
 from lecturetui.core.retrieval.vector_index import (
     SearchIndexError,
     VectorIndex,
     unit_vector,
 )
 from lecturetui.core.storage.history import History
+from lecturetui.core.storage.overviews import Overviews
 from lecturetui.core.storage.store import Store
 from lecturetui.core.study.bookmarks import Bookmarks
+from lecturetui.core.study.outline import chapters
+from lecturetui.core.study.parts import Part, lecture_parts
 from lecturetui.core.study.saved import SavedAnswer, saved_answer
 from lecturetui.core.study.topics import Topic, topics
 
@@ -265,6 +269,29 @@ class Library:
 
     def counts(self) -> tuple[int, int]:
         return self.store.counts()
+
+    def parts(self, lecture: Lecture) -> list[Part]:
+        """The lecture's parts (core/study/parts.py): its author's chapters, else cut where the
+        subject changes, from the E5 vectors the unit index holds (no model runs)."""
+        units = self.unit_index(create=False)
+
+        def vectors(labels: list[int]) -> npt.NDArray[np.float32]:
+            if units is None or not labels or any(label not in units for label in labels):
+                return np.zeros((len(labels), 1), dtype=np.float32)  # chapters or one part
+            return units.vectors(labels)
+
+        made = lecture_parts(self.store.segments(lecture.id), chapters(self.store, lecture),
+                             vectors, MAX_UNITS)  # fmt: skip
+        return made
+
+    def scoped(self, scope: Scope | None) -> ResolvedScope | None:
+        """The lectures and segments a scope covers (None: no scope, the whole library)."""
+        return resolve(self.store, scope) if scope else None
+
+    @property
+    def overviews(self) -> Overviews:
+        """The summaries written of the lectures, part by part (core/storage/overviews.py)."""
+        return Overviews(self.store)
 
     def topics(self, n: int = 3) -> list[Topic]:
         """Terms the lectures dwell on, one per lecture (core/study/topics.py)."""

@@ -214,6 +214,37 @@ class AnswerRecord:
     #: with no explanation
     unsure: bool = False
     moments: tuple[QuoteRecord, ...] = ()
+    #: a question about a whole lecture: `answer` is that lecture's summary (`overview`)
+    overview: OverviewRecord | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PartRecord:
+    """A part of a lecture's summary (core/answer/overview.py)."""
+
+    number: int
+    start_s: float = 0.0
+    end_s: float = 0.0
+    start: str = ""  # hh:mm:ss
+    title: str = ""
+    made: bool = False  # cut by lecturetui where the subject changes, not the author's chapter
+    said: tuple[str, ...] = ()  # the lecturer's most representative sentences
+    summary: str = ""  # the answer model's, what the part does not bear out left out ...
+    struck: tuple[str, ...] = ()  # ... and listed here
+    url: str | None = None  # the video opened at the part
+
+
+@dataclass(frozen=True, slots=True)
+class OverviewRecord:
+    """A lecture's summary, part by part, then its gist citing the parts as [n]."""
+
+    lecture: str
+    title: str = ""
+    language: str = ""
+    model: str | None = None  # the answer model that wrote it (None: the parts alone)
+    parts: tuple[PartRecord, ...] = ()
+    gist: str = ""
+    gist_struck: tuple[str, ...] = ()
 
 
 def to_json(record: object) -> Any:

@@ -35,6 +35,8 @@ from lecturetui.core.answer.events import (
     Event,
     EvidenceReady,
     Failed,
+    PartsReady,
+    PartWritten,
     Started,
     Token,
 )
@@ -48,17 +50,30 @@ from lecturetui.core.answer.found import (
 )
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
+from lecturetui.core.answer.overview import overview_events, overview_record, overview_text
 from lecturetui.core.answer.result import Answer
 from lecturetui.core.answer.translate import Translator, target_language
 from lecturetui.core.answer.unexplained import abstention, unsure_answer
-from lecturetui.core.answer.verdict import Explain, ReadFirst, Refuse, Unsure, read
+from lecturetui.core.answer.verdict import (
+    Explain,
+    Overview,
+    ReadFirst,
+    Refuse,
+    Unsure,
+    asked_about,
+    read,
+)
+from lecturetui.core.answer.whole import WholeLecture, whole_lecture
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
+from lecturetui.core.lectures import Lecture
 from lecturetui.core.library import Library
 from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE, DEFAULT_TTFT_S
 from lecturetui.core.retrieval.asked import Asked
 from lecturetui.core.retrieval.scope import Scope
+from lecturetui.core.storage.overviews import Written
+from lecturetui.core.study.parts import Part
 
 
 # -- what a question needs -------------------------------------------------------------------
@@ -71,6 +86,7 @@ class QuestionSettings:
     ttft_s: float | None = DEFAULT_TTFT_S
     answer_tokens: int = 512
     keep: bool = True  # keep the answer in the history (eval does not)
+    lecture: str | None = None  # the lecture open in the app ("resuma esta aula")
     device: str | None = None  # where the answer model runs (to plan the guess before it loads)
 
 
@@ -116,6 +132,10 @@ def run_question(
     try:
         yield Started(turn)
         asked = library.asked(turn.question, turn.search_text, s.scope)
+        wanted = asked_about(_whole(library, asked, s))
+        if wanted is not None:  # a whole lecture: its summary, part by part
+            yield from _overview(library, turn, asked, wanted, models, s, stop)
+            return
         translator, guesser = _search_helpers(library, asked, models, s)
         found = retrieve(library, turn, s.k, s.mode, None, translator, guesser, asked)
         found = _read_now(found, models)
@@ -142,6 +162,65 @@ def run_question(
                 yield from _explained(library, generator, found, s, stop)
     except LectureTuiError as exc:
         yield Failed(exc)
+
+
+def _whole(library: Library, asked: Asked, s: QuestionSettings) -> WholeLecture | None:
+    """The lecture a request for a summary names (core/answer/whole.py), if it is one."""
+    scoped = sorted(resolved.lecture_ids) if (resolved := library.scoped(s.scope)) else []
+
+    def find(words: str) -> Lecture | None:
+        hits = library.search(library.asked(words), 10).hits
+        votes: dict[str, float] = {}
+        for h in hits:
+            votes[h.lecture.id] = votes.get(h.lecture.id, 0.0) + 1.0 / h.rank
+        return library.lecture(max(votes, key=lambda k: votes[k])) if votes else None
+
+    return whole_lecture(asked.question, library.lectures(), scoped, s.lecture, find)
+
+
+def _overview(
+    library: Library,
+    turn: Turn,
+    asked: Asked,
+    wanted: Overview,
+    models: ModelSource,
+    s: QuestionSettings,
+    stop: threading.Event,
+) -> Iterator[Event]:
+    """The lecture's summary: its parts at once, then each part's summary, then the gist; the
+    answer is the summary as one text, kept in the history."""
+    lecture = library.lecture(wanted.lecture_id)
+    assert lecture is not None
+    language = asked.language_name
+    t0 = time.perf_counter()
+    parts: tuple[Part, ...] = ()
+    written: list[Written] = []
+    gist: Written | None = None
+    shown = 0.0
+    for event in overview_events(library, lecture, lambda: models.for_answer(stop), language,
+                                 stop):  # fmt: skip
+        yield event
+        if isinstance(event, PartsReady):
+            parts, shown = event.parts, time.perf_counter() - t0
+        elif isinstance(event, PartWritten):
+            written.append(event.written)
+        else:
+            gist = event.gist
+    total = (time.perf_counter() - t0) * 1000
+    model = models.for_search(lambda: False) if written else None
+    record = overview_record(lecture, parts, written, gist, language, model.name if model else None)
+    done = Answer(
+        question=turn.question,
+        text=overview_text(lecture, parts, written, gist, language),
+        passages=[],
+        hits=[],
+        cited=[],
+        stopped=stop.is_set(),
+        timings={"parts_ms": shown * 1000, "total_ms": total},
+        turn=turn,
+        overview=record,
+    )
+    yield _kept(library, done, s.keep)
 
 
 def _explained(

@@ -11,7 +11,13 @@ from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.conversation import Turn
 from lecturetui.core.library import Hit
-from lecturetui.core.records import AnswerRecord, PassageRecord, UnsupportedRecord, to_json
+from lecturetui.core.records import (
+    AnswerRecord,
+    OverviewRecord,
+    PassageRecord,
+    UnsupportedRecord,
+    to_json,
+)
 from lecturetui.core.timefmt import format_timestamp
 
 
@@ -40,6 +46,8 @@ class Answer:
     #: no explanation was written
     unsure: bool = False
     moments: tuple[Quote, ...] = ()
+    #: a question about a whole lecture: its summary, part by part (core/answer/overview.py)
+    overview: OverviewRecord | None = None
 
     @property
     def citations(self) -> list[Passage]:
@@ -70,6 +78,7 @@ class Answer:
             unsupported=tuple(UnsupportedRecord(u.sentence, u.missing) for u in self.unsupported),
             unsure=self.unsure,
             moments=tuple(m.record() for m in self.moments),
+            overview=self.overview,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -8,6 +8,10 @@ on the verdict; every face shows it through the events (core/answer/events.py).
     covered ────── the first two moments close ─────────── ReadFirst(close) ── Explain | Unsure
                 └─ otherwise ─── Explain ── the explanation borne out? ──────── Explain | Refuse
 
+Before any of it, a question about a whole lecture ("resuma a aula 3", "main topics of the
+lecture on graphs": core/answer/whole.py) is answered with the lecture's summary, part by part
+(Overview: core/answer/overview.py), and searched no further (`asked_about`).
+
 Covered: EmbeddingGemma's cosine of the question (or its translation) to the best-ranked window
 reaches COVERAGE_THRESHOLD (OTHER_LANGUAGE_THRESHOLD across languages, UNKNOWN_NAME_THRESHOLD
 when the question names something the lectures never mention); without EmbeddingGemma it cannot
@@ -44,6 +48,7 @@ from enum import Enum
 
 from lecturetui.core.answer.doubt import MomentCheck
 from lecturetui.core.answer.quote import Quote
+from lecturetui.core.answer.whole import WholeLecture
 
 #: below this EmbeddingGemma cosine between the question and the best-ranked window, the
 #: lectures are taken not to cover the question (chosen on the answer benchmark: RESULTS.md) ...
@@ -175,7 +180,20 @@ class Refuse:
     checked: tuple[float, float] | None = None
 
 
-Verdict = Explain | Unsure | ReadFirst | Refuse
+@dataclass(frozen=True, slots=True)
+class Overview:
+    """A question about a whole lecture: its summary, part by part, from the lecturer's words."""
+
+    lecture_id: str
+    by: str  # how the lecture was found (core/answer/whole.py)
+
+
+Verdict = Explain | Unsure | ReadFirst | Refuse | Overview
+
+
+def asked_about(whole: WholeLecture | None) -> Overview | None:
+    """The verdict before any search: a request about a whole lecture gets its summary."""
+    return Overview(whole.lecture.id, whole.by) if whole is not None else None
 
 
 def first_verdict(signals: Signals, first: Quote | None, second: Quote | None) -> Verdict:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -171,6 +171,22 @@ MIGRATIONS: dict[int, str] = {
     # lecture stored before chapters were kept: core/study/outline.read_missing)
     11: """
     ALTER TABLE lectures ADD COLUMN chapters_read INTEGER NOT NULL DEFAULT 0;
+    """,
+    # a lecture's summary, part by part, as an answer model wrote it in a language: kept until
+    # the lecture's content or the model changes (core/answer/overview.py); ordinal 0 is the gist
+    12: """
+    CREATE TABLE overview_parts (
+        lecture_id   TEXT NOT NULL REFERENCES lectures (id) ON DELETE CASCADE,
+        content_hash TEXT NOT NULL,  -- the lecture's when it was written
+        model        TEXT NOT NULL,
+        language     TEXT NOT NULL,
+        ordinal      INTEGER NOT NULL,
+        start        REAL NOT NULL,  -- where the part begins (the gist: 0)
+        summary      TEXT NOT NULL,
+        struck       TEXT NOT NULL,  -- JSON: the sentences the part did not bear out
+        made_at      TEXT NOT NULL,
+        PRIMARY KEY (lecture_id, model, language, ordinal)
+    );
     """,
 }
 

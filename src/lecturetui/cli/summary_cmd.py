@@ -1,0 +1,153 @@
+"""summary: a lecture's summary, part by part, from the lecturer's own words (Markdown, or its
+typed record as JSON); and how a summary's events print, for `ask` too."""
+
+from __future__ import annotations
+
+import threading
+from contextlib import nullcontext
+from typing import TYPE_CHECKING
+
+import click
+
+from lecturetui.cli.base import (
+    Context,
+    console,
+    json_text,
+    llm_options,
+    note,
+    one_lecture,
+    pass_ctx,
+    progress_bars,
+    server_options,
+)
+from lecturetui.core.i18n import _
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
+    from lecturetui.core.answer.server import ServerGenerator
+    from lecturetui.core.lectures import Lecture
+    from lecturetui.core.library import Library
+    from lecturetui.core.records import OverviewRecord
+    from lecturetui.core.session import ModelSession
+    from lecturetui.core.storage.overviews import Written
+    from lecturetui.core.study.parts import Part
+
+
+class OverviewPrinter:
+    """A summary's events on the terminal, as Markdown: the parts at once (time, title, the
+    lecturer's words), then each part's summary as it is written, then the gist."""
+
+    def __init__(self, out: Console) -> None:
+        self.out = out
+        self.parts = 0
+
+    def __call__(self, event: PartsReady | PartWritten | GistWritten) -> None:
+        from rich.markup import escape
+
+        from lecturetui.core.answer.events import PartsReady, PartWritten
+        from lecturetui.core.timefmt import format_timestamp
+
+        if isinstance(event, PartsReady):
+            self.parts = len(event.parts)
+            self.out.print(f"# {escape(event.lecture.title)}\n", soft_wrap=True)
+            if event.parts and event.parts[0].made:
+                self.out.print("[dim]" + _("(parts cut by lecturetui where the subject changes)")
+                               + "[/]\n")  # fmt: skip
+            for p in event.parts:
+                words = escape(" … ".join(s.text for s in p.sentences))
+                self.out.print(
+                    f"[cyan][{p.number}] {format_timestamp(p.start)}[/] [bold]{escape(p.title)}[/]"
+                    f"\n  [dim]“{words}”[/]",
+                    soft_wrap=True,
+                )
+            self.out.print()
+        elif isinstance(event, PartWritten):
+            w = event.written
+            self.out.print(f"[cyan][{event.part.number}][/] {escape(w.summary)}", soft_wrap=True)
+            for sentence in w.struck:
+                note(_("(struck: the part does not say it) {sentence}").format(sentence=sentence))
+        else:
+            self.out.print("\n[bold]" + _("In short") + "[/]")
+            self.out.print(escape(event.gist.summary), soft_wrap=True)
+            for sentence in event.gist.struck:
+                note(_("(struck: the parts do not say it) {sentence}").format(sentence=sentence))
+
+
+@click.command("summary")
+@click.argument("lecture")
+@llm_options
+@server_options
+@click.option("--parts-only", is_flag=True, help="The parts and the lecturer's words alone.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@pass_ctx
+def summary_cmd(
+    obj: Context,
+    lecture: str,
+    llm: str | None,
+    n_ctx: int,
+    temperature: float,
+    server: ServerGenerator | None,
+    parts_only: bool,
+    as_json: bool,
+) -> None:
+    """Summarise a lecture part by part (LECTURE: id, title or a prefix): each part's time and
+    the lecturer's words at once, then what each part explains, then the gist citing the
+    parts. Written once and kept; Ctrl+C keeps the parts already written."""
+    from lecturetui.core.answer.overview import summary_language
+    from lecturetui.core.session import AnswerChoice
+
+    obj.first_run()
+    library = obj.library()
+    lec = one_lecture(library.store, lecture)
+    session = obj.session(AnswerChoice(llm, n_ctx, temperature, server=server))
+    try:
+        record = _summarise(library, lec, summary_language(lec), session, parts_only, as_json)
+    finally:
+        session.close()
+    if as_json:
+        click.echo(json_text(record))
+
+
+def _summarise(
+    library: Library,
+    lecture: Lecture,
+    language: str,
+    session: ModelSession,
+    parts_only: bool,
+    quiet: bool,
+) -> OverviewRecord:
+    """The summary's events printed as they come (`quiet`: a progress bar instead), and its
+    record; Ctrl+C stops it, keeping the parts written."""
+    from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
+    from lecturetui.core.answer.overview import overview_events, overview_record
+
+    stop = threading.Event()
+    source = session.source()
+    show = OverviewPrinter(console())
+    parts: tuple[Part, ...] = ()
+    written: list[Written] = []
+    gist: Written | None = None
+    model = (lambda: None) if parts_only else (lambda: source.for_answer(stop))
+    with progress_bars() if quiet else nullcontext() as bar:
+        task = bar.add_task(_("summary"), total=None, rate="") if bar is not None else None
+        try:
+            for event in overview_events(library, lecture, model, language, stop):
+                if isinstance(event, PartsReady):
+                    parts = event.parts
+                elif isinstance(event, PartWritten):
+                    written.append(event.written)
+                elif isinstance(event, GistWritten):
+                    gist = event.gist
+                if bar is not None and task is not None:
+                    bar.update(task, completed=len(written) + (gist is not None),
+                               total=len(parts) + 1)  # fmt: skip
+                else:
+                    show(event)
+        except KeyboardInterrupt:
+            stop.set()
+            note(_("(stopped: the parts written so far are kept)"))
+            raise SystemExit(130) from None
+    answer = session.loaded_answer_model() if written else None
+    return overview_record(lecture, parts, written, gist, language, answer.name if answer else None)

@@ -1,0 +1,239 @@
+"""A whole lecture's summary, from the lecturer's own words, part by part.
+
+Its parts come first, each with its time and the lecturer's most representative sentences
+(core/study/parts.py: the author's chapters, else parts cut where the subject changes), shown
+before any model runs. Then the answer model reads each part's most representative sentences
+(about DIGEST_WORDS words) and says in one or two sentences what the part explains; a sentence
+whose facts (numbers, names, code terms: core/answer/check.py) the part does not hold is struck.
+Then the gist: three sentences on the whole lecture from the parts' summaries, each citing the
+parts it comes from as [n], checked against those parts the same way.
+
+What the model wrote is kept in the library part by part as it is written (an interrupted
+summary keeps its parts: core/storage/overviews.py), for the lecture as it is, the model and the
+language, so the summary is written once and read back after.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterator, Sequence
+
+from lecturetui.core.answer.check import SENTENCE, check, facts, holds
+from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
+from lecturetui.core.answer.generation import Generator
+from lecturetui.core.citing import CITATION
+from lecturetui.core.language import language_name
+from lecturetui.core.lectures import Lecture
+from lecturetui.core.library import Library
+from lecturetui.core.links import deep_link
+from lecturetui.core.records import OverviewRecord, PartRecord
+from lecturetui.core.storage.overviews import GIST, OverviewKey, Written
+from lecturetui.core.study.parts import Part
+from lecturetui.core.timefmt import format_timestamp
+
+#: the model's summary of one part, and the lecture's gist, in tokens at most
+PART_TOKENS = 90
+GIST_TOKENS = 160
+
+PART_SYSTEM = (
+    "You summarise one part of a recorded lecture for a student, using only what the lecturer "
+    "says in it."
+)
+GIST_SYSTEM = "You say what a recorded lecture is about, using only the summaries of its parts."
+
+
+def part_messages(lecture: Lecture, part: Part, language: str) -> list[dict[str, str]]:
+    """The prompt for one part: its title and time, and its most representative sentences."""
+    named = f": {part.title}" if part.title else ""
+    user = (
+        f"Lecture: {lecture.title}\n"
+        f"Part {part.number} ({format_timestamp(part.start)}-{format_timestamp(part.end)}){named}\n\n"
+        f"What the lecturer says:\n“{part.digest}”\n\n"
+        f"In one or two short sentences, in {language}, say what this part of the lecture "
+        "explains. Use only what the lecturer says here."
+    )
+    return [{"role": "system", "content": PART_SYSTEM}, {"role": "user", "content": user}]
+
+
+def gist_messages(
+    lecture: Lecture, written: Sequence[tuple[Part, Written]], language: str
+) -> list[dict[str, str]]:
+    """The prompt for the lecture's gist: each part's summary, numbered."""
+    lines = "\n".join(
+        f"[{p.number}] ({format_timestamp(p.start)}{', ' + p.title if p.title else ''}) {w.summary}"
+        for p, w in written
+    )
+    user = (
+        f"Lecture: {lecture.title}\nIts parts:\n{lines}\n\n"
+        f"In three sentences, in {language}, say what the whole lecture is about. End each "
+        "sentence with the numbers of the parts it comes from, as [1] or [2][3]."
+    )
+    return [{"role": "system", "content": GIST_SYSTEM}, {"role": "user", "content": user}]
+
+
+def borne_out(summary: str, text: str) -> tuple[str, tuple[str, ...]]:
+    """The summary without its sentences whose facts `text` does not hold, and those sentences
+    (struck)."""
+    kept: list[str] = []
+    struck: list[str] = []
+    for sentence in SENTENCE.findall(summary):
+        said = " ".join(sentence.split())
+        if not said:
+            continue
+        if all(holds(fact, text) for fact in facts(said)):
+            kept.append(said)
+        else:
+            struck.append(said)
+    return " ".join(kept), tuple(struck)
+
+
+def _written(generator: Generator, messages: list[dict[str, str]], tokens: int,
+             stop: threading.Event) -> str:  # fmt: skip
+    reply = "".join(generator.stream(messages, tokens, stop, temperature=0.0))
+    return " ".join(reply.strip().strip('“”"').split())
+
+
+def write_part(
+    generator: Generator, lecture: Lecture, part: Part, language: str, stop: threading.Event
+) -> Written:
+    """The model's summary of one part, its unsupported sentences struck."""
+    reply = _written(generator, part_messages(lecture, part, language), PART_TOKENS, stop)
+    reply = CITATION.sub("", reply)
+    summary, struck = borne_out(reply, part.text)
+    return Written(part.number, part.start, summary, struck)
+
+
+def write_gist(
+    generator: Generator,
+    lecture: Lecture,
+    written: Sequence[tuple[Part, Written]],
+    language: str,
+    stop: threading.Event,
+) -> Written:
+    """The lecture's gist citing its parts, each sentence checked against the parts it cites."""
+    said = [(p, w) for p, w in written if w.summary]
+    if not said:
+        return Written(GIST, 0.0, "", ())
+    reply = _written(generator, gist_messages(lecture, said, language), GIST_TOKENS, stop)
+    checked = check(reply, {p.number: f"{p.text} {w.summary}" for p, w in said})
+    text = " ".join(checked.text.split())
+    return Written(GIST, 0.0, text, tuple(u.sentence for u in checked.unsupported))
+
+
+def summary_language(lecture: Lecture, asked: str | None = None) -> str:
+    """The language a summary is written in: the question's, else the lecture's (by name)."""
+    if asked:
+        return asked
+    return language_name(lecture.language) if lecture.language else "English"
+
+
+def overview_events(
+    library: Library,
+    lecture: Lecture,
+    model: Callable[[], Generator | None],
+    language: str,
+    stop: threading.Event | None = None,
+) -> Iterator[PartsReady | PartWritten | GistWritten]:
+    """The lecture's parts at once, then each part's summary as it is written (or read back),
+    then the gist; the answer model is asked for (`model`: it may still be loading) once the
+    parts are out, and without one there are the parts alone. Setting `stop` ends it between
+    parts, keeping what was written."""
+    stop = stop or threading.Event()
+    parts = tuple(library.parts(lecture))
+    yield PartsReady(lecture, parts)
+    generator = model() if parts else None
+    if generator is None:
+        return
+    key = OverviewKey(lecture.id, lecture.content_hash, generator.name, language)
+    kept = library.overviews.written(key)
+    done: list[tuple[Part, Written]] = []
+    fresh = False
+    for part in parts:
+        if stop.is_set():
+            return
+        written = kept.get(part.number)
+        if written is None or abs(written.start - part.start) > 0.5:
+            written = write_part(generator, lecture, part, language, stop)
+            if stop.is_set():
+                return  # cut short: not kept
+            library.overviews.keep(key, written)
+            fresh = True
+        done.append((part, written))
+        yield PartWritten(part, written)
+    gist = kept.get(GIST)
+    if gist is None or fresh:
+        gist = write_gist(generator, lecture, done, language, stop)
+        if stop.is_set():
+            return
+        library.overviews.keep(key, gist)
+    yield GistWritten(lecture, gist)
+
+
+_HEADING = {
+    "Portuguese": "Resumo de “{title}”, em {n} partes",
+    "Spanish": "Resumen de “{title}”, en {n} partes",
+}
+_HEADING_EN = "Summary of “{title}”, in {n} parts"
+
+
+def overview_text(
+    lecture: Lecture,
+    parts: Sequence[Part],
+    written: Sequence[Written],
+    gist: Written | None,
+    language: str,
+) -> str:
+    """The summary as one text (Markdown): a heading, each part with its time, title, summary
+    and the lecturer's words, then the gist."""
+    by_number = {w.ordinal: w for w in written}
+    head = _HEADING.get(language, _HEADING_EN).format(title=lecture.title, n=len(parts))
+    lines = [f"**{head}**", ""]
+    for p in parts:
+        said = by_number.get(p.number)
+        title = f" {p.title}" if p.title else ""
+        lines.append(f"[{p.number}] {format_timestamp(p.start)}{title}")
+        if said is not None and said.summary:
+            lines.append(said.summary)
+        words = " … ".join(s.text for s in p.sentences)
+        if words:
+            lines.append(f"“{words}”")
+        lines.append("")
+    if gist is not None and gist.summary:
+        lines.append(gist.summary)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def overview_record(
+    lecture: Lecture,
+    parts: Sequence[Part],
+    written: Sequence[Written],
+    gist: Written | None,
+    language: str,
+    model: str | None,
+) -> OverviewRecord:
+    """The summary as the faces show it and `--json` prints it."""
+    by_number = {w.ordinal: w for w in written}
+    return OverviewRecord(
+        lecture=lecture.id,
+        title=lecture.title,
+        language=language,
+        model=model,
+        parts=tuple(
+            PartRecord(
+                number=p.number,
+                start_s=p.start,
+                end_s=p.end,
+                start=format_timestamp(p.start),
+                title=p.title,
+                made=p.made,
+                said=tuple(s.text for s in p.sentences),
+                summary=w.summary if (w := by_number.get(p.number)) else "",
+                struck=w.struck if w else (),
+                url=deep_link(lecture.source_url, p.start),
+            )
+            for p in parts
+        ),
+        gist=gist.summary if gist else "",
+        gist_struck=gist.struck if gist else (),
+    )

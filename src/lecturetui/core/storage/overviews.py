@@ -1,0 +1,80 @@
+"""A lecture's summary as an answer model wrote it, part by part (the `overview_parts` table):
+each part is kept as soon as it is written, so an interrupted summary keeps its parts, and read
+back while the lecture's content and the model are the same (core/answer/overview.py)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from lecturetui.core.storage.store import Store
+from lecturetui.core.timefmt import utc_now
+
+#: the ordinal the lecture's gist is kept under (its parts are 1, 2, ...)
+GIST = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What the model wrote for one part (or the gist), as kept."""
+
+    ordinal: int
+    start: float
+    summary: str
+    struck: tuple[str, ...]  # the sentences the part did not bear out, left out of `summary`
+
+
+@dataclass(frozen=True, slots=True)
+class OverviewKey:
+    """Which summary: a lecture as it is now, by one model, in one language."""
+
+    lecture_id: str
+    content_hash: str
+    model: str
+    language: str
+
+
+class Overviews:
+    """The overview_parts table of a library's store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def written(self, key: OverviewKey) -> dict[int, Written]:
+        """What was written for this lecture, model and language, by ordinal (nothing when the
+        lecture changed since)."""
+        rows = self.store.connection.execute(
+            "SELECT ordinal, start, summary, struck FROM overview_parts WHERE lecture_id = ?"
+            " AND model = ? AND language = ? AND content_hash = ? ORDER BY ordinal",
+            (key.lecture_id, key.model, key.language, key.content_hash),
+        ).fetchall()
+        return {
+            int(o): Written(int(o), float(s), str(text), tuple(json.loads(struck)))
+            for o, s, text, struck in rows
+        }
+
+    def keep(self, key: OverviewKey, part: Written) -> None:
+        """Keep one written part (replacing what an older content of the lecture had)."""
+        with self.store.transaction():
+            self.store.connection.execute(
+                "DELETE FROM overview_parts WHERE lecture_id = ? AND model = ? AND language = ?"
+                " AND content_hash != ?",
+                (key.lecture_id, key.model, key.language, key.content_hash),
+            )
+            self.store.connection.execute(
+                "INSERT OR REPLACE INTO overview_parts (lecture_id, content_hash, model, language,"
+                " ordinal, start, summary, struck, made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (key.lecture_id, key.content_hash, key.model, key.language, part.ordinal,
+                 part.start, part.summary, json.dumps(list(part.struck), ensure_ascii=False),
+                 utc_now()),
+            )  # fmt: skip
+
+    def lectures_written(self, model: str, language: str) -> set[str]:
+        """The lectures whose gist this model wrote in this language (whole summaries)."""
+        rows = self.store.connection.execute(
+            "SELECT p.lecture_id FROM overview_parts p JOIN lectures l ON l.id = p.lecture_id"
+            " WHERE p.model = ? AND p.language = ? AND p.ordinal = ? AND"
+            " p.content_hash = l.content_hash",
+            (model, language, GIST),
+        ).fetchall()
+        return {str(r[0]) for r in rows}

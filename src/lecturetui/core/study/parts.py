@@ -1,0 +1,274 @@
+"""A lecture's parts, each with its time and the lecturer's most representative sentences: what a
+summary is built from, part by part (core/answer/overview.py), and a lecture's outline when its
+video has no chapters of its author's.
+
+The parts are the author's chapters where yt-dlp kept them. Otherwise they are cut where the
+subject changes, without any model writing: the lecture's small units (about 48 words each,
+with the E5 vectors the unit index already holds) are placed in time; at each candidate moment
+the mean vector of what was said in the WINDOW_S seconds before is compared with the mean of the
+WINDOW_S seconds after, and a part begins where that similarity dips deepest below its neighbours
+(TextTiling's depth score, over embeddings): about one part every TARGET_S seconds, never two
+closer than MIN_PART_S (bench/RESULTS.md, "Chapters"). A part cut here is titled by the run of
+two to four words it says more often than the rest of the lecture, as the lecturer said it.
+
+A part's representative sentences are those whose surrounding unit is closest to the part's mean
+vector (at most QUOTED_SENTENCES, in the lecture's order).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from lecturetui.core.lectures import Chapter, StoredSegment
+from lecturetui.core.retrieval.sentences import split_sentences
+from lecturetui.core.retrieval.small_units import STRIDE, WIDTH, split_units
+
+#: seconds of speech averaged on each side of a candidate boundary
+WINDOW_S = 90.0
+#: candidate boundaries every STEP_S seconds
+STEP_S = 10.0
+#: a part lasts at least this long
+MIN_PART_S = 90.0
+#: about one part per this many seconds of lecture
+TARGET_S = 150.0
+#: a dip is measured against the highest points within this many candidates on each side
+RADIUS = 12
+#: title phrases: this many words at most
+TITLE_WORDS = 4
+#: the lecturer's sentences shown for a part
+QUOTED_SENTENCES = 2
+#: the words of a part the answer model reads to summarise it: its most representative
+#: sentences, in order (about 230 tokens: 7 s on a 2-core CPU)
+DIGEST_WORDS = 170
+_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+
+#: the E5 vectors of units, by their labels in the unit index
+Vectors = Callable[[list[int]], npt.NDArray[np.float32]]
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A sentence of the lecture at its time (seconds), in the segment it was read from."""
+
+    time: float
+    text: str
+    segment_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A part of a lecture: its time, its title and the lecturer's most representative
+    sentences."""
+
+    number: int  # 1, 2, ...
+    start: float
+    end: float
+    title: str
+    made: bool  # cut by lecturetui where the subject changes (not the author's chapter)
+    sentences: tuple[Said, ...]
+    text: str  # everything said in it, in order
+    digest: str  # its most representative sentences up to DIGEST_WORDS words, in order
+
+
+def similarity_curve(
+    times: Sequence[float], vectors: npt.NDArray[np.float32], start: float, end: float,
+    window_s: float = WINDOW_S, step_s: float = STEP_S,
+) -> tuple[list[float], list[float]]:  # fmt: skip
+    """(candidate times, cosine of the mean vectors before and after each)."""
+    t = np.asarray(times, dtype=np.float64)
+    cands: list[float] = []
+    sims: list[float] = []
+    c = start + step_s
+    while c < end - step_s / 2:
+        left = vectors[(t >= c - window_s) & (t < c)]
+        right = vectors[(t >= c) & (t < c + window_s)]
+        if len(left) and len(right):
+            a, b = left.mean(axis=0), right.mean(axis=0)
+            denom = float(np.linalg.norm(a) * np.linalg.norm(b)) or 1.0
+            cands.append(c)
+            sims.append(float(a @ b) / denom)
+        c += step_s
+    return cands, sims
+
+
+def depth_scores(sims: Sequence[float], radius: int | None = None) -> list[float]:
+    """How deep each point dips below the highest points on its left and right (within
+    `radius` points: a long lecture's far peaks must not make every dip look deep)."""
+    out = []
+    n = len(sims)
+    r = n if radius is None else radius
+    for i, s in enumerate(sims):
+        left = max(sims[max(0, i - r) : i + 1])
+        right = max(sims[i : min(n, i + r + 1)])
+        out.append((left - s) + (right - s))
+    return out
+
+
+def boundaries(
+    times: Sequence[float], vectors: npt.NDArray[np.float32], start: float, end: float,
+    target_s: float = TARGET_S, min_part_s: float = MIN_PART_S, window_s: float = WINDOW_S,
+) -> list[float]:  # fmt: skip
+    """Where the parts after the first begin, in order."""
+    if end - start < 2 * min_part_s or len(times) < 4:
+        return []
+    cands, sims = similarity_curve(times, vectors, start, end, window_s)
+    depth = depth_scores(_smooth(sims), RADIUS)
+    wanted = max(0, round((end - start) / target_s) - 1)
+    picked: list[float] = []
+    for i in sorted(range(len(cands)), key=lambda j: -depth[j]):
+        if len(picked) >= wanted:
+            break
+        c = cands[i]
+        if c - start < min_part_s or end - c < min_part_s:
+            continue
+        if all(abs(c - p) >= min_part_s for p in picked):
+            picked.append(c)
+    return sorted(picked)
+
+
+def _smooth(sims: Sequence[float]) -> list[float]:
+    """The curve smoothed over three points (one word more or less on a side moves it)."""
+    if len(sims) < 3:
+        return list(sims)
+    return [
+        sum(sims[max(0, i - 1) : i + 2]) / len(sims[max(0, i - 1) : i + 2])
+        for i in range(len(sims))
+    ]
+
+
+def title(texts: Sequence[str], others: Sequence[str], words: int = TITLE_WORDS) -> str:
+    """The phrase of two to `words` words this part says more than the rest of the lecture."""
+    inside = _phrases(texts, words)
+    outside = _phrases(others, words)
+    doc_words = Counter(w.casefold() for t in [*texts, *others] for w in _WORD.findall(t))
+    total = sum(doc_words.values()) or 1
+
+    def weight(phrase: str) -> float:
+        parts = phrase.casefold().split()
+        rarity = sum(math.log(total / doc_words[p]) for p in parts if len(p) > 3) / len(parts)
+        return inside[phrase] * rarity / (1 + outside[phrase])
+
+    candidates = [p for p in inside if inside[p] >= 2 and _content(p)] or [
+        p for p in inside if _content(p)
+    ]
+    if not candidates:
+        return ""
+    return max(candidates, key=lambda p: (weight(p), -len(p)))
+
+
+def _content(phrase: str) -> bool:
+    parts = phrase.split()
+    return len(parts[0]) > 3 and len(parts[-1]) > 3
+
+
+def _phrases(texts: Sequence[str], words: int) -> Counter[str]:
+    found: Counter[str] = Counter()
+    for text in texts:
+        ws = _WORD.findall(text)
+        for n in range(2, words + 1):
+            for i in range(len(ws) - n + 1):
+                found[" ".join(ws[i : i + n])] += 1
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """What the lecture says in order, once (overlapping windows counted once): its sentences
+    with their times and the label of the unit around each (in the unit index)."""
+
+    said: list[Said]
+    labels: list[int]
+
+    @property
+    def times(self) -> list[float]:
+        return [s.time for s in self.said]
+
+
+def timeline(segments: Sequence[StoredSegment], max_units: int) -> Timeline:
+    """The sentences of the lecture's segments (in time order), each segment read up to where
+    the next begins (the windows overlap), each sentence with its unit's label."""
+    said: list[Said] = []
+    labels: list[int] = []
+    for i, seg in enumerate(segments):
+        until = segments[i + 1].start if i + 1 < len(segments) else math.inf
+        words = len(seg.text.split()) or 1
+        n_units = max(1, len(split_units(seg.text)))
+        for sentence in split_sentences(seg.text):
+            mid = (sentence.first + sentence.last) / 2
+            at = seg.start + (seg.end - seg.start) * mid / words
+            if at >= until:
+                break
+            unit = min(max(0, round((mid - WIDTH / 2) / STRIDE)), n_units - 1)
+            said.append(Said(at, sentence.text, seg.id))
+            labels.append(seg.id * max_units + unit)
+    return Timeline(said, labels)
+
+
+def lecture_parts(
+    segments: Sequence[StoredSegment],
+    chapters: Sequence[Chapter],
+    vectors: Vectors,
+    max_units: int,
+) -> list[Part]:
+    """The lecture's parts: its author's chapters, else cut where the subject changes; each
+    with its most representative sentences."""
+    if not segments:
+        return []
+    line = timeline(segments, max_units)
+    if not line.said:
+        return []
+    vecs = vectors(line.labels)
+    start, end = segments[0].start, segments[-1].end
+    if chapters:
+        cuts = [max(start, c.start) for c in chapters]
+        titles: list[str | None] = [c.title for c in chapters]
+        cuts[0] = min(cuts[0], start)
+    else:
+        cuts = [start, *boundaries(line.times, vecs, start, end)]
+        titles = [None] * len(cuts)
+    parts: list[Part] = []
+    for n, (a, b) in enumerate(itertools.pairwise([*cuts, end])):
+        inside = [i for i, s in enumerate(line.said) if a <= s.time < b]
+        if not inside:
+            continue
+        texts = [line.said[i].text for i in inside]
+        named = titles[n]
+        if named is None:
+            others = [s.text for i, s in enumerate(line.said) if not a <= s.time < b]
+            named = title(texts, others)
+        ranked = [inside[i] for i in ranking(vecs[inside])]
+        quoted = tuple(line.said[i] for i in sorted(ranked[:QUOTED_SENTENCES]))
+        digest = " ".join(line.said[i].text for i in sorted(_within(line.said, ranked)))
+        parts.append(Part(len(parts) + 1, a, b, named, not chapters, quoted, " ".join(texts),
+                          digest))  # fmt: skip
+    return parts
+
+
+def ranking(vectors: npt.NDArray[np.float32]) -> list[int]:
+    """Positions of the vectors, the closest to their mean first."""
+    if len(vectors) == 0:
+        return []
+    mean = vectors.mean(axis=0)
+    mean /= float(np.linalg.norm(mean)) or 1.0
+    return [int(i) for i in np.argsort(-(vectors @ mean), kind="stable")]
+
+
+def _within(said: Sequence[Said], ranked: Sequence[int], words: int = DIGEST_WORDS) -> list[int]:
+    """The first of the ranked sentences that fit in `words` words (at least one)."""
+    out: list[int] = []
+    total = 0
+    for i in ranked:
+        n = len(said[i].text.split())
+        if out and total + n > words:
+            continue
+        out.append(i)
+        total += n
+    return out
