@@ -52,7 +52,7 @@ from lecturetui.core.answer.found import (
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.grounding import ungrounded
 from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
-from lecturetui.core.answer.prompt_speed import SPEED_FILE, observe
+from lecturetui.core.answer.prompt_speed import observe
 from lecturetui.core.answer.repetition import RepeatGuard
 from lecturetui.core.answer.result import Answer
 from lecturetui.core.answer.translate import Translator, target_language, translating
@@ -279,7 +279,7 @@ def answer_events(
     stopped = stopped or stop.is_set()
     t3 = time.perf_counter()
     if first is not None:  # the prompt's reading time keeps the measured speed honest
-        observe(generator, library.home.root / SPEED_FILE,
+        observe(generator, library.home.speed_file,
                 plan.prompt_tokens - generator.cached_tokens, first - t2)  # fmt: skip
     explanation = guard.answer().strip()
     gen_s = t3 - (first or t3)
