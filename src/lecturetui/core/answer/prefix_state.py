@@ -31,11 +31,8 @@ class SavedPrefix:
 
 def state_path(home_root: Path, key: str) -> Path:
     """The file for `key` (a digest names it: one file per model and set-up)."""
-    return (
-        home_root
-        / PREFIX_FOLDER
-        / (hashlib.sha256(key.encode("utf-8")).hexdigest()[:32] + ".state")
-    )
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    return home_root / PREFIX_FOLDER / f"{digest}.state"
 
 
 def load(path: Path, key: str) -> SavedPrefix | None:
