@@ -1,6 +1,7 @@
 # The two commands of the README: `make run` (the app on the demo library) and `make test`.
 DEMO_COURSE := Sistemas distribuídos para aprendizado profundo
-LT := .venv/bin/lecturetui --home .
+# the demo library and its models in this folder (models/ also serves the tests)
+LT := LECTURETUI_MODELS="$(CURDIR)/models" .venv/bin/lecturetui --home .
 
 .PHONY: run test setup setup-dev lint
 

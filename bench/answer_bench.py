@@ -79,7 +79,7 @@ def main() -> None:
 
     from lecturetui.core.answer.found import Retrieved, warm_sentences
     from lecturetui.core.answer.generation import LlamaGenerator
-    from lecturetui.core.answer.prompt_speed import SPEED_FILE, prepare
+    from lecturetui.core.answer.prompt_speed import prepare
     from lecturetui.core.answer.question import QuestionSettings, ask
     from lecturetui.core.conversation import Exchange, make_turn
     from lecturetui.core.models.gguf import resolve_llm
@@ -91,7 +91,7 @@ def main() -> None:
     gen = LlamaGenerator(
         resolve_llm(library.home.models_dir, args.llm), n_ctx=args.ctx, seed=args.seed
     )
-    speed = prepare(gen, library.home.root / SPEED_FILE)
+    speed = prepare(gen, library.home.speed_file)
     print(f"model loaded in {time.perf_counter() - t0:.1f} s; {speed}", flush=True)
     if not args.cold:
         t0 = time.perf_counter()

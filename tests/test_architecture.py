@@ -165,6 +165,51 @@ def test_the_layer_check_finds_a_part_reaching_up() -> None:
     assert find_cycle({"storage": {"answer"}, "answer": {"storage"}}) is not None
 
 
+#: the files and folders a data home holds: core/paths.py names them (DataHome), and every
+#: other module asks DataHome for them
+HOME_NAMES = ("settings.toml", "llm_speed.json", "llm_prefix", "lecturetui.log",
+              "library.sqlite3", "sentences.sqlite3")  # fmt: skip
+
+
+def home_names_in(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, name) of each data-home name in a string of the code; docstrings, which may say
+    where a file lives, are passed over."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        and id(node) not in docstrings
+        for name in HOME_NAMES
+        if name in node.value
+    ]  # fmt: skip
+
+
+def test_only_the_data_home_names_its_files() -> None:
+    paths = SRC / "core" / "paths.py"
+    named = home_names_in(ast.parse(paths.read_text(encoding="utf-8")))
+    assert {name for _line, name in named} == set(HOME_NAMES), "core/paths.py names them all"
+    wrong = [
+        f"{path.relative_to(SRC)}:{line}: {name}"
+        for path in sorted(SRC.rglob("*.py"))
+        if path != paths
+        for line, name in home_names_in(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert wrong == [], "ask DataHome (core/paths.py) for the data home's files"
+
+
+def test_the_name_finder_finds_one() -> None:
+    code = '"""Kept in settings.toml."""\nfile = home.root / "llm_speed.json"\n'
+    assert home_names_in(ast.parse(code)) == [(2, "llm_speed.json")]
+
+
 BENCH = SRC.parents[1] / "bench"
 
 

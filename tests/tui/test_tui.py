@@ -612,7 +612,9 @@ async def test_the_settings_changed_in_the_app_are_kept_for_the_next_start(home:
     library = Library(DataHome.resolve(), embedder=FakeEmbedder())
     library.ingest([SEED_CORPUS])
     gen = FakeGenerator("Ele prioriza a placa [1].")
-    services = AppServices(library, lambda: gen, mode="lexical", remember=remembering(home))
+    services = AppServices(
+        library, lambda: gen, mode="lexical", remember=remembering(home / "settings.toml")
+    )
     app = LectureApp(services)
     async with app.run_test(size=(120, 32)) as pilot:
         await app.workers.wait_for_complete()

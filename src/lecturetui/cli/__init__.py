@@ -10,7 +10,8 @@ from lecturetui.cli.base import cli
 from lecturetui.cli.config_cmd import config_group
 from lecturetui.cli.doctor_cmd import doctor_cmd
 from lecturetui.cli.eval_cmds import eval_cmd
-from lecturetui.cli.library_cmds import ingest_cmd, lectures_cmd, show_cmd
+from lecturetui.cli.ingest_cmd import ingest_cmd
+from lecturetui.cli.library_cmds import lectures_cmd, show_cmd
 from lecturetui.cli.manage_cmds import edit_cmd, remove_cmd
 from lecturetui.cli.models_cmds import models_group
 from lecturetui.cli.notes_cmds import bookmarks_group, export_cmd

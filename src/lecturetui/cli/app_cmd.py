@@ -64,10 +64,10 @@ def app_cmd(
             ttft_s=ttft,
             guess=guess,
             mode=mode,
-            remember=remembering(obj.home.root),
+            remember=remembering(obj.home.settings_file),
         )
     )
-    log_path = obj.home.root / "lecturetui.log"
+    log_path = obj.home.log_file
     log_path.parent.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(log_path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
@@ -83,15 +83,15 @@ def app_cmd(
     session.close()
 
 
-def remembering(root: Path) -> Callable[[str, object], None]:
+def remembering(settings: Path) -> Callable[[str, object], None]:
     """Saves an app setting as `[app] key = value` (a failure is a note in the log, never a
     crash: the setting still holds for this session)."""
     from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.settings import SETTINGS_FILE, save_setting
+    from lecturetui.core.settings import save_setting
 
     def remember(key: str, value: object) -> None:
         try:
-            save_setting(root / SETTINGS_FILE, "app", key, value)
+            save_setting(settings, "app", key, value)
         except (LectureTuiError, OSError) as exc:
             logging.getLogger("lecturetui").warning("settings not saved: %s", exc)
 

@@ -330,9 +330,9 @@ def cli(
     them. With no command, opens the app.
     """
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.settings import ROOT, SETTINGS_FILE, load_settings
+    from lecturetui.core.settings import ROOT, load_settings
 
-    path = DataHome.resolve(home).root / SETTINGS_FILE
+    path = DataHome.resolve(home).settings_file
     tables = load_settings(path)
     own = tables.pop(ROOT, {})  # `device`, `embed_model`, `language`: the command line and env win
     if "device" in own and ctx.get_parameter_source("device") == click.core.ParameterSource.DEFAULT:

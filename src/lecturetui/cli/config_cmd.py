@@ -22,10 +22,8 @@ def config_group(ctx: click.Context) -> None:
 def show(obj: Context | None) -> None:
     from rich.markup import escape
 
-    from lecturetui.core.settings import SETTINGS_FILE
-
     assert obj is not None, "the root group sets the context"
-    path = obj.home.root / SETTINGS_FILE
+    path = obj.home.settings_file
     out = console()
     if not path.exists():
         out.print(_("No settings yet ({path}).").format(path=path))
@@ -37,13 +35,18 @@ def show(obj: Context | None) -> None:
 
 def _option(ctx: click.Context, key: str) -> tuple[str, str, click.Parameter]:
     """(command, file key, parameter) for `COMMAND.OPTION` (the option as --help spells it), or
-    ("", key, parameter) for an option of the program itself (device, embed-model)."""
+    ("", key, parameter) for an option of the program itself (device, embed-model) or the
+    models folder."""
+    from lecturetui.core.paths import MODELS_SETTING
     from lecturetui.core.settings import ROOT, ROOT_KEYS
 
     command_name, _dot, option = key.partition(".")
     root = ctx.find_root().command
     assert isinstance(root, click.Group)
     own = command_name.replace("-", "_")
+    if not option and own == MODELS_SETTING:  # a folder, not an option: kept absolute
+        folder = click.Path(file_okay=False, resolve_path=True)
+        return ROOT, own, click.Option(["--models"], type=folder)
     if not option and own in ROOT_KEYS:
         param = next(p for p in root.params if p.name == own)
         return ROOT, own, param
@@ -72,7 +75,7 @@ def _option(ctx: click.Context, key: str) -> tuple[str, str, click.Parameter]:
 @click.pass_context
 def set_cmd(ctx: click.Context, key: str, value: str) -> None:
     """Set KEY (COMMAND.OPTION, e.g. ask.llm-url) to VALUE, checked as the option checks it."""
-    from lecturetui.core.settings import SETTINGS_FILE, save_setting
+    from lecturetui.core.settings import save_setting
 
     obj = ctx.find_object(Context)
     assert obj is not None
@@ -85,7 +88,7 @@ def set_cmd(ctx: click.Context, key: str, value: str) -> None:
              code=USAGE_ERROR)  # fmt: skip
     if not isinstance(converted, bool | int | float | str):
         converted = value  # paths and the like: kept as written
-    save_setting(obj.home.root / SETTINGS_FILE, command, name, converted)
+    save_setting(obj.home.settings_file, command, name, converted)
     console().print((f"\\[{command}] " if command else "") + f"{name} = {converted!r}")
 
 
@@ -94,10 +97,10 @@ def set_cmd(ctx: click.Context, key: str, value: str) -> None:
 @click.pass_context
 def unset_cmd(ctx: click.Context, key: str) -> None:
     """Remove KEY (COMMAND.OPTION) from the settings: the option's own default applies again."""
-    from lecturetui.core.settings import SETTINGS_FILE, save_setting
+    from lecturetui.core.settings import save_setting
 
     obj = ctx.find_object(Context)
     assert obj is not None
     command, name, _param = _option(ctx, key)
-    save_setting(obj.home.root / SETTINGS_FILE, command, name, None)
+    save_setting(obj.home.settings_file, command, name, None)
     console().print((f"\\[{command}] " if command else "") + _("{name} removed").format(name=name))

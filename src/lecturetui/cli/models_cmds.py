@@ -143,7 +143,6 @@ def list_cmd(obj: Context) -> None:
 @pass_ctx
 def speed_cmd(obj: Context, llm: str | None) -> None:
     """Measure how fast the answer model reads a prompt here (answers are sized from it)."""
-    from lecturetui.core.answer.prompt_speed import SPEED_FILE
     from lecturetui.core.session import AnswerChoice, ModelSession
 
     session = ModelSession(obj.home, obj.device, answer=AnswerChoice(llm))
@@ -166,6 +165,6 @@ def speed_cmd(obj: Context, llm: str | None) -> None:
             device=device,
             speed=decimal(speed.tokens_per_s, 0, grouping=False),
             tokens=speed.tokens,
-            path=obj.home.root / SPEED_FILE,
+            path=obj.home.speed_file,
         )
     )

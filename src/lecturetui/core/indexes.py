@@ -58,7 +58,7 @@ class Indexes:
         """The small units' index, beside the windows'; made again when its settings changed
         or it cannot be read (units are cheap to redo)."""
         if self._units is None:
-            folder = self.home.index_dir / small_unit_index.FOLDER
+            folder = self.home.units_dir
             loaded: VectorIndex | None = None
             saved = VectorIndex.read_manifest(folder)
             if saved is not None and all(
@@ -82,7 +82,7 @@ class Indexes:
     def _new_units(self) -> VectorIndex:
         manifest = self._manifest()
         manifest.segmenting = dict(small_unit_index.SETTINGS)
-        return VectorIndex.create(self.home.index_dir / small_unit_index.FOLDER, manifest, 1024)
+        return VectorIndex.create(self.home.units_dir, manifest, 1024)
 
     def _embed(self, progress: Progress | None) -> Callable[[list[str]], npt.NDArray[np.float32]]:
         return lambda texts: self._embedder().embed_passages(texts, progress)

@@ -31,7 +31,6 @@ from lecturetui.core.models.runtime import load_embedder, runtime_of
 from lecturetui.core.models.tokens import TokenCounter
 from lecturetui.core.paths import DataHome
 from lecturetui.core.question_options import DEFAULT_MODE, MODES
-from lecturetui.core.retrieval import rerank
 from lecturetui.core.retrieval.asked import Asked, Once
 from lecturetui.core.retrieval.rerank import RerankConfig, RerankStage
 from lecturetui.core.retrieval.scope import ResolvedScope, Scope, resolve
@@ -199,7 +198,7 @@ class Library:
     def rerank_stage(self) -> RerankStage | None:
         """The re-ranking stage, or None when its model is off or not installed."""
         if self._rerank is None and not self.rerank_status():
-            self._rerank = RerankStage(self.home.index_dir / rerank.FOLDER, self._load_reranker)
+            self._rerank = RerankStage(self.home.rerank_dir, self._load_reranker)
         return self._rerank
 
     def _load_reranker(self) -> Embedder:

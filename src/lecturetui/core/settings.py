@@ -8,7 +8,8 @@
     [search]
     k = 20
 
-Above the tables, `device`, `embed_model` and `language` are the program's own options (before the command).
+Above the tables, `device`, `embed_model` and `language` are the program's own options (before the command),
+and `models` the models folder (core/paths.py).
 Each key in a table is an option of that command (its name as `lecturetui COMMAND --help` shows it, without
 the dashes and with `_` for `-`); a value is the option's default from then on, and the command
 line still wins. TOML is read by the standard library (`tomllib`).
@@ -23,9 +24,8 @@ from typing import Any
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _
 
-SETTINGS_FILE = "settings.toml"
-#: options of the program itself (before the command), written above the tables
-ROOT_KEYS = ("device", "embed_model", "language")
+#: options of the program itself (before the command) and the models folder, above the tables
+ROOT_KEYS = ("device", "embed_model", "language", "models")
 #: the name load_settings gives them, as if they were a table
 ROOT = ""
 _HINT = N_("fix it, or move it aside; see 'Settings' in the README")

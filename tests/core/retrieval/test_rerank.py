@@ -14,7 +14,7 @@ import pytest
 
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.retrieval.rerank import FOLDER, RerankConfig, rescore, truncate
+from lecturetui.core.retrieval.rerank import RerankConfig, rescore, truncate
 from lecturetui.core.retrieval.vector_index import VectorIndex
 from tests.conftest import ROOT, SEED_CORPUS
 from tests.fakes import FakeEmbedder
@@ -159,7 +159,7 @@ def test_killing_the_process_while_vectors_are_written_leaves_a_consistent_libra
     assert proc.stdout.readline().strip() == "busy"  # inside the next batch
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
-    saved = VectorIndex.read_manifest(home / "index" / FOLDER)
+    saved = VectorIndex.read_manifest(home / "index" / "rerank")
     assert saved is not None and saved.count == 16
     again = library(home, gemma_stand_in())
     assert again.rerank_pending() == 10  # the killed batch is simply still to do

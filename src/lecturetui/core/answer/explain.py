@@ -18,7 +18,7 @@ from lecturetui.core.answer.events import Answered, PromptReady, Token, quote_bl
 from lecturetui.core.answer.found import Retrieved, score_rest
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.grounding import ungrounded
-from lecturetui.core.answer.prompt_speed import SPEED_FILE, observe
+from lecturetui.core.answer.prompt_speed import observe
 from lecturetui.core.answer.repetition import RepeatGuard
 from lecturetui.core.answer.result import Answer
 from lecturetui.core.answer.unexplained import not_covered
@@ -62,7 +62,7 @@ def answer_events(
     yield from _stream(generator, plan, answer_tokens, stop or threading.Event(), streamed)
     written = streamed[0]
     if written.first is not None:  # the prompt's reading time keeps the measured speed honest
-        observe(generator, library.home.root / SPEED_FILE,
+        observe(generator, library.home.speed_file,
                 plan.prompt_tokens - generator.cached_tokens, written.first - written.started)  # fmt: skip
     done = _answer(library, found, plan, written, _timings(found, generator, plan, written, t0))
     yield Answered(done, done.record(), None)

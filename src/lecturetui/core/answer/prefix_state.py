@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lecturetui.core.atomic import write_atomic
+from lecturetui.core.paths import PREFIX_FOLDER
 
-FOLDER = "llm_prefix"
 MAGIC = b"lecturetui-llm-prefix 1\n"
 
 
@@ -31,7 +31,8 @@ class SavedPrefix:
 
 def state_path(home_root: Path, key: str) -> Path:
     """The file for `key` (a digest names it: one file per model and set-up)."""
-    return home_root / FOLDER / (hashlib.sha256(key.encode("utf-8")).hexdigest()[:32] + ".state")
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    return home_root / PREFIX_FOLDER / f"{digest}.state"
 
 
 def load(path: Path, key: str) -> SavedPrefix | None:

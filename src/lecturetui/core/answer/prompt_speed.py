@@ -24,9 +24,9 @@ from typing import Protocol, runtime_checkable
 
 from lecturetui.core.answer.prompting import fixed_messages
 from lecturetui.core.atomic import write_atomic
+from lecturetui.core.paths import SPEED_FILE as SPEED_FILE  # the data home names it
 from lecturetui.core.timefmt import utc_now
 
-SPEED_FILE = "llm_speed.json"
 #: reads of the fixed start when measuring (the first also warms the model up and is dropped)
 READS = 4
 #: samples kept per model and device; the figure is their median

@@ -102,7 +102,7 @@ def sentence_scorer(library: Library) -> SentenceScorer:
         stage = library.rerank_stage()
         name, emb = ("EmbeddingGemma", stage.embedder) if stage else ("E5", library.embedder)
         vectors = SentenceVectors(
-            library.home.index_dir / "sentences.sqlite3",
+            library.home.sentences_db,
             lambda: emb,
             f"{emb.model_id}:{emb.fingerprint()[:16]}",
         )

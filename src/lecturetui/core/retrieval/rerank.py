@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from lecturetui.core.models.embedding import Embedder
     from lecturetui.core.storage.store import Store
 
-FOLDER = "rerank"
 #: segments embedded between two saves while catching up (a kill loses at most this many)
 SYNC_BATCH = 16
 

@@ -17,7 +17,6 @@ from lecturetui.core.lectures import StoredSegment
 from lecturetui.core.retrieval.small_units import MAX_UNITS, STRIDE, WIDTH, Unit, split_units
 from lecturetui.core.retrieval.vector_index import VectorIndex, unit_vector
 
-FOLDER = "units"
 SETTINGS = {"unit_width": WIDTH, "unit_stride": STRIDE, "unit_version": 2}
 
 Embed = Callable[[list[str]], npt.NDArray[np.float32]]
