@@ -80,7 +80,7 @@ def test_the_outline_of_a_downloaded_lecture(tmp_path: Path, models_env: Path, h
 
 
 @pytest.mark.slow
-def test_a_lecture_ingested_before_gets_its_chapters_once_and_one_without_says_so(
+def test_a_lecture_ingested_before_gets_its_chapters_once_and_one_without_shows_its_parts(
     tmp_path: Path, models_env: Path, home: Path
 ) -> None:
     from lecturetui.core.library import Library
@@ -89,11 +89,13 @@ def test_a_lecture_ingested_before_gets_its_chapters_once_and_one_without_says_s
     downloads = _downloads(tmp_path, None)  # no chapters when it was ingested
     runner = CliRunner()
     assert runner.invoke(cli, ["ingest", str(downloads)]).exit_code == 0
-    missing = runner.invoke(cli, ["outline", "aula 1"])
-    assert missing.exit_code != 0 and "has no chapters" in missing.output
-    assert "Traceback" not in missing.output and "yt-dlp" in missing.output
-    semmissing = runner.invoke(cli, ["--language", "pt", "outline", "aula 1"])
-    assert "não tem capítulos" in semmissing.output
+    made = runner.invoke(cli, ["outline", "aula 1"])  # no chapters of its author's: its parts
+    assert made.exit_code == 0 and "parts cut by lecturetui" in made.stderr, made.output
+    assert made.stdout.splitlines()[2].startswith("0:00 ")
+    made_json = json.loads(runner.invoke(cli, ["outline", "aula 1", "--json"]).stdout)
+    assert {c["source"] for c in made_json["chapters"]} == {"lecturetui"}
+    pt = runner.invoke(cli, ["--language", "pt", "outline", "aula 1"])
+    assert "cortadas pelo lecturetui" in pt.stderr
     info = next(downloads.glob("*.info.json"))  # the info file gets chapters later
     data = json.loads(info.read_text("utf-8"))
     data["chapters"] = CHAPTERS

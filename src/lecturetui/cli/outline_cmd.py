@@ -11,13 +11,16 @@ from lecturetui.cli.base import (
     console,
     fail,
     json_text,
+    note,
     one_lecture,
     pass_ctx,
     progress_bars,
 )
 from lecturetui.core.i18n import _, ngettext
+from lecturetui.core.lectures import Chapter, Lecture
 
 if TYPE_CHECKING:
+    from lecturetui.core.library import Library
     from lecturetui.core.storage.store import Store
 
 
@@ -35,10 +38,11 @@ def outline_cmd(obj: Context, lecture: str, as_json: bool) -> None:
 
     from lecturetui.core.study.outline import chapters, records
 
-    store = obj.library().store
+    library = obj.library()
+    store = library.store
     read_old_chapters(store)
     lec = one_lecture(store, lecture)
-    found = records(lec, chapters(store, lec))
+    found = records(lec, chapters(store, lec) or made_chapters(library, lec))
     if as_json:
         click.echo(json_text({"lecture": lec.id, "title": lec.title, "chapters": found}))
         return
@@ -49,11 +53,18 @@ def outline_cmd(obj: Context, lecture: str, as_json: bool) -> None:
                 "a lecture downloaded with `yt-dlp --write-info-json` keeps its video's chapters"
             ),
         )
+    if found[0].source != "author":
+        note(_("(no chapters of its author's: parts cut by lecturetui where the subject changes)"))
     out = console()
     out.print(f"# {escape(lec.title)}\n", soft_wrap=True)
     for c in found:
         # YouTube's chapter format (minutes:seconds, hours when there are any)
         out.print(f"{youtube_time(c.start_s)} {escape(c.title)}", soft_wrap=True, highlight=False)
+
+
+def made_chapters(library: Library, lecture: Lecture) -> list[Chapter]:
+    """A lecture's parts cut where the subject changes, as chapters made by lecturetui."""
+    return [Chapter(p.start, p.title, "lecturetui") for p in library.parts(lecture)]
 
 
 def youtube_time(seconds: float) -> str:

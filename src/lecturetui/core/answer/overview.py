@@ -99,7 +99,7 @@ def write_part(
 ) -> Written:
     """The model's summary of one part, its unsupported sentences struck."""
     reply = _written(generator, part_messages(lecture, part, language), PART_TOKENS, stop)
-    reply = CITATION.sub("", reply)
+    reply = re.sub(r"\s+([.!?,;:])", r"\1", CITATION.sub("", reply))
     summary, struck = borne_out(reply, part.text)
     return Written(part.number, part.start, summary, struck)
 

@@ -125,8 +125,7 @@ def whole_lecture(
         if found is not None:
             return WholeLecture(found, "title")
         found = find(m.group(3)) if find is not None else None
-        if found is not None:
-            return WholeLecture(found, "search")
+        return WholeLecture(found, "search") if found is not None else None
     if _LAST.search(text):
         return WholeLecture(ordered[-1], "last")
     here = _here(by_id, scoped, open_)

@@ -1,0 +1,132 @@
+"""A whole lecture's summary (core/answer/overview.py) and the questions that ask for one: the
+parts at once, each part's summary checked, the gist, kept part by part; with fakes."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from lecturetui.core.answer.events import (
+    Answered,
+    EvidenceReady,
+    GistWritten,
+    PartsReady,
+    PartWritten,
+    Started,
+)
+from lecturetui.core.answer.overview import borne_out, overview_events
+from lecturetui.core.answer.question import Loaded, QuestionSettings, run_question
+from lecturetui.core.conversation import Turn
+from lecturetui.core.library import Library
+from lecturetui.core.paths import DataHome
+from lecturetui.core.records import AnswerRecord, from_json, to_json
+from tests.conftest import SEED_CORPUS
+from tests.fakes import FakeEmbedder, FakeGenerator
+
+
+def _library() -> Library:
+    library = Library(DataHome.resolve(), embedder=FakeEmbedder())
+    library.ingest([SEED_CORPUS])
+    return library
+
+
+def test_a_sentence_the_part_does_not_bear_out_is_struck() -> None:
+    text = "O TensorFlow executa as operações na GPU quando há uma, e na CPU se não houver."
+    kept, struck = borne_out(
+        "A aula mostra que o TensorFlow prefere a GPU. Foram 42 núcleos no PyTorch.", text
+    )
+    assert kept == "A aula mostra que o TensorFlow prefere a GPU."
+    assert struck == ("Foram 42 núcleos no PyTorch.",)
+
+
+def test_the_parts_come_first_then_each_summary_then_the_gist_and_all_is_kept(
+    home: Path,
+) -> None:
+    library = _library()
+    lecture = library.lectures()[0]
+    gen = FakeGenerator("Esta parte explica o que o professor diz [1].")
+    events = list(overview_events(library, lecture, lambda: gen, "Portuguese"))
+    ready = events[0]
+    assert isinstance(ready, PartsReady) and ready.parts and ready.lecture == lecture
+    written = [e for e in events if isinstance(e, PartWritten)]
+    assert [e.part.number for e in written] == [p.number for p in ready.parts]
+    assert all(e.written.summary == "Esta parte explica o que o professor diz." for e in written)
+    assert isinstance(events[-1], GistWritten) and events[-1].gist.summary
+    # each part was read by the model with its words, the gist with the parts' summaries
+    first_part = gen.prompts[0][-1]["content"]
+    assert ready.parts[0].digest in first_part and "in Portuguese" in first_part
+    assert "[1]" in gen.prompts[-1][-1]["content"] and len(gen.prompts) == len(written) + 1
+    # asked again: read back, the model not asked
+    again = FakeGenerator("nunca")
+    events = list(overview_events(library, lecture, lambda: again, "Portuguese"))
+    assert again.prompts == [] and isinstance(events[-1], GistWritten)
+    # in another language, or by another model, it is written again
+    other = FakeGenerator("This part explains it.")
+    list(overview_events(library, lecture, lambda: other, "English"))
+    assert other.prompts
+    library.close()
+
+
+def test_stopped_between_parts_it_keeps_what_was_written(home: Path) -> None:
+    library = _library()
+    lecture = max(library.lectures(), key=lambda x: x.segment_count)
+    stop = threading.Event()
+    gen = FakeGenerator("Uma parte.")
+    seen = 0
+    for event in overview_events(library, lecture, lambda: gen, "Portuguese", stop):
+        if isinstance(event, PartWritten):
+            seen += 1
+            stop.set()  # Esc after the first part
+    assert seen == 1
+    again = FakeGenerator("Outra parte.")
+    parts = list(overview_events(library, lecture, lambda: again, "Portuguese"))
+    written = [e.written.summary for e in parts if isinstance(e, PartWritten)]
+    assert written[0] == "Uma parte."  # the part written before the stop, read back
+    library.close()
+
+
+def test_without_a_model_there_are_the_parts_alone(home: Path) -> None:
+    library = _library()
+    events = list(overview_events(library, library.lectures()[0], lambda: None, "Portuguese"))
+    assert len(events) == 1 and isinstance(events[0], PartsReady)
+    library.close()
+
+
+def test_a_request_for_a_summary_is_answered_with_it_not_a_moment(home: Path) -> None:
+    library = _library()
+    gen = FakeGenerator("Esta parte explica o conteúdo.")
+    question = "Resuma esta aula"
+    open_ = library.lectures()[1].id
+    events = list(run_question(library, Turn(question, question), Loaded(gen),
+                               QuestionSettings(lecture=open_)))  # fmt: skip
+    kinds = [type(e) for e in events]
+    assert kinds[:2] == [Started, PartsReady] and EvidenceReady not in kinds  # no search
+    done = events[-1]
+    assert isinstance(done, Answered) and done.entry_id is not None  # kept in the history
+    record = done.record.overview
+    assert record is not None and record.lecture == open_ and record.language == "Portuguese"
+    assert record.parts and all(p.summary == "Esta parte explica o conteúdo." for p in record.parts)
+    assert done.answer.text.startswith("**Resumo de")
+    # the record reads back from JSON as it was written
+    assert from_json(to_json(done.record), AnswerRecord).overview == record
+    # a question about a moment still finds a moment
+    point = "O TensorFlow prioriza qual dispositivo?"
+    events = list(run_question(library, Turn(point, point), Loaded(gen)))
+    assert any(isinstance(e, EvidenceReady) for e in events)
+    library.close()
+
+
+@pytest.mark.parametrize("question", ["summarize this lecture", "resuma esta aula"])
+def test_the_summary_is_in_the_question_s_language(home: Path, question: str) -> None:
+    library = _library()
+    gen = FakeGenerator("Resumo.")
+    open_ = library.lectures()[0].id
+    done = list(run_question(library, Turn(question, question), Loaded(gen),
+                             QuestionSettings(lecture=open_)))[-1]  # fmt: skip
+    assert isinstance(done, Answered) and done.record.overview is not None
+    language = "English" if question.startswith("summ") else "Portuguese"
+    assert done.record.overview.language == language
+    assert f"in {language}" in gen.prompts[0][-1]["content"]
+    library.close()

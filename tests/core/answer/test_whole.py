@@ -1,0 +1,81 @@
+"""Which questions ask about a whole lecture, and which lecture (core/answer/whole.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lecturetui.core.answer.whole import whole_lecture
+from lecturetui.core.lectures import Lecture
+
+
+def _lecture(lecture_id: str, title: str, course: str = "Álgebra linear") -> Lecture:
+    return Lecture(lecture_id, title, course, "pt", None, None, "vtt", 1200.0, "h")
+
+
+LECTURES = [
+    _lecture("a1", "Aula 1 - Vetores e espaços vetoriais"),
+    _lecture("a2", "Aula 2 - Matrizes"),
+    _lecture("a3", "Aula 3 - Autovetores e autovalores"),
+    _lecture("a10", "Aula 10 - Redes neurais"),
+    _lecture("py", "Lecture 5: Graphs and trees", "Algorithms"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "lecture", "by"),
+    [
+        ("resuma a aula 3", "a3", "number"),
+        ("Resuma a aula nº 10", "a10", "number"),
+        ("summarize lecture 5", "py", "number"),
+        ("resuma a aula de autovetores", "a3", "title"),
+        ("quais são os principais tópicos da aula sobre redes neurais?", "a10", "title"),
+        ("what are the main topics of the lecture on graphs?", "py", "title"),
+        ("o que vimos na aula passada?", "a10", "last"),
+        ("resumo da última aula", "a10", "last"),
+        ("faça um resumo de Matrizes", "a2", "title"),
+        ("de que trata a aula sobre espaços vetoriais?", "a1", "title"),
+    ],
+)
+def test_a_request_for_a_summary_names_its_lecture(question: str, lecture: str, by: str) -> None:
+    found = whole_lecture(question, LECTURES)
+    assert found is not None and (found.lecture.id, found.by) == (lecture, by)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "O que é um autovetor?",  # one idea, not a lecture
+        "resuma o que é um tensor",
+        "Which device does TensorFlow prioritise?",
+        "quais os principais tipos de matrizes?",  # "principais" alone is not a summary
+    ],
+)
+def test_a_question_about_a_moment_is_not_a_summary(question: str) -> None:
+    assert whole_lecture(question, LECTURES) is None
+
+
+def test_the_lecture_in_scope_or_open_is_the_one_summarised() -> None:
+    assert whole_lecture("resuma esta aula", LECTURES, open_="a2").lecture.id == "a2"  # type: ignore[union-attr]
+    scoped = whole_lecture("resuma a aula", LECTURES, scoped=["a1"])
+    assert scoped is not None and (scoped.lecture.id, scoped.by) == ("a1", "scope")
+    # no lecture named, none open: the last one
+    latest = whole_lecture("resuma a aula", LECTURES)
+    assert latest is not None and latest.by == "latest"
+    # a number no title carries: the lecture in that place, else none
+    assert whole_lecture("resuma a aula 4", LECTURES[:4]) is not None
+    assert whole_lecture("resuma a aula 40", LECTURES) is None
+    assert whole_lecture("resuma a aula 3", []) is None
+
+
+def test_a_subject_no_title_names_is_found_by_the_search() -> None:
+    asked: list[str] = []
+
+    def find(words: str) -> Lecture | None:
+        asked.append(words)
+        return LECTURES[2]
+
+    found = whole_lecture("resuma a aula sobre diagonalização", LECTURES, find=find)
+    assert found is not None and (found.lecture.id, found.by) == ("a3", "search")
+    assert asked == ["diagonalizacao"]
+    # without a search, a subject no title names is not taken for another lecture
+    assert whole_lecture("resuma a aula sobre diagonalização", LECTURES) is None

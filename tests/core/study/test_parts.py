@@ -1,0 +1,76 @@
+"""A lecture's parts (core/study/parts.py): the author's chapters, else cut where the subject
+changes, each with the lecturer's most representative sentences; on made-up vectors."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from lecturetui.core.lectures import Chapter, StoredSegment
+from lecturetui.core.study.parts import boundaries, lecture_parts, ranking, timeline
+
+MAX_UNITS = 64
+
+
+def _segments(topics: list[str], seconds: float = 60.0) -> list[StoredSegment]:
+    """One segment a minute, each saying its topic's sentence four times (no overlap)."""
+    return [
+        StoredSegment(i + 1, "lec", i + 1, i * seconds, (i + 1) * seconds,
+                      " ".join(f"Agora falamos de {t} e mais {t} aqui." for _ in range(4)))
+        for i, t in enumerate(topics)
+    ]  # fmt: skip
+
+
+def _vectors(segments: list[StoredSegment]) -> object:
+    """Each unit's vector: its segment's topic (two topics, far apart)."""
+    topic = {s.id: ("vetores" in s.text) for s in segments}
+
+    def vectors(labels: list[int]) -> npt.NDArray[np.float32]:
+        rows = [[1.0, 0.1] if topic[label // MAX_UNITS] else [0.1, 1.0] for label in labels]
+        return np.asarray(rows, dtype=np.float32)
+
+    return vectors
+
+
+def test_a_lecture_is_cut_where_its_subject_changes() -> None:
+    segments = _segments(["vetores"] * 5 + ["matrizes"] * 5)
+    parts = lecture_parts(segments, [], _vectors(segments), MAX_UNITS)  # type: ignore[arg-type]
+    assert len(parts) >= 2 and all(p.made for p in parts)
+    starts = [p.start for p in parts]
+    assert starts[0] == 0.0 and any(abs(s - 300.0) <= 30.0 for s in starts[1:]), starts
+    assert [p.number for p in parts] == list(range(1, len(parts) + 1))
+    assert parts[-1].end == 600.0
+    # the title is the part's own words, and its sentences are its own
+    first = next(p for p in parts if p.start == 0.0)
+    assert "vetores" in first.title and all("vetores" in s.text for s in first.sentences)
+    assert "vetores" in first.digest and len(first.digest.split()) <= 170
+
+
+def test_the_authors_chapters_are_the_parts_when_there_are_some() -> None:
+    segments = _segments(["vetores"] * 5 + ["matrizes"] * 5)
+    chapters = [Chapter(0.0, "Introdução"), Chapter(240.0, "Matrizes enfim")]
+    parts = lecture_parts(segments, chapters, _vectors(segments), MAX_UNITS)  # type: ignore[arg-type]
+    assert [(p.start, p.end, p.title, p.made) for p in parts] == [
+        (0.0, 240.0, "Introdução", False),
+        (240.0, 600.0, "Matrizes enfim", False),
+    ]
+
+
+def test_overlapping_windows_are_read_once() -> None:
+    a = StoredSegment(1, "lec", 1, 0.0, 120.0, "um dois três quatro. cinco seis sete oito.")
+    b = StoredSegment(2, "lec", 2, 60.0, 180.0, "cinco seis sete oito. nove dez onze doze.")
+    line = timeline([a, b], MAX_UNITS)
+    assert [s.text for s in line.said] == [
+        "um dois três quatro.",
+        "cinco seis sete oito.",
+        "nove dez onze doze.",
+    ]
+    assert line.times == sorted(line.times)
+
+
+def test_a_short_lecture_is_one_part_and_the_ranking_puts_the_typical_first() -> None:
+    times = [0.0, 30.0, 60.0]
+    vectors = np.eye(2, dtype=np.float32)[[0, 0, 1]]
+    assert boundaries(times, vectors, 0.0, 90.0) == []
+    assert ranking(np.asarray([[1, 0], [0.9, 0.1], [0, 1]], dtype=np.float32))[0] in (0, 1)
+    assert ranking(np.zeros((0, 2), dtype=np.float32)) == []
