@@ -227,7 +227,7 @@ def export_cmd(
     if stdout:
         click.echo(text, nl=False)
     for w in written:
-        _report(w)
+        report_written(w)
 
 
 def _entry(ref: str) -> int | None:
@@ -240,7 +240,7 @@ def _entry(ref: str) -> int | None:
              hint=_("give a number, or last"), code=USAGE_ERROR)  # fmt: skip
 
 
-def _report(w: Written) -> None:
+def report_written(w: Written) -> None:
     from rich.markup import escape
 
     if w.format == "markdown":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import nullcontext
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
     from lecturetui.core.library import Library
     from lecturetui.core.records import OverviewRecord
     from lecturetui.core.session import ModelSession
-    from lecturetui.core.storage.overviews import Written
-    from lecturetui.core.study.parts import Part
 
 
 class OverviewPrinter:
@@ -81,6 +80,12 @@ class OverviewPrinter:
 @server_options
 @click.option("--parts-only", is_flag=True, help="The parts and the lecturer's words alone.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--md", "md", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write it as study notes in Markdown, a link at every part's time.")  # fmt: skip
+@click.option("--anki", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write one flashcard per part as an Anki package (.apkg).")  # fmt: skip
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write one flashcard per part as CSV.")  # fmt: skip
 @pass_ctx
 def summary_cmd(
     obj: Context,
@@ -91,12 +96,16 @@ def summary_cmd(
     server: ServerGenerator | None,
     parts_only: bool,
     as_json: bool,
+    md: Path | None,
+    anki: Path | None,
+    csv_path: Path | None,
 ) -> None:
     """Summarise a lecture part by part (LECTURE: id, title or a prefix): each part's time and
     the lecturer's words at once, then what each part explains, then the gist citing the
     parts. Written once and kept; Ctrl+C keeps the parts already written."""
     from lecturetui.core.answer.overview import summary_language
     from lecturetui.core.session import AnswerChoice
+    from lecturetui.core.study.export import Targets, export_summary
 
     obj.first_run()
     library = obj.library()
@@ -108,6 +117,12 @@ def summary_cmd(
         session.close()
     if as_json:
         click.echo(json_text(record))
+    to = Targets(md, anki, csv_path)
+    if to:
+        from lecturetui.cli.notes_cmds import report_written
+
+        for written in export_summary(record, to):
+            report_written(written)
 
 
 def _summarise(
@@ -120,34 +135,26 @@ def _summarise(
 ) -> OverviewRecord:
     """The summary's events printed as they come (`quiet`: a progress bar instead), and its
     record; Ctrl+C stops it, keeping the parts written."""
-    from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
-    from lecturetui.core.answer.overview import overview_events, overview_record
+    from lecturetui.core.answer.overview import Unfolding, overview_events
 
     stop = threading.Event()
     source = session.source()
     show = OverviewPrinter(console())
-    parts: tuple[Part, ...] = ()
-    written: list[Written] = []
-    gist: Written | None = None
+    so_far = Unfolding(language)
     model = (lambda: None) if parts_only else (lambda: source.for_answer(stop))
     with progress_bars() if quiet else nullcontext() as bar:
         task = bar.add_task(_("summary"), total=None, rate="") if bar is not None else None
         try:
             for event in overview_events(library, lecture, model, language, stop):
-                if isinstance(event, PartsReady):
-                    parts = event.parts
-                elif isinstance(event, PartWritten):
-                    written.append(event.written)
-                elif isinstance(event, GistWritten):
-                    gist = event.gist
+                so_far.feed(event)
                 if bar is not None and task is not None:
-                    bar.update(task, completed=len(written) + (gist is not None),
-                               total=len(parts) + 1)  # fmt: skip
+                    done = len(so_far.written) + (so_far.gist is not None)
+                    bar.update(task, completed=done, total=len(so_far.parts) + 1)
                 else:
                     show(event)
         except KeyboardInterrupt:
             stop.set()
             note(_("(stopped: the parts written so far are kept)"))
             raise SystemExit(130) from None
-    answer = session.loaded_answer_model() if written else None
-    return overview_record(lecture, parts, written, gist, language, answer.name if answer else None)
+    answer = session.loaded_answer_model()
+    return so_far.record(answer.name if answer else None)

@@ -137,7 +137,16 @@ class ModelSession:
     def source(self, evidence_out: threading.Event | None = None) -> ModelSource:
         """The answer model for the pipeline, loading beside the search (ModelSource)."""
         gate = evidence_out or threading.Event()
-        return _Loading(self.start_loading(gate), gate)
+        return _Loading(self.start_loading(gate), gate, self.answer_name())
+
+    def answer_name(self) -> str | None:
+        """The answer model's name, known before it loads (None: it cannot be found)."""
+        if self.answer.server is not None:
+            return self.answer.server.name
+        try:
+            return self.answer_path().name
+        except LectureTuiError:
+            return None
 
     def loaded_answer_model(self) -> AnswerModel | None:
         """The answer model when it is loaded already, else None (never waits)."""
@@ -210,6 +219,10 @@ class _Loading:
 
     future: Future[AnswerModel]
     evidence_out: threading.Event
+    name: str | None = None
+
+    def model_name(self) -> str | None:
+        return self.name
 
     def for_search(self, needed: Callable[[], bool]) -> Generator | None:
         # the model translates a question in another language than the lectures' first

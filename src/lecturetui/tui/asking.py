@@ -28,12 +28,13 @@ from lecturetui.tui.messages import (
     AnswerDone,
     AnswerGrew,
     EvidenceShown,
+    OverviewGrew,
     PromptShown,
     QuestionMessage,
     QuestionStarted,
     WorkFailed,
 )
-from lecturetui.tui.render import answer_text, evidence_text, hit_legend, hit_row
+from lecturetui.tui.render import answer_text, evidence_text, hit_legend, hit_row, overview_rich
 
 if TYPE_CHECKING:
     from lecturetui.core.answer.generation import Generator
@@ -57,6 +58,10 @@ class AppModels:
         if self.models.generator is None and self.models.error is not None:
             raise self.models.error
         return self.models.generator
+
+    def model_name(self) -> str | None:
+        generator = self.models.generator
+        return generator.name if generator is not None else None
 
 
 def timings_line(t: dict[str, float]) -> str:
@@ -87,6 +92,7 @@ class AskingScreen(Screen[None]):
         self.closing = threading.Event()
         self.mode = DEFAULT_MODE
         self.scope = Scope()  # where questions are searched (s picks a course or a lecture)
+        self.lecture: str | None = None  # the lecture a summary was asked of ("this lecture")
         self.ttft = 0.0  # set from the services on mount
         # the lecturer's guess (core/answer/guess.py): auto, on, off; `g` toggles it
         self.guess = DEFAULT_GUESS
@@ -121,10 +127,14 @@ class AskingScreen(Screen[None]):
             Doubted,
             EvidenceReady,
             Failed,
+            GistWritten,
+            PartsReady,
+            PartWritten,
             PromptReady,
             Started,
             Token,
         )  # fmt: skip
+        from lecturetui.core.answer.overview import Unfolding
         from lecturetui.core.answer.question import QuestionSettings, run_question
         from lecturetui.core.conversation import make_turn
 
@@ -132,9 +142,10 @@ class AskingScreen(Screen[None]):
         ctx.models.ready.wait()
         worker = get_current_worker()
         settings = QuestionSettings(mode=self.mode, scope=self.scope, guess=self.guess,
-                                    ttft_s=self.ttft)  # fmt: skip
+                                    ttft_s=self.ttft, lecture=self.lecture)  # fmt: skip
         turn = make_turn(question, self.previous)
         text = ""
+        so_far: Unfolding | None = None
         self.idle.clear()
         try:
             for event in run_question(ctx.services.library, turn, AppModels(ctx.models), settings,
@@ -149,6 +160,11 @@ class AskingScreen(Screen[None]):
                     found = event.record()
                     text = found.opening
                     self.post_message(EvidenceShown(serial, found))
+                elif isinstance(event, PartsReady | PartWritten | GistWritten):
+                    # a whole lecture: its parts, then each part's summary, then the gist
+                    so_far = so_far or Unfolding()
+                    so_far.feed(event)
+                    self.post_message(OverviewGrew(serial, so_far.record(), len(so_far.written)))
                 elif isinstance(event, PromptReady):
                     self.post_message(PromptShown(serial, *event.records()))
                 elif isinstance(event, Token):
@@ -175,6 +191,17 @@ class AskingScreen(Screen[None]):
     def on_prompt_shown(self, message: PromptShown) -> None:
         if self._current(message):
             self.show_hits(message.hits, message.passages)
+
+    def on_overview_grew(self, message: OverviewGrew) -> None:
+        if not self._current(message):
+            return
+        overview = message.overview
+        self.show_hits([], [])
+        status = _("summary: {done} of {parts} parts").format(
+            done=message.done, parts=len(overview.parts)
+        )
+        self.query_one("#answer", Static).update(overview_rich(overview))
+        self.query_one("#answer-status", Static).update(status)
 
     def on_answer_grew(self, message: AnswerGrew) -> None:
         if self._current(message):
@@ -252,6 +279,17 @@ class AskingScreen(Screen[None]):
         option_list.highlighted = 0
 
     def show_answer(self, record: AnswerRecord) -> None:
+        if record.overview is not None:  # a whole lecture's summary
+            self.query_one("#answer", Static).update(overview_rich(record.overview))
+            t = record.timings
+            status = _("parts {parts} · summary {whole}").format(
+                parts=seconds(t.get("parts_ms", 0.0) / 1000),
+                whole=seconds(t.get("total_ms", 0.0) / 1000),
+            )
+            self.query_one("#answer-status", Static).update(
+                _("stopped") + " · " + status if record.stopped else status
+            )
+            return
         self.passages = list(record.passages) or self.passages
         if record.hits:
             self.show_hits(list(record.hits), self.passages)

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.records import AnswerRecord, FoundRecord, HitRecord, PassageRecord
+from lecturetui.core.records import (
+    AnswerRecord,
+    FoundRecord,
+    HitRecord,
+    OverviewRecord,
+    PassageRecord,
+)
 
 if TYPE_CHECKING:
     from lecturetui.core.conversation import Turn
@@ -41,6 +47,18 @@ class PromptShown(QuestionMessage):
         super().__init__(serial)
         self.hits = hits
         self.passages = passages
+
+
+class OverviewGrew(QuestionMessage):
+    """A lecture's summary so far: its parts, then each part's summary, then the gist."""
+
+    def __init__(self, serial: int, overview: OverviewRecord, done: int) -> None:
+        super().__init__(serial)
+        self.overview = overview
+        self.done = done  # parts written so far
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, OverviewGrew) and message.serial == self.serial
 
 
 class AnswerGrew(QuestionMessage):

@@ -62,6 +62,13 @@ def test_the_parts_come_first_then_each_summary_then_the_gist_and_all_is_kept(
     again = FakeGenerator("nunca")
     events = list(overview_events(library, lecture, lambda: again, "Portuguese"))
     assert again.prompts == [] and isinstance(events[-1], GistWritten)
+
+    def not_loaded() -> None:
+        raise AssertionError("the model was loaded for a summary it wrote already")
+
+    # its name known before it loads: read back without loading it
+    events = list(overview_events(library, lecture, not_loaded, "Portuguese", name="fake.gguf"))
+    assert isinstance(events[-1], GistWritten) and len(events) == len(written) + 2
     # in another language, or by another model, it is written again
     other = FakeGenerator("This part explains it.")
     list(overview_events(library, lecture, lambda: other, "English"))

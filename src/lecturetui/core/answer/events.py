@@ -130,6 +130,7 @@ class PartsReady:
 
     lecture: Lecture
     parts: tuple[Part, ...]
+    language: str = ""  # what the summary is written in, by name
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from lecturetui.core.answer.check import SENTENCE, check, facts, holds
 from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
@@ -134,40 +135,61 @@ def overview_events(
     model: Callable[[], Generator | None],
     language: str,
     stop: threading.Event | None = None,
+    name: str | None = None,
 ) -> Iterator[PartsReady | PartWritten | GistWritten]:
     """The lecture's parts at once, then each part's summary as it is written (or read back),
     then the gist; the answer model is asked for (`model`: it may still be loading) once the
     parts are out, and without one there are the parts alone. Setting `stop` ends it between
-    parts, keeping what was written."""
+    parts, keeping what was written. `name`: the model's name when it is known before it loads
+    (a summary it wrote whole is read back without loading it)."""
     stop = stop or threading.Event()
     parts = tuple(library.parts(lecture))
-    yield PartsReady(lecture, parts)
-    generator = model() if parts else None
-    if generator is None:
+    yield PartsReady(lecture, parts, language)
+    if not parts:
         return
-    key = OverviewKey(lecture.id, lecture.content_hash, generator.name, language)
-    kept = library.overviews.written(key)
-    done: list[tuple[Part, Written]] = []
-    fresh = False
-    for part in parts:
-        if stop.is_set():
+    kept = library.overviews.written(_key(lecture, name, language)) if name else {}
+    generator: Generator | None = None
+    if not _complete(kept, parts):
+        generator = model()
+        if generator is None:
             return
+        name = generator.name
+        kept = library.overviews.written(_key(lecture, name, language))
+    assert name is not None
+    key = _key(lecture, name, language)
+    done: list[tuple[Part, Written]] = []
+    for part in parts:
         written = kept.get(part.number)
         if written is None or abs(written.start - part.start) > 0.5:
+            assert generator is not None
             written = write_part(generator, lecture, part, language, stop)
             if stop.is_set():
                 return  # cut short: not kept
             library.overviews.keep(key, written)
-            fresh = True
+            kept.pop(GIST, None)  # a part written anew: the gist too
         done.append((part, written))
         yield PartWritten(part, written)
+        if stop.is_set():
+            return
     gist = kept.get(GIST)
-    if gist is None or fresh:
+    if gist is None:
+        assert generator is not None
         gist = write_gist(generator, lecture, done, language, stop)
         if stop.is_set():
             return
         library.overviews.keep(key, gist)
     yield GistWritten(lecture, gist)
+
+
+def _key(lecture: Lecture, model: str | None, language: str) -> OverviewKey:
+    return OverviewKey(lecture.id, lecture.content_hash, model or "", language)
+
+
+def _complete(kept: dict[int, Written], parts: Sequence[Part]) -> bool:
+    """Whether every part and the gist were written for the parts as they are now."""
+    return GIST in kept and all(
+        p.number in kept and abs(kept[p.number].start - p.start) <= 0.5 for p in parts
+    )
 
 
 _HEADING = {
@@ -237,3 +259,32 @@ def overview_record(
         gist=gist.summary if gist else "",
         gist_struck=gist.struck if gist else (),
     )
+
+
+@dataclass
+class Unfolding:
+    """A summary as its events arrive (`feed`): the parts, the parts written, the gist; what
+    every face shows of it so far (`record`, `text`)."""
+
+    language: str = ""
+    lecture: Lecture | None = None
+    parts: tuple[Part, ...] = ()
+    written: list[Written] = field(default_factory=list)
+    gist: Written | None = None
+
+    def feed(self, event: PartsReady | PartWritten | GistWritten) -> None:
+        if isinstance(event, PartsReady):
+            self.lecture, self.parts, self.language = event.lecture, event.parts, event.language
+        elif isinstance(event, PartWritten):
+            self.written.append(event.written)
+        else:
+            self.gist = event.gist
+
+    def record(self, model: str | None = None) -> OverviewRecord:
+        assert self.lecture is not None
+        return overview_record(self.lecture, self.parts, self.written, self.gist, self.language,
+                               model if self.written else None)  # fmt: skip
+
+    def text(self) -> str:
+        assert self.lecture is not None
+        return overview_text(self.lecture, self.parts, self.written, self.gist, self.language)

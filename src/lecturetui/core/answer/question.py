@@ -35,8 +35,6 @@ from lecturetui.core.answer.events import (
     Event,
     EvidenceReady,
     Failed,
-    PartsReady,
-    PartWritten,
     Started,
     Token,
 )
@@ -50,7 +48,7 @@ from lecturetui.core.answer.found import (
 )
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
-from lecturetui.core.answer.overview import overview_events, overview_record, overview_text
+from lecturetui.core.answer.overview import Unfolding, overview_events
 from lecturetui.core.answer.result import Answer
 from lecturetui.core.answer.translate import Translator, target_language
 from lecturetui.core.answer.unexplained import abstention, unsure_answer
@@ -72,8 +70,6 @@ from lecturetui.core.library import Library
 from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE, DEFAULT_TTFT_S
 from lecturetui.core.retrieval.asked import Asked
 from lecturetui.core.retrieval.scope import Scope
-from lecturetui.core.storage.overviews import Written
-from lecturetui.core.study.parts import Part
 
 
 # -- what a question needs -------------------------------------------------------------------
@@ -103,6 +99,11 @@ class ModelSource(Protocol):
         `stop` was set meanwhile; raises LectureTuiError when it cannot load."""
         ...
 
+    def model_name(self) -> str | None:
+        """The answer model's name before it loads (what it wrote is read back without loading
+        it: a lecture's summary); None when it cannot be told."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
@@ -115,6 +116,9 @@ class Loaded:
 
     def for_answer(self, stop: threading.Event) -> Generator | None:
         return self.generator
+
+    def model_name(self) -> str | None:
+        return self.generator.name
 
 
 def run_question(
@@ -191,34 +195,25 @@ def _overview(
     answer is the summary as one text, kept in the history."""
     lecture = library.lecture(wanted.lecture_id)
     assert lecture is not None
-    language = asked.language_name
     t0 = time.perf_counter()
-    parts: tuple[Part, ...] = ()
-    written: list[Written] = []
-    gist: Written | None = None
+    so_far = Unfolding(asked.language_name)
     shown = 0.0
-    for event in overview_events(library, lecture, lambda: models.for_answer(stop), language,
-                                 stop):  # fmt: skip
+    for event in overview_events(library, lecture, lambda: models.for_answer(stop),
+                                 so_far.language, stop, models.model_name()):  # fmt: skip
         yield event
-        if isinstance(event, PartsReady):
-            parts, shown = event.parts, time.perf_counter() - t0
-        elif isinstance(event, PartWritten):
-            written.append(event.written)
-        else:
-            gist = event.gist
-    total = (time.perf_counter() - t0) * 1000
-    model = models.for_search(lambda: False) if written else None
-    record = overview_record(lecture, parts, written, gist, language, model.name if model else None)
+        so_far.feed(event)
+        shown = shown or time.perf_counter() - t0
+    model = models.for_search(lambda: False) if so_far.written else None
     done = Answer(
         question=turn.question,
-        text=overview_text(lecture, parts, written, gist, language),
+        text=so_far.text(),
         passages=[],
         hits=[],
         cited=[],
         stopped=stop.is_set(),
-        timings={"parts_ms": shown * 1000, "total_ms": total},
+        timings={"parts_ms": shown * 1000, "total_ms": (time.perf_counter() - t0) * 1000},
         turn=turn,
-        overview=record,
+        overview=so_far.record(model.name if model else None),
     )
     yield _kept(library, done, s.keep)
 

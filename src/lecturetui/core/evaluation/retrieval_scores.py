@@ -131,3 +131,6 @@ class _NoModel:
 
     def for_answer(self, stop: threading.Event) -> Generator | None:
         return None
+
+    def model_name(self) -> str | None:
+        return None

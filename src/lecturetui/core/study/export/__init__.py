@@ -11,13 +11,21 @@ from pathlib import Path
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Chapter
+from lecturetui.core.records import OverviewRecord
 from lecturetui.core.study.bookmarks import Bookmark
 from lecturetui.core.study.export.cards import Card, answer_cards, bookmark_cards
 from lecturetui.core.study.export.markdown import answer_markdown, bookmarks_markdown
 from lecturetui.core.study.export.text import write_text
 from lecturetui.core.study.saved import SavedAnswer
 
-__all__ = ["Targets", "Written", "export_answer", "export_bookmarks", "no_bookmarks"]
+__all__ = [
+    "Targets",
+    "Written",
+    "export_answer",
+    "export_bookmarks",
+    "export_summary",
+    "no_bookmarks",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,3 +94,10 @@ def no_bookmarks() -> LectureTuiError:
 def export_answer(answer: SavedAnswer, to: Targets) -> list[Written]:
     """Write an answer (question, answer, citations) to the target files."""
     return _write(answer_markdown(answer), len(answer.citations), answer_cards(answer), to)
+
+
+def export_summary(overview: OverviewRecord, to: Targets) -> list[Written]:
+    """Write a lecture's summary as study notes (Markdown) and cards, one per part."""
+    from lecturetui.core.study.export.summary import summary_cards, summary_markdown
+
+    return _write(summary_markdown(overview), len(overview.parts), summary_cards(overview), to)
