@@ -9,20 +9,18 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from lecturetui.cli.base import (
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.output import (
     USAGE_ERROR,
-    Context,
     console,
     fail,
     json_text,
     lecture_count,
     one_lecture,
-    pass_ctx,
-    progress_bars,
     renamed,
     segment_count,
-    write_rerank_vectors,
 )
+from lecturetui.cli.progress import progress_bars, write_rerank_vectors
 from lecturetui.core.i18n import N_, _, decimal
 
 if TYPE_CHECKING:

@@ -198,7 +198,9 @@ def _search_helpers(
     languages as asked, and the translation would cost seconds before the quote), and the
     lecturer's guess when it is planned."""
     target = target_language(library, turn.search_text) if library.rerank_stage() is None else None
-    model = models.for_search(lambda: target is not None or guess_planned(s.guess, s.device))
+    model = models.for_search(
+        lambda: target is not None or guess_planned(s.guess, library.placement)
+    )
     translator = translating(model, target) if model is not None and target else None
     return translator, guesser_for(library, model, s.guess, s.scope)
 
