@@ -68,9 +68,10 @@ def main() -> None:
 
     from lecturetui.core.ingest.media import SAMPLE_RATE, decode_audio
     from lecturetui.core.ingest.speech import WhisperTranscriber
+    from lecturetui.core.models.placement import Placement
 
     models = Path(os.environ.get("LECTURETUI_MODELS", ROOT / "models"))
-    asr = WhisperTranscriber(models, args.model, args.device, cpu_threads=args.threads)
+    asr = WhisperTranscriber(models, args.model, Placement(args.device), cpu_threads=args.threads)
     t0 = time.perf_counter()
     asr.load()
     load_s = time.perf_counter() - t0

@@ -26,7 +26,8 @@ def main() -> None:
 
     from sentence_transformers import SentenceTransformer
 
-    from lecturetui.core.models.embedding import E5Embedder, pick_device
+    from lecturetui.core.models.embedding import E5Embedder
+    from lecturetui.core.models.placement import pick_device
 
     base = seed_texts()
     # vary the lengths as real segments do: whole windows and their second halves

@@ -180,7 +180,8 @@ from lecturetui.core.paths import DataHome
 from lecturetui.core.library import Library
 from lecturetui.core.answer.found import retrieve
 from lecturetui.core.conversation import Turn
-lib = Library(DataHome.resolve(Path({home!r})), device={device!r})
+from lecturetui.core.models.placement import Placement
+lib = Library(DataHome.resolve(Path({home!r})), placement=Placement({device!r}))
 qs = [json.loads(x) for x in open({questions!r}, encoding="utf-8") if x.strip()]
 marks = {{}}
 if {ingest}:

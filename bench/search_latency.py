@@ -131,15 +131,17 @@ def real_model(which: str | None, runtime: str) -> Any:
     import os
 
     from lecturetui.core.models.gemma import GEMMA_DIR, GEMMA_ID
+    from lecturetui.core.models.placement import Placement
     from lecturetui.core.models.runtime import load_embedder
 
     models = Path(
         os.environ.get("LECTURETUI_MODELS", Path(__file__).resolve().parents[1] / "models")
     )
+    cpu = Placement("cpu", runtime)
     if which == "gemma":
-        return load_embedder(models / GEMMA_DIR, models, model_id=GEMMA_ID, device="cpu",
-                             batch_size=8, runtime=runtime)  # fmt: skip
-    return load_embedder(model_dir(), models, device="cpu", runtime=runtime)
+        return load_embedder(models / GEMMA_DIR, models, model_id=GEMMA_ID, placement=cpu,
+                             batch_size=8)  # fmt: skip
+    return load_embedder(model_dir(), models, placement=cpu)
 
 
 def runtime_of(embedder: Any) -> str:

@@ -326,3 +326,86 @@ def test_the_question_s_language_is_told_in_one_place() -> None:
     ]
     assert asks_library == []
     assert "asked" in names_used(SRC / "core" / "retrieval" / "search.py")
+
+
+# -- where the models run, and the library: each decided or made in one place ----------------------
+PLACEMENT = "lecturetui.core.models.placement"
+#: the command line hands --device, as given, to the placement
+DEVICE_TAKERS = {PLACEMENT, "lecturetui.cli.context"}
+#: QuestionSettings.device, which nothing reads any more (core/answer/question.py drops it)
+DEVICE_FIELD_LEFT = {"lecturetui.core.answer.question"}
+RAW_DEVICE_NAMES = {"device", "asked", "requested"}
+
+
+def modules() -> dict[str, ast.Module]:
+    out = {}
+    for path in SRC.rglob("*.py"):
+        parts = path.relative_to(SRC.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = ast.parse(path.read_text(encoding="utf-8"))
+    return out
+
+
+def raw_devices(tree: ast.Module) -> list[str]:
+    """The parameters and fields that take the --device choice as given: named like it and typed
+    `str | None` (None: auto), as every model's loader took it before the placement."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            args = node.args
+            named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+            found += [
+                f"{node.name}({a.arg})"
+                for a in named
+                if a.arg in RAW_DEVICE_NAMES
+                and a.annotation is not None
+                and ast.unparse(a.annotation).replace(" ", "") in ("str|None", "None|str")
+            ]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            annotation = ast.unparse(node.annotation).replace(" ", "")
+            if node.target.id in RAW_DEVICE_NAMES and annotation in ("str|None", "None|str"):
+                found.append(node.target.id)
+    return found
+
+
+def library_constructions(tree: ast.Module) -> int:
+    return sum(
+        1
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id == "Library")
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == "Library")
+        )
+    )
+
+
+def test_only_the_placement_takes_the_device_as_given() -> None:
+    """--device is read in core/models/placement.py: every model is handed where it runs (a
+    Placement, or what it settled), never the choice to read again."""
+    takers = {m for m, tree in modules().items() if raw_devices(tree)}
+    assert PLACEMENT in takers  # the check sees the rules
+    assert takers - DEVICE_TAKERS - DEVICE_FIELD_LEFT == set()
+
+
+def test_the_device_check_finds_a_second_reader() -> None:
+    tree = ast.parse(
+        "class Loader:\n    def __init__(self, device: str | None = None) -> None: ...\n"
+        "class Settings:\n    asked: None | str = None\n"
+    )
+    assert raw_devices(tree) == ["__init__(device)", "asked"]
+    assert raw_devices(ast.parse("def load(device: str = 'auto') -> None: ...")) == []
+
+
+def test_the_library_is_made_in_one_place() -> None:
+    """The session is the one door: every face gets its library from a ModelSession."""
+    made = {m: n for m, tree in modules().items() if (n := library_constructions(tree))}
+    assert made == {"lecturetui.core.session": 1}
+
+
+def test_the_library_check_finds_a_second_construction() -> None:
+    tree = ast.parse(
+        "from lecturetui.core import library\n"
+        "def open_it(home):\n    return library.Library(home), Library(home, placement=None)\n"
+    )
+    assert library_constructions(tree) == 2

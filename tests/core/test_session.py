@@ -10,6 +10,7 @@ import pytest
 
 from lecturetui.core.answer import generation
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.models.placement import Placement
 from lecturetui.core.paths import DataHome
 from lecturetui.core.session import AnswerChoice, ModelSession
 from tests.fakes import FakeGenerator
@@ -34,14 +35,17 @@ def session(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Mode
     monkeypatch.setattr(generation, "LlamaGenerator", Model)
     gguf = tmp_path / "answers.gguf"
     gguf.write_bytes(b"GGUF" + bytes(28))
-    return ModelSession(DataHome.resolve(), "cpu", answer=AnswerChoice(str(gguf), seed=3))
+    return ModelSession(
+        DataHome.resolve(), Placement("cpu"), answer=AnswerChoice(str(gguf), seed=3)
+    )
 
 
 def test_the_answer_model_is_loaded_once_with_its_options(session: ModelSession) -> None:
     first = session.answer_model()
     assert session.answer_model() is first
     [(path, options)] = Model.made
-    assert path.name == "answers.gguf" and options == {"n_ctx": 4096, "device": "cpu", "seed": 3}
+    assert path.name == "answers.gguf"
+    assert options == {"n_ctx": 4096, "placement": Placement("cpu"), "seed": 3}
     assert session.judge(path) is first  # the same file judges with the same model
     other = path.with_name("judge.gguf")
     other.write_bytes(b"GGUF" + bytes(28))

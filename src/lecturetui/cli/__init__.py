@@ -6,10 +6,10 @@ import sys
 
 from lecturetui.cli.app_cmd import app_cmd
 from lecturetui.cli.ask_cmds import ask_cmd
-from lecturetui.cli.base import cli
 from lecturetui.cli.config_cmd import config_group
 from lecturetui.cli.doctor_cmd import doctor_cmd
 from lecturetui.cli.eval_cmds import eval_cmd
+from lecturetui.cli.group import cli
 from lecturetui.cli.ingest_cmd import ingest_cmd
 from lecturetui.cli.library_cmds import lectures_cmd, show_cmd
 from lecturetui.cli.manage_cmds import edit_cmd, remove_cmd

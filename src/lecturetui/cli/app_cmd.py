@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import (
-    Context,
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.options import (
     guess_option,
     llm_options,
     mode_option,
-    pass_ctx,
     server_options,
     ttft_option,
 )
@@ -46,14 +45,15 @@ def app_cmd(
     """Open the app: ask, browse the segments, follow the citations. The mode, time budget and
     guess changed in the app (m, t, g) are kept in the settings file for the next start."""
     from lecturetui.core.models.gguf import DEFAULT_LLM
-    from lecturetui.core.session import AnswerChoice, ModelSession
+    from lecturetui.core.session import AnswerChoice
     from lecturetui.tui.app import AppServices, LectureApp
 
     obj.first_run()
     # fd 2 already goes to the log while the app runs (see below): no per-call redirection;
     # no notes on the terminal either (the app shows what matters)
+    obj.notify = None
     choice = AnswerChoice(llm, n_ctx, temperature, server=server, redirect_stderr=False)
-    session = ModelSession(obj.home, obj.device, obj.embed_model, choice)
+    session = obj.session(choice)
     library = session.library
 
     app = LectureApp(

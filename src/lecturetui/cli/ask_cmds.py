@@ -9,20 +9,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import (
-    Context,
-    console,
-    fail,
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.options import (
     guess_option,
-    json_text,
     llm_options,
     mode_option,
-    note,
-    pass_ctx,
     scope_options,
     server_options,
     ttft_option,
 )
+from lecturetui.cli.output import console, fail, json_text, note
 from lecturetui.core.i18n import _, decimal
 
 if TYPE_CHECKING:
@@ -103,7 +99,7 @@ def ask_cmd(
     turn = make_turn(question, previous, force=True)
     scope = Scope(courses, lectures)
     resolve(library.store, scope)  # an unknown course or lecture is said before any model loads
-    settings = QuestionSettings(k, mode, scope, guess, ttft, answer_tokens, device=obj.device)
+    settings = QuestionSettings(k, mode, scope, guess, ttft, answer_tokens)
     # the answer model loads while the search runs; it reads the fixed part of its prompt
     # (and measures its speed the first time) once the evidence is out
     session = obj.session(AnswerChoice(llm, n_ctx, temperature, verbose=verbose, server=server))

@@ -6,7 +6,10 @@ from typing import Any
 
 import click
 
-from lecturetui.cli.base import USAGE_ERROR, Context, LtGroup, console, fail, setting_names
+from lecturetui.cli.context import Context
+from lecturetui.cli.defaults import setting_names
+from lecturetui.cli.group import LtGroup
+from lecturetui.cli.output import USAGE_ERROR, console, fail
 from lecturetui.core.i18n import _
 
 

@@ -6,7 +6,8 @@ import dataclasses
 
 import click
 
-from lecturetui.cli.base import Context, console, json_text, pass_ctx
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.output import console, json_text
 from lecturetui.core.i18n import N_, _, decimal
 
 #: the report's row labels, in the order printed, padded to the longest + 3 (the names of
@@ -39,7 +40,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
     """Show the GPU, torch's device and dtype, llama.cpp's backend and offloaded layers."""
     from lecturetui.core.answer.guess import guess_planned
     from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.models.hardware import diagnose
+    from lecturetui.core.models.doctor import diagnose
     from lecturetui.core.question_options import DEFAULT_GUESS
 
     embedder = generator = None
@@ -50,18 +51,18 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
         except LectureTuiError as exc:
             failures.append(f"{exc.message} {exc.hint or ''}".strip())
         try:
-            from lecturetui.core.session import AnswerChoice, ModelSession
+            from lecturetui.core.session import AnswerChoice
 
             # where the answer model would run: loaded small, not kept
-            generator = ModelSession(obj.home, obj.device, answer=AnswerChoice(llm)).probe(512)
+            generator = obj.session(AnswerChoice(llm), quiet=True).probe(512)
         except LectureTuiError as exc:
             failures.append(f"{exc.message} {exc.hint or ''}".strip())
     rerank = rerank_line(obj, load=not no_load, human=not as_json)
-    report = diagnose(embedder, generator, obj.device)
+    report = diagnose(embedder, generator, obj.placement)
     if generator is not None:
         generator.close()
     # --guess auto: the lecturer's guess is searched with every question when the model is on a GPU
-    guessing = guess_planned(DEFAULT_GUESS, obj.device)
+    guessing = guess_planned(DEFAULT_GUESS, obj.placement)
     if as_json:
         data = dataclasses.asdict(report)
         data["guess_auto"] = guessing

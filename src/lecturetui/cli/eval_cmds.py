@@ -7,20 +7,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import (
-    Context,
-    console,
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.options import (
     guess_option,
-    json_text,
     llm_options,
     mode_option,
-    note,
-    pass_ctx,
-    progress_bars,
-    renamed,
     scope_options,
     ttft_option,
 )
+from lecturetui.cli.output import console, json_text, note, renamed
+from lecturetui.cli.progress import progress_bars
 from lecturetui.core.i18n import _, decimal, ngettext
 
 if TYPE_CHECKING:
@@ -131,7 +127,7 @@ def _retrieval_only(
     library.warm()
     generator = None
     session = obj.session(AnswerChoice(llm, n_ctx, seed=0))
-    if guess_planned(guess, obj.device):  # the questions searched as `ask` searches them too
+    if guess_planned(guess, obj.placement):  # the questions searched as `ask` searches them too
         generator = session.answer_model()
     try:
         with progress_bars() as bar:
@@ -192,7 +188,7 @@ def _full(
         judge_path = resolve_llm(obj.home.models_dir, judge_name, note)
     settings = EvalSettings(
         mode, k, llm_path.name, judge_path.name if judge_path else NO_JUDGE, answer_tokens, n_ctx, seed=seed, ttft_s=ttft,
-        courses=scope.courses, lectures=scope.lectures, guess=guess_planned(guess, obj.device),
+        courses=scope.courses, lectures=scope.lectures, guess=guess_planned(guess, obj.placement),
         temperature=temperature,
     )  # fmt: skip
     runs = Runs(library.store)

@@ -13,19 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from lecturetui.cli.base import (
-    USAGE_ERROR,
-    Context,
-    F,
-    console,
-    fail,
-    lecture_count,
-    pass_ctx,
-    progress_bars,
-    renamed,
-    segment_count,
-    write_rerank_vectors,
-)
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.options import F
+from lecturetui.cli.output import USAGE_ERROR, console, fail, lecture_count, renamed, segment_count
+from lecturetui.cli.progress import progress_bars, write_rerank_vectors
 from lecturetui.core.i18n import N_, _, decimal, ngettext
 
 if TYPE_CHECKING:

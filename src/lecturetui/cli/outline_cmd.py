@@ -6,16 +6,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import (
-    Context,
-    console,
-    fail,
-    json_text,
-    note,
-    one_lecture,
-    pass_ctx,
-    progress_bars,
-)
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.output import console, fail, json_text, note, one_lecture
+from lecturetui.cli.progress import progress_bars
 from lecturetui.core.i18n import _, ngettext
 from lecturetui.core.lectures import Chapter, Lecture
 

@@ -8,17 +8,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import (
-    Context,
-    console,
-    json_text,
-    mode_option,
-    pass_ctx,
-    progress_bars,
-    scope_options,
-    segment_count,
-    segment_rate,
-)
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.options import mode_option, scope_options
+from lecturetui.cli.output import console, json_text, segment_count
+from lecturetui.cli.progress import progress_bars, segment_rate
 from lecturetui.core.i18n import _, decimal
 
 if TYPE_CHECKING:

@@ -10,17 +10,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lecturetui.cli.base import (
-    Context,
-    console,
-    json_text,
-    llm_options,
-    note,
-    one_lecture,
-    pass_ctx,
-    progress_bars,
-    server_options,
-)
+from lecturetui.cli.context import Context, pass_ctx
+from lecturetui.cli.options import llm_options, server_options
+from lecturetui.cli.output import console, json_text, note, one_lecture
+from lecturetui.cli.progress import progress_bars
 from lecturetui.core.i18n import _
 
 if TYPE_CHECKING:

@@ -27,6 +27,7 @@ from lecturetui.core.language import preload as preload_language
 from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.models.embedding import Embedder, weights_hash
 from lecturetui.core.models.locate import Notify, resolve_embed_model
+from lecturetui.core.models.placement import Placement
 from lecturetui.core.models.runtime import load_embedder, runtime_of
 from lecturetui.core.models.tokens import TokenCounter
 from lecturetui.core.paths import DataHome
@@ -86,7 +87,7 @@ class Library:
         self,
         home: DataHome,
         embed_model: str | None = None,
-        device: str | None = None,
+        placement: Placement | None = None,
         embedder: Embedder | None = None,
         notify: Notify | None = None,
         reranker: Embedder | None = None,
@@ -94,10 +95,13 @@ class Library:
     ) -> None:
         """`reranker`: the second stage's model already loaded (tests, benchmarks); else
         EmbeddingGemma from the models folder when it is installed. `rerank=False`: E5 alone
-        (None: on with a `reranker`, else as $LECTURETUI_RERANK says, on unless `off`)."""
+        (None: on with a `reranker`, else as $LECTURETUI_RERANK says, on unless `off`).
+        `placement`: where its models run (core/models/placement.py; the session's)."""
         self.home = home
         self._embed_model = embed_model
-        self._device = device
+        #: where the models run: the embedders, speech recognition, and the answer model's GPU
+        #: that the pipeline plans its guess by (core/answer/guess.py)
+        self.placement = placement or Placement()
         self._embedder = embedder
         self._notify = notify
         self._store: Store | None = None
@@ -143,16 +147,11 @@ class Library:
         return weights_hash(path)
 
     @property
-    def device(self) -> str | None:
-        """The device asked for (--device): auto, cuda, mps or cpu; None means auto."""
-        return self._device
-
-    @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
             path, model_id = self._resolve_model()
             self._embedder = load_embedder(path, self.home.models_dir, model_id=model_id,
-                                           device=self._device, notify=self._notify)  # fmt: skip
+                                           placement=self.placement, notify=self._notify)  # fmt: skip
             if self._notify:
                 self._notify(
                     # TRANSLATORS: "intfloat/multilingual-e5-small on cpu (OpenVINO)"
@@ -212,7 +211,7 @@ class Library:
                 self.home.models_dir,
                 model_id=GEMMA_ID,
                 notify=self._notify,
-                device=self._device,
+                placement=self.placement,
                 batch_size=8,
                 accelerator_dtype="bfloat16",
             )
@@ -234,7 +233,7 @@ class Library:
         """The speech recogniser for --asr-model `model` (None: the default), loaded on first use."""
         if model not in self._transcribers:
             self._transcribers[model] = WhisperTranscriber(
-                self.home.models_dir, model, self._device, notify=self._notify
+                self.home.models_dir, model, self.placement, notify=self._notify
             )
         return self._transcribers[model]
 

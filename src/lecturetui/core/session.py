@@ -1,11 +1,12 @@
 """One door to the models, for every face: the command line, the app, eval and doctor.
 
-A `ModelSession` is built from the settings (data home, device, embedding model, the answer
-model's choice) and hands out each model when it is first wanted, loaded once, on its device and
-runtime: the library (its embedders, E5 and EmbeddingGemma behind it, on OpenVINO on a CPU, and
+A `ModelSession` is built from the settings (data home, where the models run, embedding model,
+the answer model's choice) and hands out each model when it is first wanted, loaded once, where
+its placement (core/models/placement.py: from --device, the hardware and the workload, each part
+settled once) puts it: the library (its embedders, E5 and EmbeddingGemma behind it, on OpenVINO on a CPU, and
 its speech model), the answer model (the built-in GGUF, one of the student's own, or a model
 server), an evaluation's judge. The answer model's prompt speed is measured once, here
-(core/answer/prompt_speed.py). No face constructs a model.
+(core/answer/prompt_speed.py). No face constructs a model, nor the library.
 
 The pipeline gets the answer model through `source()`: it loads in a thread beside the search,
 and the question waits for it only when it needs it (core/answer/question.py, ModelSource).
@@ -26,6 +27,7 @@ from lecturetui.core.answer.question import ModelSource
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.library import Library
 from lecturetui.core.models.locate import Notify
+from lecturetui.core.models.placement import Placement
 from lecturetui.core.paths import DataHome
 
 if TYPE_CHECKING:
@@ -54,7 +56,7 @@ class AnswerChoice:
 @dataclass
 class ModelSession:
     home: DataHome
-    device: str | None = None
+    placement: Placement = field(default_factory=Placement)
     embed_model: str | None = None
     answer: AnswerChoice = field(default_factory=AnswerChoice)
     notify: Notify | None = None
@@ -71,7 +73,7 @@ class ModelSession:
     def library(self) -> Library:
         """The library on this data home, with its embedders (loaded when first used)."""
         if self._library is None:
-            self._library = Library(self.home, self.embed_model, self.device, notify=self.notify)
+            self._library = Library(self.home, self.embed_model, self.placement, notify=self.notify)
         return self._library
 
     def use_library(self, library: Library) -> ModelSession:
@@ -79,6 +81,12 @@ class ModelSession:
         self._library = library
         self._own_library = False
         return self
+
+    def answering(self, answer: AnswerChoice, notify: Notify | None) -> ModelSession:
+        """A session for this answer model, on this session's library and placement (closing it
+        frees its models and leaves the library open)."""
+        session = ModelSession(self.home, self.placement, self.embed_model, answer, notify)
+        return session.use_library(self.library)
 
     # -- the answer model -------------------------------------------------------------------
     def answer_path(self) -> Path:
@@ -181,7 +189,8 @@ class ModelSession:
             extra["verbose"] = True
         if not choice.redirect_stderr:
             extra["redirect_stderr"] = False
-        return generation.LlamaGenerator(path, n_ctx=choice.n_ctx, device=self.device, **extra)
+        return generation.LlamaGenerator(path, n_ctx=choice.n_ctx, placement=self.placement,
+                                         **extra)  # fmt: skip
 
     def close(self) -> None:
         """Free every model loaded here (the library too, when the session opened it)."""

@@ -150,13 +150,13 @@ class LibraryScreen(Translated, Screen[None]):
     @work(thread=True, exclusive=True, group="doctor", exit_on_error=False)
     def diagnose(self) -> None:
         """What `lecturetui doctor` says, for the models this app has loaded."""
-        from lecturetui.core.models.hardware import diagnose
+        from lecturetui.core.models.doctor import diagnose
 
         ctx = context(self)
         models = ctx.models
         ready = models.ready.is_set() and models.error is None
         embedder = ctx.services.library.embedder if ready else None
-        report = diagnose(embedder, models.generator)
+        report = diagnose(embedder, models.generator, ctx.services.library.placement)
         stage = ctx.services.library.rerank_stage() if ready else None
         if stage is not None and stage.loaded:
             from lecturetui.core.models.runtime import runtime_of

@@ -24,6 +24,7 @@ from lecturetui.core.evaluation.questions import EvalQuestion
 from lecturetui.core.evaluation.retrieval_scores import WITH_MODEL, evaluate_retrieval
 from lecturetui.core.ingest.pipeline import IngestOptions
 from lecturetui.core.library import Library
+from lecturetui.core.models.placement import Placement
 from lecturetui.core.paths import DataHome
 from lecturetui.core.retrieval.scope import Scope
 from tests.conftest import SEED_CORPUS
@@ -176,7 +177,7 @@ async def test_the_app_guesses_when_the_model_runs_on_a_gpu(home: Path) -> None:
 def test_eval_retrieval_only_adds_the_row_searched_as_asked_with_guess_on(
     library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lecturetui.cli.base import Context
+    from lecturetui.cli.context import Context
     from lecturetui.core.answer import generation
     from lecturetui.core.models import hardware
     from tests.cli.test_cli import run
@@ -185,7 +186,7 @@ def test_eval_retrieval_only_adds_the_row_searched_as_asked_with_guess_on(
 
     class FakeModel(FakeGenerator):
         def __init__(self, path: Path, n_ctx: int = 4096, seed: int | None = None,
-                     device: str | None = None) -> None:  # fmt: skip
+                     placement: Placement | None = None) -> None:  # fmt: skip
             super().__init__(guesses={QUESTION: GUESS})
             made.append(path)
 

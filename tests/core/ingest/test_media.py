@@ -24,12 +24,8 @@ from lecturetui.core.ingest.speech import (
 )
 from lecturetui.core.lectures import Cue, Transcription
 from lecturetui.core.library import Library
-from lecturetui.core.models.whisper import (
-    BUNDLED_ASR,
-    assemble_whisper,
-    choose_device,
-    resolve_asr_model,
-)
+from lecturetui.core.models.placement import Placement, choose_device
+from lecturetui.core.models.whisper import BUNDLED_ASR, assemble_whisper, resolve_asr_model
 from lecturetui.core.paths import DataHome
 from lecturetui.core.storage.store import SCHEMA_VERSION, Store
 from lecturetui.core.storage.transcriptions import Transcriptions
@@ -302,7 +298,7 @@ def test_a_broken_model_folder_is_one_sentence(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "model.bin").write_bytes(b"\x06\x00\x00\x00 not a model")
     (folder / "config.json").write_text("{}")
-    asr = WhisperTranscriber(tmp_path, str(folder), device="cpu")
+    asr = WhisperTranscriber(tmp_path, str(folder), Placement("cpu"))
     assert asr.name == "my-whisper"
     with pytest.raises(LectureTuiError, match="cannot be loaded"):
         asr.load()
@@ -313,7 +309,7 @@ def test_an_unknown_language_is_one_sentence(library: Library, aula: Path) -> No
     """The real decoder and model (bundled, int8), stopped by the language before decoding."""
     from tests.conftest import MODELS_DIR
 
-    library.set_transcriber(WhisperTranscriber(MODELS_DIR, device="cpu"))
+    library.set_transcriber(WhisperTranscriber(MODELS_DIR, placement=Placement("cpu")))
     report = library.ingest([aula], IngestOptions(language="xx"))
     assert report.results[0].status == "failed"
     assert report.results[0].message.startswith("Whisper knows no language 'xx'")

@@ -14,6 +14,7 @@ from lecturetui.core.ingest.speech import WhisperTranscriber
 from lecturetui.core.lectures import Transcription
 from lecturetui.core.library import Library
 from lecturetui.core.models.parts import join_checked
+from lecturetui.core.models.placement import Placement
 from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR, assemble_whisper
 from lecturetui.core.paths import DataHome
 from tests.conftest import MODELS_DIR
@@ -25,7 +26,7 @@ SPEECH = Path(__file__).parents[2] / "fixtures" / "speech"
 @pytest.fixture(scope="session")
 def whisper() -> WhisperTranscriber:
     """Loaded once for the session (about half a second; the first run also assembles it)."""
-    transcriber = WhisperTranscriber(MODELS_DIR, device="cpu")
+    transcriber = WhisperTranscriber(MODELS_DIR, placement=Placement("cpu"))
     transcriber.load()
     return transcriber
 

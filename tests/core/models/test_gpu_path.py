@@ -14,13 +14,8 @@ from click.testing import CliRunner
 
 from lecturetui.cli import cli
 from lecturetui.core.models.devices import WorkloadPolicy, estimate_tokens
-from lecturetui.core.models.hardware import (
-    LlamaReport,
-    TorchReport,
-    backend_of,
-    parse_nvidia_smi,
-    problems,
-)
+from lecturetui.core.models.doctor import problems
+from lecturetui.core.models.hardware import LlamaReport, TorchReport, backend_of, parse_nvidia_smi
 
 ROOT = Path(__file__).resolve().parents[3]
 ARGS = ROOT / "scripts" / "llama_cmake_args.sh"

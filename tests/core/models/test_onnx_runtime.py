@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.models import runtime
+from lecturetui.core.models import hardware, runtime
 from lecturetui.core.models.onnx_export import EXPORT_VERSION, RECORD, read_record, usable, verify
+from lecturetui.core.models.placement import Placement, uses_onnx
 
 from tests.conftest import MODELS_DIR
 
@@ -74,7 +75,8 @@ def test_a_failed_export_leaves_pytorch_says_why_once_and_is_not_retried(
     monkeypatch.delenv("LECTURETUI_RUNTIME", raising=False)
     said: list[str] = []
     for _ in range(2):
-        emb = runtime.load_embedder(path, models, device="cpu", batch_size=8, notify=said.append)
+        emb = runtime.load_embedder(path, models, placement=Placement("cpu"), batch_size=8,
+                                    notify=said.append)  # fmt: skip
         assert isinstance(emb, _Torch) and _Torch.built[-1]["batch_size"] == 8
     assert len(tries) == 1  # remembered for these weights
     lines = [s for s in said if "PyTorch" in s]
@@ -82,7 +84,7 @@ def test_a_failed_export_leaves_pytorch_says_why_once_and_is_not_retried(
     assert not (tries[0] / RECORD).exists()  # nothing half-made is left where an export goes
     # other weights: tried again
     (path / "model.safetensors").write_bytes(b"other weights")
-    runtime.load_embedder(path, models, device="cpu")
+    runtime.load_embedder(path, models, placement=Placement("cpu"))
     assert len(tries) == 2
     # `models setup` says it in one sentence with a hint
     with pytest.raises(LectureTuiError, match="could not be exported") as caught:
@@ -94,19 +96,19 @@ def test_a_gpu_keeps_pytorch_and_the_setting_chooses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("LECTURETUI_RUNTIME", raising=False)
-    monkeypatch.setattr(runtime, "_accelerator", lambda: "cuda")
-    assert not runtime.uses_onnx() and runtime.uses_onnx(device="cpu")
-    monkeypatch.setattr(runtime, "_accelerator", lambda: "")
-    assert runtime.uses_onnx()
+    monkeypatch.setattr(hardware, "likely_accelerator", lambda: "cuda")
+    assert not uses_onnx(Placement()) and uses_onnx(Placement("cpu"))
+    monkeypatch.setattr(hardware, "likely_accelerator", lambda: "")
+    assert uses_onnx(Placement())
     monkeypatch.setenv("LECTURETUI_RUNTIME", "torch")
-    assert not runtime.uses_onnx(device="cpu")
+    assert not uses_onnx(Placement("cpu"))
     models, path = _model(tmp_path)
     monkeypatch.setattr(runtime, "E5Embedder", _Torch)
     assert isinstance(runtime.load_embedder(path, models), _Torch)
     assert not (models / "onnx").exists()  # nothing exported where PyTorch runs
     monkeypatch.setenv("LECTURETUI_RUNTIME", "tensorrt")
     with pytest.raises(LectureTuiError, match="Unknown runtime"):
-        runtime.uses_onnx()
+        uses_onnx(Placement())
 
 
 def test_an_export_of_other_weights_or_a_damaged_file_is_not_used(tmp_path: Path) -> None:

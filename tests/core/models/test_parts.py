@@ -107,7 +107,7 @@ def _steps(calls: list[str], failing: str) -> tuple[tuple[str, object], ...]:
 def test_prepare_reports_each_model_and_a_first_run_happens_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lecturetui.cli.base import Context
+    from lecturetui.cli.context import Context
 
     calls: list[str] = []
     monkeypatch.setattr(modelsetup, "STEPS", _steps(calls, failing="answers"))

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
+from lecturetui.core.models.placement import Placement
 
 _DONE = object()
 
@@ -82,7 +83,7 @@ class LlamaGenerator:
         redirect_stderr: bool = True,
         seed: int | None = None,
         temperature: float = 0.0,
-        device: str | None = None,
+        placement: Placement | None = None,
         flash_attn: bool | None = None,
         n_batch: int | None = None,
     ) -> None:
@@ -113,14 +114,13 @@ class LlamaGenerator:
                 _("llama-cpp-python is not installed, so answers cannot be written."),
                 hint=_("run the set-up again (make run); search still works"),
             ) from None
-        from lecturetui.core.models.hardware import llama_on_gpu, llama_report
-
-        build = llama_report()
+        where = placement or Placement()
+        build = where.llama
         offload = build is not None and build.gpu_offload
         # every layer on the GPU when the build can offload: a 1.5B model fits any GPU's memory,
         # and reading the prompt is what a CPU is slow at (bench/RESULTS.md, answer models);
-        # --device cpu keeps it on the CPU
-        self.gpu = llama_on_gpu(build, device)
+        # --device cpu keeps it on the CPU (core/models/placement.py)
+        self.gpu = where.answer_on_gpu
         self.backend = build.backend if self.gpu and build is not None else "CPU"
         layers = gpu_layers if gpu_layers is not None else (-1 if self.gpu else 0)
         if not offload:

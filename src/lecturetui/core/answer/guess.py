@@ -27,6 +27,7 @@ from lecturetui.core.question_options import GUESS_SETTINGS
 if TYPE_CHECKING:
     from lecturetui.core.answer.generation import Generator
     from lecturetui.core.library import Library
+    from lecturetui.core.models.placement import Placement
     from lecturetui.core.retrieval.asked import Asked
     from lecturetui.core.retrieval.scope import Scope
 
@@ -96,14 +97,12 @@ def wants_guess(setting: str, generator: Generator | None) -> bool:
     return generator is not None and (setting == "on" or (setting == "auto" and generator.gpu))
 
 
-def guess_planned(setting: str, device: str | None) -> bool:
-    """Before the answer model loads: will it guess? (`auto`: when this llama.cpp build can
-    offload to a GPU and the device is not the CPU, which is when the model will run there.)"""
+def guess_planned(setting: str, placement: Placement) -> bool:
+    """Before the answer model loads: will it guess? (`auto`: when the placement puts the answer
+    model on a GPU: core/models/placement.py.)"""
     if setting != "auto":
         return setting == "on"
-    from lecturetui.core.models.hardware import llama_on_gpu, llama_report
-
-    return llama_on_gpu(llama_report(), device)
+    return placement.answer_on_gpu
 
 
 def guesser_for(

@@ -83,7 +83,6 @@ class QuestionSettings:
     answer_tokens: int = 512
     keep: bool = True  # keep the answer in the history (eval does not)
     lecture: str | None = None  # the lecture open in the app ("resuma esta aula")
-    device: str | None = None  # where the answer model runs (to plan the guess before it loads)
 
 
 class ModelSource(Protocol):
@@ -279,7 +278,9 @@ def _search_helpers(
     languages as asked, and the translation would cost seconds before the quote), and the
     lecturer's guess when it is planned."""
     target = target_language(library, asked) if library.rerank_stage() is None else None
-    model = models.for_search(lambda: target is not None or guess_planned(s.guess, s.device))
+    model = models.for_search(
+        lambda: target is not None or guess_planned(s.guess, library.placement)
+    )
     translator = Translator(model, target) if model is not None and target else None
     return translator, guesser_for(library, model, s.guess, s.scope)
 

@@ -20,7 +20,8 @@ from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.ingest.media import SAMPLE_RATE, Cancelled, MediaError, decode_audio, probe
 from lecturetui.core.lectures import Cue, Transcription
-from lecturetui.core.models.whisper import DEFAULT_ASR, AsrDevice, choose_device, resolve_asr_model
+from lecturetui.core.models.placement import AsrDevice, Placement
+from lecturetui.core.models.whisper import DEFAULT_ASR, resolve_asr_model
 
 #: (seconds of audio done, seconds in all): what a progress bar of a transcription shows
 AudioProgress = Callable[[float, float], None]
@@ -59,14 +60,14 @@ class WhisperTranscriber:
         self,
         models_dir: Path,
         model: str | None = None,
-        device: str | None = None,
+        placement: Placement | None = None,
         notify: Callable[[str], None] | None = None,
         cpu_threads: int = 0,
         beam_size: int = 5,
     ) -> None:
         self.models_dir = models_dir
         self._asked_model = model
-        self._asked_device = device
+        self._placement = placement or Placement()
         self._notify = notify
         self.cpu_threads = cpu_threads
         self.beam_size = beam_size
@@ -82,7 +83,7 @@ class WhisperTranscriber:
             from faster_whisper import WhisperModel
 
             path, _name = resolve_asr_model(self.models_dir, self._asked_model, self._notify)
-            device = choose_device(self._asked_device)
+            device = self._placement.speech
             try:
                 self._model = self._whisper(WhisperModel, path, device)
             except (RuntimeError, OSError, ValueError) as exc:

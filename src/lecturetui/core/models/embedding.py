@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.models.devices import WorkloadPolicy, estimate_tokens
+from lecturetui.core.models.hardware import accelerator
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import feed
 from lecturetui.core.i18n import _
@@ -25,7 +26,6 @@ from lecturetui.core.models.tokens import TokenCounter, tokenizer_counter
 
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
-DEVICES = ("auto", "cuda", "mps", "cpu")
 
 Vectors = npt.NDArray[np.float32]
 BatchProgress = Callable[[int, int], None]
@@ -52,37 +52,6 @@ class Embedder(Protocol):
     def fingerprint(self) -> str: ...
 
 
-def accelerator() -> str:
-    """The accelerator torch can use here: "cuda", "mps" or "" (none)."""
-    import torch
-
-    if torch.cuda.is_available():
-        return "cuda"
-    mps = getattr(torch.backends, "mps", None)
-    return "mps" if mps is not None and mps.is_available() else ""
-
-
-def pick_device(requested: str | None = None) -> str:
-    """`auto`, or an explicit device checked against what torch can use (not trusted)."""
-    want = (requested or "auto").lower()
-    if want not in DEVICES:
-        raise LectureTuiError(
-            _("Unknown device {device!r}.").format(device=requested),
-            hint=_("use one of {choices}").format(choices=", ".join(DEVICES)),
-        )
-    if want in ("auto", "cpu"):
-        return want
-    has = accelerator()
-    if want == "cuda" and has != "cuda":
-        raise LectureTuiError(
-            _("No CUDA GPU is available to torch here."),
-            hint=_("use --device cpu, or install the CUDA build of torch (see the README)"),
-        )
-    if want == "mps" and has != "mps":
-        raise LectureTuiError(_("Apple's MPS is not available here."), hint=_("use --device cpu"))
-    return want
-
-
 def quiet_hf() -> None:
     """Keep transformers' and the hub's progress bars and warnings off the user's terminal."""
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
@@ -103,20 +72,20 @@ class E5Embedder:
         self,
         path: Path,
         model_id: str | None = None,
-        device: str | None = None,
+        device: str = "auto",
         batch_size: int = 32,
         accelerator_dtype: str = "float16",
     ) -> None:
+        """`device`: PyTorch's, as a placement checked it (core/models/placement.py)."""
         quiet_hf()
-        requested = pick_device(device)
         # auto: start on the CPU and move to the accelerator when the work pays for its start
-        # (devicepolicy.py); an explicit device is kept whatever the work
+        # (devices.py); an explicit device is kept whatever the work
         self.policy: WorkloadPolicy | None = None
-        if requested == "auto":
+        if device == "auto":
             found = accelerator()
             self.policy = WorkloadPolicy.for_accelerator(found) if found else None
-            requested = "cpu"
-        self.device = requested
+            device = "cpu"
+        self.device = device
         # float16 halves the memory and time on a GPU; models whose activations overflow in it
         # (Gemma 3) run in bfloat16 there instead
         self.accelerator_dtype = accelerator_dtype

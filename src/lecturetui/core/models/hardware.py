@@ -1,5 +1,6 @@
-"""What the machine offers and what lecturetui uses of it: GPUs, torch's devices, llama.cpp's
-backend. `lecturetui doctor` and the app's library screen show it.
+"""What the machine offers: GPUs, torch's devices, llama.cpp's backend. Where each model runs
+is decided from it in core/models/placement.py; `lecturetui doctor` and the app's library
+screen show it (core/models/doctor.py).
 
 Nothing heavy is imported at module level: `nvidia-smi` is asked directly (no torch needed to
 list GPUs), torch and llama_cpp are imported only by the functions that report on them.
@@ -8,17 +9,12 @@ list GPUs), torch and llama_cpp are imported only by the functions that report o
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import subprocess
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass
 from pathlib import Path
-
-from lecturetui.core.i18n import _
-
-CUDA_HINT = (
-    'CMAKE_ARGS="-DGGML_CUDA=on" .venv/bin/pip install --force-reinstall --no-deps '
-    "--no-cache-dir llama-cpp-python"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,20 +44,6 @@ class LlamaReport:
     backend: str  # "CUDA", "Metal", "Vulkan", ... or "CPU"
     gpu_offload: bool  # llama_supports_gpu_offload()
     system_info: str
-
-
-@dataclass(frozen=True, slots=True)
-class Doctor:
-    """Everything `lecturetui doctor` shows; `problems` are sentences with their hints."""
-
-    gpus: list[Gpu]
-    nvcc: str  # path of CUDA's compiler, "" when absent
-    torch: TorchReport | None
-    llama: LlamaReport | None
-    embedder_device: str  # where E5 runs now ("cuda (float16)", "cpu (float32)", ...)
-    llm_device: str  # where the answer model runs ("CUDA, all 29 layers", "CPU", ...)
-    problems: list[str] = field(default_factory=list)
-    asr_device: str = ""  # where speech recognition runs ("cuda (float16)", "cpu (int8)")
 
 
 def nvidia_gpus(timeout: float = 5.0) -> list[Gpu]:
@@ -149,96 +131,26 @@ def llama_report() -> LlamaReport | None:
     )
 
 
-def llama_on_gpu(build: LlamaReport | None, device: str | None) -> bool:
-    """Does the answer model run on a GPU? When this llama.cpp build can offload and `--device`
-    is not `cpu` (every layer then goes there: core/answer/generation.py)."""
-    return build is not None and build.gpu_offload and (device or "auto") != "cpu"
+def accelerator() -> str:
+    """The accelerator torch can use here: "cuda", "mps" or "" (none)."""
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    return "mps" if mps is not None and mps.is_available() else ""
 
 
-def problems(gpus: list[Gpu], nvcc: str, torch: TorchReport | None,
-             llama: LlamaReport | None) -> list[str]:  # fmt: skip
-    """Why a GPU that is there is not used, each as one sentence with the command that fixes it."""
-    out = []
-    if gpus and torch is not None and not torch.cuda_available:
-        why = (
-            _("a CPU build")
-            if not torch.cuda_build
-            else _("built for CUDA {version}").format(version=torch.cuda_build)
-        )
-        out.append(
-            # TRANSLATORS: {build} is "a CPU build" or "built for CUDA 12.6"
-            _(
-                "torch ({version}, {build}) cannot use the {gpu}: the embedding model runs on the"
-                " CPU. Install a CUDA build: {command}"
-            ).format(
-                version=torch.version,
-                build=why,
-                gpu=gpus[0].name,
-                command=".venv/bin/pip install --force-reinstall torch "
-                "--index-url https://download.pytorch.org/whl/cu126",
-            )
-        )
-    if gpus and llama is not None and not llama.gpu_offload:
-        if nvcc:
-            out.append(
-                _(
-                    "llama.cpp was built for the CPU although CUDA's compiler is here ({nvcc}):"
-                    " answers run on the CPU. Rebuild it: make setup (or {command})"
-                ).format(nvcc=nvcc, command=CUDA_HINT)
-            )
-        else:
-            out.append(
-                _(
-                    "llama.cpp was built for the CPU and CUDA's compiler (nvcc) is not installed,"
-                    " so answers run on the CPU although a {gpu} is here. Install the CUDA"
-                    " toolkit, then: {command}"
-                ).format(gpu=gpus[0].name, command=CUDA_HINT)
-            )
-    if llama is None:
-        out.append(
-            _("llama-cpp-python is not installed: search works, answers do not. Run make setup")
-        )
-    if torch is None:
-        out.append(_("torch is not installed: nothing can be embedded. Run make setup"))
-    return out
+def likely_accelerator() -> str:
+    """The accelerator torch could use, without importing torch where it cannot have one."""
+    import importlib.metadata
 
-
-def diagnose(
-    embedder: object | None = None, generator: object | None = None, device: str | None = None
-) -> Doctor:
-    """The machine and, for the models given (loaded by the caller), where they run."""
-    gpus = nvidia_gpus()
-    nvcc = find_nvcc()
-    torch = torch_report()
-    llama = llama_report()
-    if embedder is None:
-        emb = _("not loaded")
-    else:
-        device = str(getattr(embedder, "device", "?"))
-        planned = str(getattr(embedder, "planned", device))
-        from lecturetui.core.models.runtime import runtime_of
-
-        emb = f"{planned} ({getattr(embedder, 'dtype', '?')}, {runtime_of(embedder)})"
-    llm = _("not loaded") if generator is None else str(getattr(generator, "placement", "?"))
-    found = problems(gpus, nvcc, torch, llama)
-    if generator is not None and llama is not None and llama.gpu_offload and llm == "CPU":
-        found.append(_("The answer model runs on the CPU because --device cpu was given."))
-    asr = speech_device(device)
-    if gpus and device in (None, "auto", "cuda") and asr.startswith("cpu"):
-        found.append(
-            _(
-                "CTranslate2 sees no GPU: transcription runs on the CPU (int8). Its PyPI wheel"
-                " needs CUDA 12's cuBLAS and cuDNN 9 libraries ({command})."
-            ).format(command="pip install nvidia-cublas-cu12 nvidia-cudnn-cu12")
-        )
-    return Doctor(gpus, nvcc, torch, llama, emb, llm, found, asr)
-
-
-def speech_device(device: str | None) -> str:
-    """Where faster-whisper would run: "cuda (float16)" or "cpu (int8)" (CTranslate2's view)."""
+    if sys.platform == "darwin":
+        return "mps" if platform.machine() == "arm64" else ""
     try:
-        from lecturetui.core.models.whisper import choose_device
-
-        return str(choose_device(device))
-    except ImportError:  # pragma: no cover - faster-whisper is a dependency
-        return _("unavailable (CTranslate2 is not installed)")
+        version = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+    if "+cpu" in version:
+        return ""
+    return accelerator()

@@ -11,21 +11,16 @@ there), and wherever the export cannot be made or loaded, with one line saying w
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
-import os
-import platform
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
-from lecturetui.core.models.embedding import E5Embedder, Embedder, pick_device, weights_hash
+from lecturetui.core.models.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.models.onnx_export import EXPORT_VERSION, export, export_dir, usable, verify
+from lecturetui.core.models.placement import NAMES, Placement, graph_runtime
 
-RUNTIMES = ("auto", "torch", "openvino", "onnxruntime")
-NAMES = {"openvino": "OpenVINO", "onnxruntime": "ONNX Runtime"}
 TORCH = "PyTorch"
 #: beside an export that failed, so that it is not tried again for the same weights
 FAILED = "failed.json"
@@ -33,48 +28,9 @@ FAILED = "failed.json"
 Notify = Callable[[str], None]
 
 
-def wanted_runtime(runtime: str | None = None) -> str:
-    want = (runtime or os.environ.get("LECTURETUI_RUNTIME") or "auto").strip().lower()
-    if want not in RUNTIMES:
-        raise LectureTuiError(
-            _("Unknown runtime {runtime!r}.").format(runtime=want),
-            hint=_("set LECTURETUI_RUNTIME to one of {choices}").format(
-                choices=", ".join(RUNTIMES)
-            ),
-        )
-    return want
-
-
 def runtime_of(embedder: object) -> str:
     """The runtime's name as doctor and the app show it."""
     return NAMES.get(str(getattr(embedder, "runtime", "")), TORCH)
-
-
-def graph_runtime(runtime: str | None = None) -> str:
-    """What runs the exported graph: OpenVINO when it is installed, else ONNX Runtime."""
-    want = wanted_runtime(runtime)
-    if want in NAMES:
-        return want
-    try:
-        import openvino  # noqa: F401
-    except ImportError:
-        return "onnxruntime"
-    return "openvino"
-
-
-def _accelerator() -> str:
-    """The accelerator torch could use, without importing torch where it cannot have one."""
-    if sys.platform == "darwin":
-        return "mps" if platform.machine() == "arm64" else ""
-    try:
-        version = importlib.metadata.version("torch")
-    except importlib.metadata.PackageNotFoundError:
-        return ""
-    if "+cpu" in version:
-        return ""
-    from lecturetui.core.models.embedding import accelerator
-
-    return accelerator()
 
 
 def _marker(folder: Path) -> Path:
@@ -118,15 +74,6 @@ def ensure_export(path: Path, models_dir: Path, notify: Notify | None = None) ->
     return folder
 
 
-def uses_onnx(device: str | None = None, runtime: str | None = None) -> bool:
-    """Whether the embedders run from their ONNX export here (else on PyTorch)."""
-    want = wanted_runtime(runtime)
-    if want != "auto":
-        return want in NAMES
-    requested = pick_device(device)
-    return requested == "cpu" or (requested == "auto" and not _accelerator())
-
-
 def prepare_export(path: Path, models_dir: Path, notify: Notify | None = None) -> Path:
     """`models setup`: the model's export made (or found) and its file checked against its
     sha256; an export that fails is said in one sentence (the model then runs on PyTorch)."""
@@ -162,19 +109,20 @@ def load_embedder(
     models_dir: Path,
     *,
     model_id: str | None = None,
-    device: str | None = None,
+    placement: Placement | None = None,
     batch_size: int = 32,
     accelerator_dtype: str = "float16",
-    runtime: str | None = None,
     notify: Notify | None = None,
 ) -> Embedder:
-    """The embedder for a model folder on the runtime that suits this machine."""
-    if uses_onnx(device, runtime):
+    """The embedder for a model folder where `placement` (by default: as `auto` places it) puts
+    it: from its ONNX export, else on PyTorch."""
+    where = placement or Placement()
+    if where.embedders.onnx:
         try:
             from lecturetui.core.models.onnx_embedder import OnnxEmbedder
 
             folder = ensure_export(path, models_dir, notify)
-            return OnnxEmbedder(path, folder, model_id, graph_runtime(runtime), notify)
+            return OnnxEmbedder(path, folder, model_id, graph_runtime(where.runtime), notify)
         except ImportError as exc:
             reason = (
                 _("{package} is not installed").format(package=exc.name)
@@ -189,5 +137,5 @@ def load_embedder(
                     model=path.name, reason=reason
                 )
             )
-    return E5Embedder(path, model_id=model_id, device=device, batch_size=batch_size,
+    return E5Embedder(path, model_id=model_id, device=where.torch_device, batch_size=batch_size,
                       accelerator_dtype=accelerator_dtype)  # fmt: skip

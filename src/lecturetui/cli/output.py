@@ -1,0 +1,90 @@
+"""The command line's output: the console, errors as one sentence and a hint, counts, JSON, notes."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, NoReturn, TypeVar
+
+from lecturetui.core.i18n import _, decimal, ngettext
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from lecturetui.core.lectures import Lecture
+    from lecturetui.core.storage.store import Store
+
+T = TypeVar("T")
+
+
+def console(stderr: bool = False) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+#: exit codes: a runtime error (bad file, missing model, no such lecture) and a usage error
+#: (options that do not go together; click's own code for bad options)
+RUNTIME_ERROR = 1
+USAGE_ERROR = 2
+
+
+def fail(message: str, hint: str | None = None, code: int = RUNTIME_ERROR) -> NoReturn:
+    err = console(stderr=True)
+    err.print("[bold red]" + _("error:") + f"[/] {message}", soft_wrap=True)
+    if hint:
+        err.print("[dim]" + _("hint:") + f"[/] {hint}", soft_wrap=True)
+    sys.exit(code)
+
+
+def segment_count(n: int) -> str:
+    """`1 segment`, `1,204 segments`, in the current language."""
+    return ngettext("{n} segment", "{n} segments", n).format(n=decimal(n, 0))
+
+
+def lecture_count(n: int) -> str:
+    """`1 lecture`, `12 lectures`, in the current language."""
+    return ngettext("{n} lecture", "{n} lectures", n).format(n=decimal(n, 0))
+
+
+def one_lecture(store: Store, name: str) -> Lecture:
+    """The one lecture `name` (an id, a title or a unique prefix) names, or one sentence."""
+    matches = store.resolve_lecture(name)
+    if not matches:
+        fail(
+            _("No lecture matches {name}.").format(name=repr(name)),
+            hint=_("`lecturetui lectures` lists them"),
+        )
+    if len(matches) > 1:
+        names = ", ".join(m.id for m in matches[:8])
+        fail(
+            _("{name} matches {n} lectures: {names}.").format(
+                name=repr(name), n=len(matches), names=names
+            ),
+            hint=_("give the full id"),
+        )
+    return matches[0]
+
+
+def json_text(payload: object) -> str:
+    """The one way the CLI writes JSON: `{"schema": 1, ...}` from typed records
+    (core/records.py) or a dict of them."""
+    import json
+
+    from lecturetui.core.records import envelope
+
+    return json.dumps(envelope(payload), ensure_ascii=False, indent=2)
+
+
+def note(message: str) -> None:
+    console(stderr=True).print(f"[dim]{message}[/]", soft_wrap=True)
+
+
+def renamed(value: T | None, old: str, new: str) -> T | None:
+    """An option's value given under its old spelling (kept for one release): a note says so."""
+    if value is not None:
+        note(
+            _("`{old}` is now `{new}`; the old spelling goes in the next release.").format(
+                old=old, new=new
+            )
+        )
+    return value
