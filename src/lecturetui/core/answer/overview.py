@@ -122,10 +122,10 @@ def write_gist(
     return Written(GIST, 0.0, text, tuple(u.sentence for u in checked.unsupported))
 
 
-def summary_language(lecture: Lecture, asked: str | None = None) -> str:
-    """The language a summary is written in: the question's, else the lecture's (by name)."""
-    if asked:
-        return asked
+def summary_language(lecture: Lecture, question: str | None = None) -> str:
+    """The language a summary is written in: the question's (by name), else the lecture's."""
+    if question:
+        return question
     return language_name(lecture.language) if lecture.language else "English"
 
 
