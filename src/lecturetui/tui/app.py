@@ -195,11 +195,9 @@ class LectureApp(Translated, App[None]):
     def read_old_chapters(self) -> None:
         """The chapters of lectures stored before chapters were kept, looked for once (their
         info files); leaving the app stops it between two lectures."""
-        from lecturetui.core.study.outline import read_missing
-
         worker = get_current_worker()
-        store = self.services.library.store
-        total = len(store.chapters_unread())
+        library = self.services.library
+        total = library.unread_chapters()
         if not total:
             return
         self.post_message(ChaptersProgress(0, total))
@@ -208,7 +206,7 @@ class LectureApp(Translated, App[None]):
             if done < all_:  # the last one is posted with what was gained
                 self.post_message(ChaptersProgress(done, all_))
 
-        gained = read_missing(store, on_lecture, cancel=lambda: worker.is_cancelled)
+        gained = library.read_missing_chapters(on_lecture, cancel=lambda: worker.is_cancelled)
         self.post_message(ChaptersProgress(total, total, gained))
 
     def on_chapters_progress(self, event: ChaptersProgress) -> None:

@@ -220,12 +220,11 @@ class MainScreen(Translated, Welcome, AskingScreen):
 
     @work(thread=True, exclusive=True, group="map", exit_on_error=False)
     def build_map(self, question: str, hits: list[HitRecord]) -> None:
-        from lecturetui.core.study.course_map import course_map
         from lecturetui.tui.mapscreen import MapScreen
 
         library = self.ctx.services.library
         self.ctx.models.ready.wait()
-        rows = course_map(library.store, hits, lambda ids: library.window_scores(question, ids))
+        rows = library.course_map(question, hits)
         self.app.call_from_thread(self.app.push_screen, MapScreen(question, rows, hits))
 
     def current_hit(self) -> HitRecord | None:
