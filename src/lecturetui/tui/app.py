@@ -45,6 +45,9 @@ class LectureApp(Translated, App[None]):
         Binding("B", "bookmarks", N_("Bookmarks"), key_display="B"),
         Binding("question_mark", "help", N_("Help"), key_display="?"),
         Binding("q", "quit", N_("Quit"), show=False),
+        # the help and the library from anywhere, the question box too (where ? and l are typed)
+        Binding("f1", "help", N_("Help"), show=False),
+        Binding("ctrl+l", "library", N_("Library"), show=False),
         # Textual's own (it adds it when the app has none), named in the app's language
         Binding(
             "ctrl+p",
@@ -265,7 +268,8 @@ class LectureApp(Translated, App[None]):
         self.push_screen(EvalRunsScreen(self.services.runs.list()))
 
     def action_library(self) -> None:
-        self.push_screen(LibraryScreen())
+        if not isinstance(self.screen, LibraryScreen):
+            self.push_screen(LibraryScreen())
 
     def action_bookmarks(self) -> None:
         self.push_screen(BookmarksScreen())
