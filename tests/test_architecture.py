@@ -58,7 +58,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_graph_is_read() -> None:
     graph = import_graph()
-    assert "lecturetui.core.storage.store" in graph["lecturetui.core.library"]
+    assert "lecturetui.core.storage.store" in graph["lecturetui.core.library_contents"]
     assert "lecturetui.tui.mainscreen" in graph["lecturetui.tui.app"]
 
 
@@ -107,7 +107,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ingest",),
     ("retrieval",),
     ("study",),
-    ("indexes", "library", "watch"),
+    ("indexes", "library", "library_contents", "library_embedder", "watch"),
     ("answer",),
     ("session",),
     ("evaluation",),
@@ -409,3 +409,37 @@ def test_the_library_check_finds_a_second_construction() -> None:
         "def open_it(home):\n    return library.Library(home), Library(home, placement=None)\n"
     )
     assert library_constructions(tree) == 2
+
+
+def store_reads(path: Path) -> list[str]:
+    """Where a module reads the library's store: an attribute named `store` (`library.store`)
+    or an import of core/storage/."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr == "store":
+            found.append(f"{path.name}:{node.lineno} .store")
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        if any(n.startswith("lecturetui.core.storage") for n in names):
+            found.append(f"{path.name}:{node.lineno} import of core/storage")
+    return found
+
+
+def test_the_app_asks_the_library_never_its_store() -> None:
+    """The app reads lectures, chapters and segments through core/library.py's `Library`, so
+    no screen depends on the store's tables."""
+    found = [hit for path in sorted((SRC / "tui").rglob("*.py")) for hit in store_reads(path)]
+    assert found == []
+
+
+def test_the_store_check_finds_a_read(tmp_path: Path) -> None:
+    screen = tmp_path / "screen.py"
+    screen.write_text(
+        "from lecturetui.core.storage.store import Store\n"
+        "def chapters(library):\n    return library.store.chapters('x')\n",
+        encoding="utf-8",
+    )
+    assert store_reads(screen) == ["screen.py:1 import of core/storage", "screen.py:3 .store"]

@@ -393,6 +393,50 @@ async def test_history_reopens_an_old_answer_and_help_lists_keys(home: Path) -> 
         await pilot.press("escape")
 
 
+async def test_the_keys_the_first_screen_names_work_from_the_question_box(home: Path) -> None:
+    app = make_app(home)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        box = app.query_one("#question", Input)
+        assert app.focused is box  # where the student starts
+        guide = answer_text(app)
+        assert "? or F1" in guide and "Ctrl+L" in guide
+        await pilot.press("question_mark")  # on the empty box: the help, nothing typed
+        assert isinstance(app.screen, HelpScreen) and box.value == ""
+        await pilot.press("escape")
+        assert app.focused is box
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        assert app.focused is box
+        await pilot.press("ctrl+l")
+        assert isinstance(app.screen, LibraryScreen)
+        await pilot.press("ctrl+l")  # already there: not a second one
+        assert sum(isinstance(s, LibraryScreen) for s in app.screen_stack) == 1
+        await pilot.press("escape")
+        assert app.focused is box
+        await pilot.press("w", "h", "y", "question_mark", "l")  # after text, ? and l are typed
+        assert box.value == "why?l" and app.screen is app.main
+
+
+async def test_an_empty_library_names_the_key_that_opens_it_from_the_question_box(
+    home: Path,
+) -> None:
+    app = make_app(home, ingest=False)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "Ctrl+L" in answer_text(app)
+        await pilot.press("l")  # the list of lectures has the focus: l opens the library too
+        assert isinstance(app.screen, LibraryScreen)
+        await pilot.press("escape", "slash")
+        box = app.query_one("#question", Input)
+        assert app.focused is box
+        await pilot.press("ctrl+l")
+        assert isinstance(app.screen, LibraryScreen) and box.value == ""
+
+
 @pytest.mark.slow
 async def test_end_to_end_with_the_real_small_models(home: Path, e5) -> None:  # type: ignore[no-untyped-def]
     """The app over the seed corpus with the real E5 and the real 0.5B answer model."""

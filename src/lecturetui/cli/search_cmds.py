@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import time
 from typing import TYPE_CHECKING
 
@@ -57,10 +56,7 @@ def search_cmd(
     result = library.search(question, k, exact=exact, mode=mode, scope=scope)
     rows = []
     if as_map:
-        from lecturetui.core.study.course_map import course_map
-
-        scorer = functools.partial(library.window_scores, question)
-        rows = course_map(library.store, [h.record() for h in result.hits], scorer)
+        rows = library.course_map(question, [h.record() for h in result.hits])
     if as_json:
         payload: dict[str, object] = {
             "question": question, "mode": mode, "hits": [h.record() for h in result.hits]

@@ -8,7 +8,8 @@ those below it (tests/test_architecture.py checks it):
 - ingest/: files to stored segments (formats, repairs, segmenting, audio and video, yt-dlp)
 - retrieval/: vector indexes, BM25, fusion, re-ranking, scopes
 - study/: bookmarks, moments, saved answers and their export
-- library.py (the Library every face uses) and watch.py (a watched folder)
+- library.py (the Library every face uses; what it holds in library_contents.py, its embedding
+  model in library_embedder.py) and watch.py (a watched folder)
 - answer/: evidence, prompts, the answer models, and the question pipeline (answer/question.py)
 - evaluation/: the evaluation of questions, as the seed reports do it
 """

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -24,14 +24,17 @@ from lecturetui.core.ingest.speech import (
 )
 from lecturetui.core.language import language_code, tell
 from lecturetui.core.language import preload as preload_language
-from lecturetui.core.lectures import Lecture, StoredSegment
-from lecturetui.core.models.embedding import Embedder, weights_hash
-from lecturetui.core.models.locate import Notify, resolve_embed_model
+from lecturetui.core.lectures import Lecture
+from lecturetui.core.library_contents import LibraryContents, Progress
+from lecturetui.core.library_embedder import LibraryEmbedder
+from lecturetui.core.models.embedding import Embedder
+from lecturetui.core.models.locate import Notify
 from lecturetui.core.models.placement import Placement
-from lecturetui.core.models.runtime import load_embedder, runtime_of
+from lecturetui.core.models.runtime import load_embedder
 from lecturetui.core.models.tokens import TokenCounter
 from lecturetui.core.paths import DataHome
 from lecturetui.core.question_options import DEFAULT_MODE, MODES
+from lecturetui.core.records import HitRecord
 from lecturetui.core.retrieval.asked import Asked, Once
 from lecturetui.core.retrieval.rerank import RerankConfig, RerankStage
 from lecturetui.core.retrieval.scope import ResolvedScope, Scope, resolve
@@ -42,46 +45,20 @@ from lecturetui.core.retrieval.vector_index import (
     VectorIndex,
     unit_vector,
 )
-from lecturetui.core.storage.history import History
 from lecturetui.core.storage.overviews import Overviews
-from lecturetui.core.storage.store import Store
-from lecturetui.core.study.bookmarks import Bookmarks
+from lecturetui.core.study.course_map import MapRow, course_map
 from lecturetui.core.study.outline import chapters
 from lecturetui.core.study.parts import Part, lecture_parts
-from lecturetui.core.study.saved import SavedAnswer, saved_answer
-from lecturetui.core.study.topics import Topic, topics
 
-Progress = Callable[[int, int], None]
 #: `off` turns the re-ranking stage off (search with E5 and BM25 alone)
 ENV_RERANK = "LECTURETUI_RERANK"
 
 __all__ = ["Hit", "Library", "Progress", "SearchResult"]
 
 
-class _LazyCounter(TokenCounter):
-    """The embedder's tokenizer, loaded only when a file really needs segmenting."""
-
-    def __init__(self, library: Library, name: str) -> None:
-        super().__init__(overhead=0)
-        self.name = name
-        self._library = library
-        self._real: TokenCounter | None = None
-
-    def _get(self) -> TokenCounter:
-        if self._real is None:
-            self._real = self._library.embedder.token_counter()
-            self.overhead = self._real.overhead
-        return self._real
-
-    def count(self, text: str) -> int:
-        return self._get().count(text)
-
-    def total(self, text: str) -> int:
-        return self._get().total(text)
-
-
-class Library:
-    """A data home's library: store, embedding model and vector index, loaded as needed."""
+class Library(LibraryContents):
+    """A data home's library: its contents (library_contents.py), the embedding models and the
+    vector indexes, loaded as needed."""
 
     def __init__(
         self,
@@ -97,18 +74,14 @@ class Library:
         EmbeddingGemma from the models folder when it is installed. `rerank=False`: E5 alone
         (None: on with a `reranker`, else as $LECTURETUI_RERANK says, on unless `off`).
         `placement`: where its models run (core/models/placement.py; the session's)."""
-        self.home = home
-        self._embed_model = embed_model
+        super().__init__(home)
         #: where the models run: the embedders, speech recognition, and the answer model's GPU
         #: that the pipeline plans its guess by (core/answer/guess.py)
         self.placement = placement or Placement()
-        self._embedder = embedder
         self._notify = notify
-        self._store: Store | None = None
+        self._e5 = LibraryEmbedder(home.models_dir, embed_model, self.placement, embedder, notify)
         self._indexes = Indexes(home, lambda: self.embedder,
-                                lambda: (self.model_id, self._model_hash()), lambda: self.store)  # fmt: skip
-        self._model_path: Path | None = None
-        self._model_id: str | None = embedder.model_id if embedder else None
+                                lambda: (self.model_id, self._e5.fingerprint()), lambda: self.store)  # fmt: skip
         self._transcribers: dict[str | None, Transcriber] = {}
         self._reranker = reranker
         if rerank is None:
@@ -120,51 +93,18 @@ class Library:
 
     # -- parts -------------------------------------------------------------------------------
     @property
-    def store(self) -> Store:
-        if self._store is None:
-            self._store = Store(self.home.db_path)
-        return self._store
-
-    def _resolve_model(self) -> tuple[Path, str]:
-        if self._model_path is None:
-            self._model_path, self._model_id = resolve_embed_model(
-                self.home.models_dir, self._embed_model, self._notify
-            )
-        assert self._model_id is not None
-        return self._model_path, self._model_id
-
-    @property
     def model_id(self) -> str:
-        if self._model_id is None:
-            self._resolve_model()
-        assert self._model_id is not None
-        return self._model_id
-
-    def _model_hash(self) -> str:
-        if self._embedder is not None:
-            return self._embedder.fingerprint()
-        path, _model_id = self._resolve_model()
-        return weights_hash(path)
+        """The embedding model's name (core/library_embedder.py)."""
+        return self._e5.model_id
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            path, model_id = self._resolve_model()
-            self._embedder = load_embedder(path, self.home.models_dir, model_id=model_id,
-                                           placement=self.placement, notify=self._notify)  # fmt: skip
-            if self._notify:
-                self._notify(
-                    # TRANSLATORS: "intfloat/multilingual-e5-small on cpu (OpenVINO)"
-                    _("{model} on {device} ({runtime})").format(
-                        model=model_id,
-                        device=self._embedder.device,
-                        runtime=runtime_of(self._embedder),
-                    )
-                )
-        return self._embedder
+        """The embedding model, loaded on first use."""
+        return self._e5.embedder
 
     def token_counter(self) -> TokenCounter:
-        return _LazyCounter(self, f"tokenizer:{self.model_id}")
+        """Its tokenizer, loaded when a file needs segmenting."""
+        return self._e5.token_counter()
 
     def index(self, create: bool = True) -> VectorIndex | None:
         """E5's index of the windows (core/indexes.py)."""
@@ -241,33 +181,7 @@ class Library:
         """Use `transcriber` for --asr-model `model` (tests, benchmarks: a model already loaded)."""
         self._transcribers[model] = transcriber
 
-    # -- what the faces read (so no screen or command touches the store's tables) ----------------
-    def lectures(self) -> list[Lecture]:
-        return self.store.lectures()
-
-    def lecture(self, lecture_id: str) -> Lecture | None:
-        return self.store.lecture(lecture_id)
-
-    def update_lecture(
-        self,
-        lecture_id: str,
-        title: str | None = None,
-        course: str | None = None,
-        url: str | None = None,
-    ) -> None:
-        """Change a lecture's title, course or link (None: unchanged; "" clears a course or a
-        link); nothing is embedded again."""
-        self.store.update_lecture(lecture_id, title, course, url)
-
-    def segment(self, segment_id: int) -> StoredSegment | None:
-        return self.store.segments_by_id([segment_id]).get(segment_id)
-
-    def neighbours(self, segment: StoredSegment) -> list[StoredSegment]:
-        return self.store.neighbours(segment)
-
-    def counts(self) -> tuple[int, int]:
-        return self.store.counts()
-
+    # -- a lecture's parts and summaries (core/study/parts.py, core/answer/overview.py) ------
     def parts(self, lecture: Lecture) -> list[Part]:
         """The lecture's parts (core/study/parts.py): its author's chapters, else cut where the
         subject changes, from the E5 vectors the unit index holds (no model runs)."""
@@ -278,9 +192,8 @@ class Library:
                 return np.zeros((len(labels), 1), dtype=np.float32)  # chapters or one part
             return units.vectors(labels)
 
-        made = lecture_parts(self.store.segments(lecture.id), chapters(self.store, lecture),
+        return lecture_parts(self.store.segments(lecture.id), chapters(self.store, lecture),
                              vectors, MAX_UNITS)  # fmt: skip
-        return made
 
     def scoped(self, scope: Scope | None) -> ResolvedScope | None:
         """The lectures and segments a scope covers (None: no scope, the whole library)."""
@@ -291,23 +204,6 @@ class Library:
         """The summaries written of the lectures, part by part (core/storage/overviews.py)."""
         return Overviews(self.store)
 
-    def topics(self, n: int = 3) -> list[Topic]:
-        """Terms the lectures dwell on, one per lecture (core/study/topics.py)."""
-        return topics(self.store, n)
-
-    @property
-    def history(self) -> History:
-        """The questions asked here and their answers (core/storage/history.py)."""
-        return History(self.store)
-
-    def bookmarks(self) -> Bookmarks:
-        """The bookmarks kept in the library (core/study/bookmarks.py), for this thread."""
-        return Bookmarks(self.store.connection)
-
-    def saved_answer(self, entry_id: int | None = None) -> SavedAnswer:
-        """A history entry (default: the latest) as an answer to export."""
-        return saved_answer(self.history, entry_id)
-
     def warm(self, rerank: bool = True) -> None:
         """Load the embedding models and the index now (the app does this while the user types);
         `rerank=False`: all but the re-ranking model."""
@@ -317,11 +213,6 @@ class Library:
         stage = self.rerank_stage() if rerank else None
         if stage is not None:
             stage.index()
-
-    def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
 
     # -- ingest ------------------------------------------------------------------------------
     def ingest(
@@ -455,6 +346,11 @@ class Library:
                 hint=_("run `lecturetui reindex`"),
             )
         return run_search(self, asked, k, exact, mode, scoped, self.rerank_stage(), rerank_config)
+
+    def course_map(self, question: str, hits: Sequence[HitRecord]) -> list[MapRow]:
+        """Where the question's hits' lectures come back to it: every window of theirs scored
+        by `window_scores` (core/study/course_map.py)."""
+        return course_map(self.store, hits, lambda ids: self.window_scores(question, ids))
 
     def window_scores(self, question: str, segment_ids: list[int]) -> dict[int, float]:
         """How close each of these windows is to the question: EmbeddingGemma's cosine when it

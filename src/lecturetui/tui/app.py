@@ -45,6 +45,9 @@ class LectureApp(Translated, App[None]):
         Binding("B", "bookmarks", N_("Bookmarks"), key_display="B"),
         Binding("question_mark", "help", N_("Help"), key_display="?"),
         Binding("q", "quit", N_("Quit"), show=False),
+        # the help and the library from anywhere, the question box too (where ? and l are typed)
+        Binding("f1", "help", N_("Help"), show=False),
+        Binding("ctrl+l", "library", N_("Library"), show=False),
         # Textual's own (it adds it when the app has none), named in the app's language
         Binding(
             "ctrl+p",
@@ -195,11 +198,9 @@ class LectureApp(Translated, App[None]):
     def read_old_chapters(self) -> None:
         """The chapters of lectures stored before chapters were kept, looked for once (their
         info files); leaving the app stops it between two lectures."""
-        from lecturetui.core.study.outline import read_missing
-
         worker = get_current_worker()
-        store = self.services.library.store
-        total = len(store.chapters_unread())
+        library = self.services.library
+        total = library.unread_chapters()
         if not total:
             return
         self.post_message(ChaptersProgress(0, total))
@@ -208,7 +209,7 @@ class LectureApp(Translated, App[None]):
             if done < all_:  # the last one is posted with what was gained
                 self.post_message(ChaptersProgress(done, all_))
 
-        gained = read_missing(store, on_lecture, cancel=lambda: worker.is_cancelled)
+        gained = library.read_missing_chapters(on_lecture, cancel=lambda: worker.is_cancelled)
         self.post_message(ChaptersProgress(total, total, gained))
 
     def on_chapters_progress(self, event: ChaptersProgress) -> None:
@@ -267,7 +268,8 @@ class LectureApp(Translated, App[None]):
         self.push_screen(EvalRunsScreen(self.services.runs.list()))
 
     def action_library(self) -> None:
-        self.push_screen(LibraryScreen())
+        if not isinstance(self.screen, LibraryScreen):
+            self.push_screen(LibraryScreen())
 
     def action_bookmarks(self) -> None:
         self.push_screen(BookmarksScreen())

@@ -157,7 +157,7 @@ class BookmarksScreen(Translated, Screen[None]):
         from lecturetui.core.study.export import export_bookmarks
 
         folder = context(self).services.export_dir
-        store = context(self).services.library.store
-        chapters = store.chapters_by_lecture(m.moment.lecture_id for m in self.marks)
+        library = context(self).services.library
+        chapters = library.chapters_by_lecture(m.moment.lecture_id for m in self.marks)
         export_to(self.app, folder, "bookmarks",
                   lambda to: export_bookmarks(self.marks, to, chapters=chapters))  # fmt: skip

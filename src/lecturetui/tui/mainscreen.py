@@ -23,7 +23,7 @@ from lecturetui.tui.notes import bookmark_segment, export_to
 from lecturetui.tui.screens import HistoryScreen
 from lecturetui.tui.segmentscreen import SegmentScreen
 from lecturetui.tui.welcome import Welcome, mode_name
-from lecturetui.tui.widgets import move_highlight
+from lecturetui.tui.widgets import QuestionBox, move_highlight
 
 
 class MainScreen(Translated, Welcome, AskingScreen):
@@ -47,8 +47,8 @@ class MainScreen(Translated, Welcome, AskingScreen):
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
-        yield Input(placeholder=_("Ask about your lectures and press Enter (/ comes back here)"),
-                    id="question")  # fmt: skip
+        ask = _("Ask about your lectures and press Enter (/ comes back here)")
+        yield QuestionBox(placeholder=ask, id="question")
         with Horizontal(id="body"):
             yield OptionList(id="hits")
             with VerticalScroll(id="answer-box"):
@@ -220,12 +220,11 @@ class MainScreen(Translated, Welcome, AskingScreen):
 
     @work(thread=True, exclusive=True, group="map", exit_on_error=False)
     def build_map(self, question: str, hits: list[HitRecord]) -> None:
-        from lecturetui.core.study.course_map import course_map
         from lecturetui.tui.mapscreen import MapScreen
 
         library = self.ctx.services.library
         self.ctx.models.ready.wait()
-        rows = course_map(library.store, hits, lambda ids: library.window_scores(question, ids))
+        rows = library.course_map(question, hits)
         self.app.call_from_thread(self.app.push_screen, MapScreen(question, rows, hits))
 
     def current_hit(self) -> HitRecord | None:

@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 from lecturetui.core.i18n import N_, _, ngettext
 from lecturetui.core.lectures import StoredSegment
 from lecturetui.core.links import deep_link
-from lecturetui.core.study.outline import records, segment_at
+from lecturetui.core.study.outline import records
 from lecturetui.core.timefmt import format_duration, format_timestamp
 from lecturetui.tui.context import context, copy_link, open_link
 from lecturetui.tui.i18n import Translated
@@ -52,7 +52,7 @@ class OutlineScreen(Translated, Screen[StoredSegment]):
             self.query_one("#outline-title", Static).update(title)
             return
         title.append(f"  {format_duration(lecture.duration)}", style="magenta")
-        chapters = records(lecture, library.store.chapters(lecture.id))
+        chapters = records(lecture, library.chapters(lecture.id))
         options: list[Option] = []
         if chapters:
             count = ngettext("{n} chapter", "{n} chapters", len(chapters)).format(n=len(chapters))
@@ -67,7 +67,7 @@ class OutlineScreen(Translated, Screen[StoredSegment]):
                 "  " + _("no chapters: the video's author wrote none; its segments by time"),
                 style="dim",
             )
-            for seg in library.store.segments(lecture.id):
+            for seg in library.segments(lecture.id):
                 words = " ".join(seg.text.split())
                 if len(words) > PREVIEW_CHARS:
                     words = words[:PREVIEW_CHARS].rsplit(" ", 1)[0] + "…"
@@ -90,8 +90,7 @@ class OutlineScreen(Translated, Screen[StoredSegment]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         start = self.starts[event.option_index]
-        store = context(self).services.library.store
-        segment = segment_at(store.segments(self.lecture_id), start)
+        segment = context(self).services.library.segment_at(self.lecture_id, start)
         if segment is not None:
             self.dismiss(segment)
 

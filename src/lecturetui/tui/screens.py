@@ -75,7 +75,7 @@ def help_markdown() -> str:
 
 
 class HelpScreen(Translated, ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", N_("Close"))]
+    BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", N_("Close"))]
 
     def compose(self) -> ComposeResult:
         with Vertical():

@@ -13,7 +13,6 @@ from textual.widgets import Footer, Static
 from lecturetui.core.i18n import N_, _, decimal
 from lecturetui.core.lectures import Chapter, StoredSegment, chapter_at
 from lecturetui.core.links import deep_link
-from lecturetui.core.study.outline import segment_at
 from lecturetui.core.timefmt import format_duration, format_span, format_timestamp
 from lecturetui.tui.context import context, copy_link, open_link
 from lecturetui.tui.i18n import Translated
@@ -77,7 +76,7 @@ class SegmentScreen(Translated, Screen[None]):
         duration = lecture.duration if lecture else self.segment.end
         bar = timeline(self.segment.start, self.segment.end, duration)
         line = Text(f"{bar} {format_duration(duration)}", style="magenta")
-        chapters = library.store.chapters(self.segment.lecture_id)
+        chapters = library.chapters(self.segment.lecture_id)
         chapter = self._chapter(chapters)
         if chapter is not None:  # the video's own chapters ({ and } move between them)
             place = f"{chapters.index(chapter) + 1}/{len(chapters)}"
@@ -114,13 +113,13 @@ class SegmentScreen(Translated, Screen[None]):
 
     def action_chapter(self, step: int) -> None:
         """To the segment where the previous or next chapter begins (or is under way)."""
-        store = context(self).services.library.store
-        chapters = store.chapters(self.segment.lecture_id)
+        library = context(self).services.library
+        chapters = library.chapters(self.segment.lecture_id)
         current = self._chapter(chapters)
         i = (chapters.index(current) if current else -1) + step
         if not chapters or not 0 <= i < len(chapters):
             return
-        target = segment_at(store.segments(self.segment.lecture_id), chapters[i].start)
+        target = library.segment_at(self.segment.lecture_id, chapters[i].start)
         if target is not None and target.id != self.segment.id:
             self.segment = target
             self.score = None
@@ -130,7 +129,7 @@ class SegmentScreen(Translated, Screen[None]):
         """The lecture's outline, at this segment's chapter (tui/outlinescreen.py)."""
         from lecturetui.tui.outlinescreen import OutlineScreen
 
-        chapters = context(self).services.library.store.chapters(self.segment.lecture_id)
+        chapters = context(self).services.library.chapters(self.segment.lecture_id)
         chapter = self._chapter(chapters)
         at = chapter.start if chapter is not None else self.segment.start
         self.app.push_screen(OutlineScreen(self.segment.lecture_id, at), self._go_to)

@@ -40,7 +40,7 @@ def empty_library_text() -> Text:
     out = Text()
     out.append(_("Your library is empty: add lectures to ask about them.") + "\n\n", style="bold")
     steps = [
-        _("Press l, type the path of a transcript or of a folder in the field at the bottom, and"
+        _("Press Ctrl+L, type the path of a transcript or of a folder in the field at the bottom, and"
           " press Enter (WebVTT, SRT, Whisper JSON, JSONL, timestamped text; audio and video"
           " without captions are transcribed here)."),
         _("Or, in a terminal: lecturetui ingest FOLDER"),
@@ -50,7 +50,7 @@ def empty_library_text() -> Text:
     for step in steps:
         out.append("• ", style="bold magenta")
         out.append(step + "\n")
-    out.append("\n" + _("Press l to start."), style="bold")
+    out.append("\n" + _("Press Ctrl+L to start."), style="bold")
     return out
 
 
@@ -62,7 +62,7 @@ def guide_text() -> Text:
                  " words first, then an explanation citing the segments as [1], [2].") + "\n\n")  # fmt: skip
     out.append(_("On the left (Tab goes there): a question asked before (Enter reopens it), or"
                  " one drawn from your lectures (Enter asks it).") + "\n")  # fmt: skip
-    out.append(_("? lists every key."), style="dim")
+    out.append(_("? or F1 lists every key; Ctrl+L opens the library."), style="dim")
     return out
 
 
@@ -81,11 +81,11 @@ class Welcome(AskingScreen):
         options = self.query_one("#hits", OptionList)
         options.clear_options()
         if not lectures:
-            options.add_option(Option(Text(_("No lectures yet: press l to add some."),
+            options.add_option(Option(Text(_("No lectures yet: press Ctrl+L to add some."),
                                            style="dim"), disabled=True))  # fmt: skip
             self.show_answer_text("")
             self.query_one("#answer", Static).update(empty_library_text())
-            options.focus()  # so that `l` opens the library rather than typing into the question
+            options.focus()  # so that `l` opens the library too rather than typing into the question
             return
         rows: list[Option] = [self._heading(_("Your library"))]
         keyed = sorted(lectures, key=lambda x: x.course or "")

@@ -1,23 +1,27 @@
 """llama.cpp answers: one worker thread owns the model; tokens are streamed and can be stopped.
 
-llama_cpp is imported when a model is loaded, never at import time. llama.cpp writes its logs to
-the process's stderr even with verbose=False, so loading and generating run with file
-descriptor 2 pointed at /dev/null unless `verbose` is set.
+Where the model runs and how it loads are llama_load.py's (llama_cpp is imported then, never at
+import time); loading and generating run with file descriptor 2 pointed at /dev/null unless
+`verbose` is set, as llama.cpp writes its logs to the process's stderr even with verbose=False.
 """
 
 from __future__ import annotations
 
-import os
-import platform
 import queue
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
+from lecturetui.core.answer.llama_load import (
+    import_llama,
+    load_llama,
+    plan_llama,
+    quiet_stderr,
+    slim_state,
+)
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.models.placement import Placement
@@ -49,27 +53,6 @@ class Generator(Protocol):
     ) -> Iterator[str]: ...
 
 
-_stderr_lock = threading.Lock()
-
-
-@contextmanager
-def quiet_stderr(enabled: bool = True) -> Iterator[None]:
-    """Point file descriptor 2 at /dev/null for the duration (C libraries write there directly)."""
-    if not enabled:
-        yield
-        return
-    with _stderr_lock:
-        saved = os.dup(2)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, 2)
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            os.close(devnull)
-
-
 class LlamaGenerator:
     """A GGUF model in llama-cpp-python, owned by one worker thread (Llama is not thread-safe)."""
 
@@ -98,8 +81,6 @@ class LlamaGenerator:
         # a caller that already routes fd 2 elsewhere (the app) turns the per-call redirection off
         self._quiet = redirect_stderr and not verbose
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
-        self.gpu = False
-        self.notice: str | None = None
         self.prompt_tokens_per_s: float | None = None
         self.cached_tokens = 0
         self._prefix: list[int] = []
@@ -107,55 +88,18 @@ class LlamaGenerator:
         # reads only what is new, whatever a side request (a translation, a guess) left there
         self._fixed: list[dict[str, str]] = []
         self._prefix_state: Any = None
+        llama_cpp = import_llama()
+        plan = plan_llama(path, str(getattr(llama_cpp, "__version__", "?")), placement,
+                          gpu_layers, flash_attn, n_batch, n_threads)  # fmt: skip
+        self.gpu = plan.gpu
+        self.backend = plan.backend
+        self.notice = plan.notice
+        self._setup = plan.setup
+        self.speed_key = plan.speed_key
         try:
-            import llama_cpp
-        except ImportError:
-            raise LectureTuiError(
-                _("llama-cpp-python is not installed, so answers cannot be written."),
-                hint=_("run the set-up again (make run); search still works"),
-            ) from None
-        where = placement or Placement()
-        build = where.llama
-        offload = build is not None and build.gpu_offload
-        # every layer on the GPU when the build can offload: a 1.5B model fits any GPU's memory,
-        # and reading the prompt is what a CPU is slow at (bench/RESULTS.md, answer models);
-        # --device cpu keeps it on the CPU (core/models/placement.py)
-        self.gpu = where.answer_on_gpu
-        self.backend = build.backend if self.gpu and build is not None else "CPU"
-        layers = gpu_layers if gpu_layers is not None else (-1 if self.gpu else 0)
-        if not offload:
-            self.notice = _("answers run on the CPU (this llama.cpp build has no GPU offload)")
-        # on a GPU: flash attention and a large prompt batch (one pass reads the whole prompt);
-        # bench/gpu.py `llama` compares them with the defaults once a GPU is at hand
-        flash = self.gpu if flash_attn is None else flash_attn
-        batch = n_batch or (2048 if self.gpu else 512)
-        # one thread per physical core (about half the logical ones); on 2 cores llama.cpp with
-        # 2 threads sometimes stalls 3-100x, with 1 it is steady
-        threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
-        batch_threads = max(threads, os.cpu_count() or 1)  # prompt processing uses every core
-        self._setup = f"layers {layers}|batch {batch}|flash {flash}"
-        self.speed_key = "|".join(
-            [path.name, str(path.stat().st_size), "gpu" if self.gpu else "cpu",
-             f"{batch_threads} threads", platform.machine(), f"{os.cpu_count()} cpus",
-             f"llama-cpp-python {getattr(llama_cpp, '__version__', '?')}"]
-        )  # fmt: skip
-
-        def load() -> Any:
-            with quiet_stderr(self._quiet):
-                return llama_cpp.Llama(
-                    model_path=str(path),
-                    n_ctx=n_ctx,
-                    n_threads=threads,
-                    n_threads_batch=batch_threads,
-                    n_gpu_layers=layers,
-                    n_batch=min(batch, n_ctx),
-                    n_ubatch=min(batch, n_ctx),
-                    flash_attn=flash,
-                    verbose=verbose,
-                )
-
-        try:
-            self._llm: Any = self._pool.submit(load).result()
+            self._llm: Any = self._pool.submit(
+                load_llama, llama_cpp, path, n_ctx, plan, verbose, self._quiet
+            ).result()
         except (ValueError, RuntimeError) as exc:
             raise LectureTuiError(
                 _("The answer model {model} cannot be loaded ({exc}).").format(
@@ -166,9 +110,9 @@ class LlamaGenerator:
         self._formatter = self._chat_formatter()
         meta = self._llm.metadata or {}
         arch = meta.get("general.architecture", "")
-        blocks = int(meta.get(f"{arch}.block_count", 0) or 0)
-        self.layers_on_gpu = (blocks if layers < 0 else min(layers, blocks)) if self.gpu else 0
-        self.layers = blocks
+        self.layers = int(meta.get(f"{arch}.block_count", 0) or 0)
+        on_gpu = self.layers if plan.layers < 0 else min(plan.layers, self.layers)
+        self.layers_on_gpu = on_gpu if self.gpu else 0
 
     @property
     def placement(self) -> str:
@@ -229,7 +173,7 @@ class LlamaGenerator:
 
         def restore() -> Any:
             assert saved is not None
-            state = self._slim_state(saved.tokens, saved.state)
+            state = slim_state(self._llm, saved.tokens, saved.state)
             with quiet_stderr(self._quiet):
                 try:
                     self._llm.reset()
@@ -251,30 +195,13 @@ class LlamaGenerator:
                 self._llm.eval(prefix)
                 seconds = time.perf_counter() - t0
                 full = self._llm.save_state()
-                return seconds, self._slim_state(prefix, bytes(full.llama_state))
+                return seconds, slim_state(self._llm, prefix, bytes(full.llama_state))
 
         seconds, self._prefix_state = self._run(work)
         if path is not None:
             state = self._prefix_state.llama_state
             prefix_state.save(path, key, prefix_state.SavedPrefix(prefix, state))
         return n, float(seconds)
-
-    def _slim_state(self, tokens: list[int], state: bytes) -> Any:
-        """A llama.cpp state for the fixed start without its table of logits (answers never read
-        the fixed start's logits, and llama-cpp-python would keep hundreds of MB of them)."""
-        import numpy as np
-        from llama_cpp import LlamaState
-
-        ids = np.zeros(len(self._llm.input_ids), dtype=np.intc)  # the whole context's room
-        ids[: len(tokens)] = tokens
-        return LlamaState(
-            input_ids=ids,
-            scores=np.zeros((1, self._llm.n_vocab()), dtype=np.single),
-            n_tokens=len(tokens),
-            llama_state=state,
-            llama_state_size=len(state),
-            seed=self._llm._seed,
-        )
 
     def count_tokens(self, text: str) -> int:
         return len(

@@ -186,11 +186,7 @@ def run_search(
     units = library.unit_index()
     emb = library.embedder
     t1 = time.perf_counter()
-    vector = emb.embed_query(query)
-    if translation:  # the question and its translation into the library's language, together
-        vector = unit_vector(vector + emb.embed_query(translation))
-    if guess:  # the lecturer's likely words (core/answer/guess.py), at a lesser weight
-        vector = unit_vector(vector + GUESS_WEIGHT * emb.embed_query(guess))
+    vector = question_vector(emb, asked)
     t2 = time.perf_counter()
     use_exact = exact if exact is not None else index.count <= EXACT_SEARCH_LIMIT
     depth = max(k, CANDIDATES, config.depth if reranking else 0)
@@ -211,14 +207,7 @@ def run_search(
         else []
     )
     t4 = time.perf_counter()
-    ranked: list[tuple[int, float]]
-    if mode == "dense":
-        ranked = dense
-    elif mode == "lexical":
-        ranked = lexical
-    else:
-        fused = fuse(dense, lexical, FusionConfig(), asked.same_language)
-        ranked = [(f.segment_id, f.score) for f in fused]
+    ranked = first_stage(mode, dense, lexical, asked)
     own: dict[str, dict[int, float]] = {"dense": dict(dense), "lexical": dict(lexical)}
     if reranking and rerank is not None:
         model = rerank.scores(query, [seg for seg, _ in ranked[: config.depth]], config.dims)
@@ -241,6 +230,30 @@ def run_search(
         "total_ms": (t6 - t1) * 1000,
     }
     return SearchResult(query, hits, timings, use_exact, mode)
+
+
+def question_vector(emb: Embedder, asked: Asked) -> Vector:
+    """The question's E5 vector, with its translation into the library's language and the
+    lecturer's likely words (core/answer/guess.py, at a lesser weight) when it has them."""
+    vector = emb.embed_query(asked.text)
+    if asked.translation:
+        vector = unit_vector(vector + emb.embed_query(asked.translation))
+    if asked.guess:
+        vector = unit_vector(vector + GUESS_WEIGHT * emb.embed_query(asked.guess))
+    return vector
+
+
+def first_stage(
+    mode: str, dense: list[tuple[int, float]], lexical: list[tuple[int, float]], asked: Asked
+) -> list[tuple[int, float]]:
+    """The first stage's ranking in `mode`: E5's, BM25's, or their fusion (weighed by whether
+    the question is in the library's language)."""
+    if mode == "dense":
+        return dense
+    if mode == "lexical":
+        return lexical
+    fused = fuse(dense, lexical, FusionConfig(), asked.same_language)
+    return [(f.segment_id, f.score) for f in fused]
 
 
 def _hits(

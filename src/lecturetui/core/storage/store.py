@@ -1,21 +1,16 @@
 """The SQLite library: lectures, segments and a full-text (FTS5) table over segment text.
 
-One file, WAL mode, schema versioned with `PRAGMA user_version`. Every change to a lecture runs in
+The file, its connections and its schema are database.py's. Every change to a lecture runs in
 one transaction, so an interrupted ingest leaves the library as it was before that file.
 """
 
 from __future__ import annotations
 
-import sqlite3
-import threading
-from collections.abc import Collection, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Collection, Iterable, Sequence
 
-from lecturetui.core.errors import StoreError
-from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Chapter, Lecture, Segment, StoredSegment
-from lecturetui.core.lexical import fold, index_terms, match_expression, query_terms
+from lecturetui.core.lexical import fold, match_expression, query_terms
+from lecturetui.core.storage.database import Database
 from lecturetui.core.storage.rows import (
     LECTURE_COLUMNS,
     RECORD_SELECT,
@@ -26,113 +21,19 @@ from lecturetui.core.storage.rows import (
     optional,
     segment_row,
 )
-from lecturetui.core.storage.schema import MIGRATIONS, SCHEMA_VERSION, split_sql
+from lecturetui.core.storage.schema import SCHEMA_VERSION
 from lecturetui.core.timefmt import utc_now
 
-__all__ = ["PRUNE_COMMON_TERMS_FROM", "LectureRow", "SaveResult", "Store"]
+__all__ = ["PRUNE_COMMON_TERMS_FROM", "SCHEMA_VERSION", "LectureRow", "SaveResult", "Store"]
 
 #: library size (segments) from which lexical search leaves out terms found in half of them
 PRUNE_COMMON_TERMS_FROM = 2_000
 
 
-class Store:
-    """The library database. Use as a context manager, or call close().
-
-    Each thread gets its own connection (opened on first use, with the same settings), so the
-    app's workers never share one; WAL lets them read while another writes.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._open: list[tuple[threading.Thread, sqlite3.Connection]] = []
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._connect()
-            self._migrate()
-        except sqlite3.DatabaseError as exc:
-            self.close()
-            raise StoreError(
-                _("The library database {path} cannot be opened: {exc}.").format(
-                    path=path, exc=exc
-                ),
-                hint=_("move the file away and ingest your transcripts again"),
-            ) from None
-
-    def _connect(self) -> sqlite3.Connection:
-        # check_same_thread=False only so close() can close every thread's connection
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA foreign_keys=ON")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("PRAGMA busy_timeout=5000")
-        db.create_function("lt_terms", 2, index_terms, deterministic=True)
-        self._local.db = db
-        with self._lock:  # connections of threads that have ended are closed here
-            for thread, old in [x for x in self._open if not x[0].is_alive()]:
-                old.close()
-                self._open.remove((thread, old))
-            self._open.append((threading.current_thread(), db))
-        return db
-
-    @property
-    def _db(self) -> sqlite3.Connection:
-        db: sqlite3.Connection | None = getattr(self._local, "db", None)
-        return db if db is not None else self._connect()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        with self._lock:
-            for _thread, db in self._open:
-                db.close()
-            self._open.clear()
-        self._local = threading.local()
-
-    # -- schema -----------------------------------------------------------------------------
-    def _migrate(self) -> None:
-        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                _(
-                    "The library at {path} was made by a newer lecturetui (schema {version})."
-                ).format(path=self.path, version=version),
-                hint=_("upgrade lecturetui"),
-            )
-        for target in range(version + 1, SCHEMA_VERSION + 1):
-            with self.transaction():
-                for statement in split_sql(MIGRATIONS[target]):
-                    self._db.execute(statement)
-                self._db.execute(f"PRAGMA user_version = {target}")
-
-    @property
-    def connection(self) -> sqlite3.Connection:
-        """This thread's connection, for the modules that keep their own tables (history,
-        evaluation runs)."""
-        return self._db
-
-    @property
-    def schema_version(self) -> int:
-        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE ... COMMIT; any exception (KeyboardInterrupt too) rolls back."""
-        if self._db.in_transaction:
-            yield
-            return
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+class Store(Database):
+    """The library database: lectures, their chapters and segments, and the full-text search
+    over the segments' text. Use as a context manager, or call close(); each thread gets its
+    own connection (database.py)."""
 
     # -- lectures ---------------------------------------------------------------------------
     def records_for_source(self, source_path: str) -> list[LectureRow]:
@@ -424,6 +325,3 @@ class Store:
             (segment.lecture_id, segment.ordinal - before, segment.ordinal + after),
         )
         return [segment_row(r) for r in rows]
-
-    def integrity_ok(self) -> bool:
-        return bool(self._db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
