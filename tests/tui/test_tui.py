@@ -900,3 +900,27 @@ async def test_a_lecture_s_outline_opens_from_the_library_and_the_segment_screen
         listed = app.screen.query_one("#outline", OptionList)
         assert listed.option_count == len(library.store.segments(other.id))
         assert "no chapters" in str(app.screen.query_one("#outline-title", Static).render())
+
+
+async def test_s_asks_for_the_lecture_s_summary_from_its_screens(home: Path) -> None:
+    from lecturetui.tui.outlinescreen import OutlineScreen
+
+    gen = FakeGenerator("Esta parte apresenta o assunto.")
+    app = make_app(home, generator=gen, language="en")
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        lecture = app.services.library.lectures()[0]
+        app.push_screen(OutlineScreen(lecture.id))
+        await pilot.pause()
+        await pilot.press("S")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is app.main  # back on the main screen
+        assert app.query_one("#question", Input).value.startswith("Summarise this lecture")
+        text = answer_text(app)
+        assert lecture.title in text and "Esta parte apresenta o assunto." in text
+        assert "In short" in text
+        record = app.services.library.history.rows()[0]
+        assert record[2].startswith("Summarise this lecture")
+        # the part summaries were asked in the question's language
+        assert gen.prompts and "in English" in gen.prompts[0][-1]["content"]

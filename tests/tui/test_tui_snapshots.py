@@ -139,3 +139,27 @@ def test_outline_screen(home: Path, snap_compare, language: str) -> None:  # typ
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=open_outline)
+
+
+@LANGUAGES
+def test_a_lecture_s_summary(home: Path, snap_compare, language: str) -> None:  # type: ignore[no-untyped-def]
+    """S in a lecture's outline: back on the main screen, the lecture's parts (its chapters),
+    each part's summary and the lecturer's words, then the gist."""
+    from lecturetui.core.lectures import Chapter
+    from lecturetui.tui.outlinescreen import OutlineScreen
+
+    app = make_app(home, language=language)
+    library = app.services.library
+    lecture = max(library.lectures(), key=lambda x: x.segment_count)
+    library.store.save_chapters(lecture.id, [Chapter(0.0, "Abertura"), Chapter(130.0, "Núcleos")])
+
+    async def summarise(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _settled(pilot)
+        pilot.app.push_screen(OutlineScreen(lecture.id))
+        await pilot.pause()
+        await pilot.press("S")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        pilot.app.query_one("#answer-status", Static).update("")  # timings differ run to run
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=summarise)

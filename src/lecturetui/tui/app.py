@@ -264,6 +264,12 @@ class LectureApp(Translated, App[None]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
+    def summarise(self, lecture_id: str) -> None:
+        """From any screen: back to the main one, which asks for the lecture's summary."""
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.main.ask_summary(lecture_id)
+
     def action_evaluations(self) -> None:
         self.push_screen(EvalRunsScreen(self.services.runs.list()))
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.screen import Screen
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
@@ -117,6 +117,17 @@ class AskingScreen(Screen[None]):
         self.stop_event = threading.Event()
         self.serial += 1  # what the worker of an earlier question still posts is dropped
         self.run_question(question, self.stop_event, self.serial)
+
+    def ask_summary(self, lecture_id: str) -> None:
+        """Ask for a lecture's summary as a student would ("summarise this lecture"), with that
+        lecture as the one open (core/answer/whole.py)."""
+        lecture = self.ctx.services.library.lecture(lecture_id)
+        if lecture is None:
+            return
+        self.lecture = lecture_id
+        question = _("Summarise this lecture: {title}").format(title=lecture.title)
+        self.query_one("#question", Input).value = question
+        self.ask(question)
 
     @work(thread=True, exclusive=True, group="answer", exit_on_error=False)
     def run_question(self, question: str, stop: threading.Event, serial: int) -> None:

@@ -92,6 +92,10 @@ class AppContext(Protocol):
 
     def write_rerank_vectors(self) -> object: ...
 
+    def summarise(self, lecture_id: str) -> None:
+        """Back to the main screen, asking for this lecture's summary."""
+        ...
+
 
 def context(node: DOMNode) -> AppContext:
     app = node.app

@@ -31,6 +31,7 @@ class OutlineScreen(Translated, Screen[StoredSegment]):
         Binding("escape", "app.pop_screen", N_("Back")),
         Binding("o", "open", N_("Open video")),
         Binding("y", "copy", N_("Copy link")),
+        Binding("S", "summary", N_("Summary"), key_display="S"),
     ]
 
     def __init__(self, lecture_id: str, at: float | None = None) -> None:
@@ -104,3 +105,7 @@ class OutlineScreen(Translated, Screen[StoredSegment]):
 
     def action_copy(self) -> None:
         copy_link(self.app, self._url())
+
+    def action_summary(self) -> None:
+        """This lecture's summary, part by part, on the main screen."""
+        context(self).summarise(self.lecture_id)

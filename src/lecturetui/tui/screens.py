@@ -43,6 +43,7 @@ KEYS = (
     ("`[` `]`", N_("previous / next segment (segment screen)")),
     ("`{` `}`", N_("previous / next chapter, for a lecture with its video's chapters (segment screen)")),
     ("`O`", N_("the lecture's outline: its chapters (or its segments by time); Enter opens one (segment screen; Enter on a lecture in the library)")),
+    ("`S`", N_("the lecture's summary, part by part: the lecturer's words for each part, what it explains, then the gist (library, outline and segment screens; or ask \"summarise lecture 3\")")),
     ("`l`", N_("library: lectures, models, device; `i` adds lectures, `d` deletes one, `e` edits its title, course and link")),
     ("`h`", N_("history of questions")),
     ("`m`", N_("search mode: hybrid (E5 + BM25), meaning (E5), words (BM25)")),
@@ -123,6 +124,7 @@ class LibraryScreen(Translated, Screen[None]):
         Binding("d", "delete_lecture", N_("Delete")),
         Binding("e", "edit_lecture", N_("Edit")),
         Binding("O", "outline", N_("Outline"), key_display="O"),
+        Binding("S", "summary", N_("Summary"), key_display="S"),
     ]
 
     ingesting: Path | None = None
@@ -211,6 +213,12 @@ class LibraryScreen(Translated, Screen[None]):
         lecture = self.selected()
         if lecture is not None:
             self.app.push_screen(OutlineScreen(lecture.id), self._open_segment)
+
+    def action_summary(self) -> None:
+        """The selected lecture's summary, part by part, on the main screen."""
+        lecture = self.selected()
+        if lecture is not None:
+            context(self).summarise(lecture.id)
 
     def _open_segment(self, segment: StoredSegment | None) -> None:
         from lecturetui.tui.segmentscreen import SegmentScreen

@@ -32,6 +32,7 @@ class SegmentScreen(Translated, Screen[None]):
         Binding("o", "open", N_("Open video")),
         Binding("y", "copy", N_("Copy link")),
         Binding("b", "bookmark", N_("Bookmark")),
+        Binding("S", "summary", N_("Summary"), key_display="S"),
     ]
 
     def __init__(
@@ -140,6 +141,10 @@ class SegmentScreen(Translated, Screen[None]):
             self.segment = segment
             self.score = None
             self.refresh_segment()
+
+    def action_summary(self) -> None:
+        """This lecture's summary, part by part, on the main screen."""
+        context(self).summarise(self.segment.lecture_id)
 
     def _url(self) -> str | None:
         lecture = context(self).services.library.lecture(self.segment.lecture_id)
