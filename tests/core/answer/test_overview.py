@@ -137,3 +137,23 @@ def test_the_summary_is_in_the_question_s_language(home: Path, question: str) ->
     assert done.record.overview.language == language
     assert f"in {language}" in gen.prompts[0][-1]["content"]
     library.close()
+
+
+def test_a_question_about_the_course_gets_a_line_per_lecture(home: Path) -> None:
+    library = _library()
+    gen = FakeGenerator("Esta aula trata de núcleos de processamento.")
+    first = library.lectures()[0]
+    list(overview_events(library, first, lambda: gen, "Portuguese"))  # one summary written
+    question = "O que este curso cobre?"
+    events = list(run_question(library, Turn(question, question), Loaded(gen)))
+    done = events[-1]
+    assert isinstance(done, Answered) and not any(isinstance(e, EvidenceReady) for e in events)
+    lines = done.answer.text.splitlines()
+    assert lines[0] == "**O que o curso cobre, aula por aula**"
+    rows = [line for line in lines if line.startswith("[")]
+    assert len(rows) == len(library.lectures())
+    mine = next(row for row in rows if first.title in row)
+    assert "Esta aula trata de núcleos de processamento." in mine
+    others = [row for row in rows if row is not mine]
+    assert all("ainda sem resumo" in row for row in others)
+    library.close()

@@ -79,3 +79,20 @@ def test_a_subject_no_title_names_is_found_by_the_search() -> None:
     assert asked == ["diagonalizacao"]
     # without a search, a subject no title names is not taken for another lecture
     assert whole_lecture("resuma a aula sobre diagonalização", LECTURES) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "course"),
+    [
+        ("o que este curso cobre?", True),
+        ("What does this course cover?", True),
+        ("resumo do curso", True),
+        ("quais os principais tópicos da disciplina?", True),
+        ("resuma a aula 3 do curso", False),  # a lecture of it
+        ("o curso usa Python?", False),  # a question about a moment
+    ],
+)
+def test_a_question_about_the_whole_course(question: str, course: bool) -> None:
+    from lecturetui.core.answer.whole import whole_course
+
+    assert whole_course(question) is course

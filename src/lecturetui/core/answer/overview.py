@@ -288,3 +288,38 @@ class Unfolding:
     def text(self) -> str:
         assert self.lecture is not None
         return overview_text(self.lecture, self.parts, self.written, self.gist, self.language)
+
+
+_COURSE_HEADING = {
+    "Portuguese": "O que o curso cobre, aula por aula",
+    "Spanish": "Lo que cubre el curso, clase por clase",
+}
+_COURSE_HEADING_EN = "What the course covers, lecture by lecture"
+_NOT_YET = {
+    "Portuguese": "(ainda sem resumo; suas partes: {parts})",
+    "Spanish": "(aún sin resumen; sus partes: {parts})",
+}
+_NOT_YET_EN = "(not summarised yet; its parts: {parts})"
+
+
+def course_text(library: Library, lectures: Sequence[Lecture], model: str | None,
+                language: str) -> str:  # fmt: skip
+    """One line per lecture, in course order: its gist's first sentence where its summary was
+    written (by this model, in this language), else its parts' titles."""
+    lines = [f"**{_COURSE_HEADING.get(language, _COURSE_HEADING_EN)}**", ""]
+    for n, lecture in enumerate(lectures, 1):
+        gist = _kept_gist(library, lecture, model, language)
+        if gist:
+            line = SENTENCE.findall(CITATION.sub("", gist))[0].strip()
+        else:
+            titles = "; ".join(p.title for p in library.parts(lecture) if p.title) or "…"
+            line = _NOT_YET.get(language, _NOT_YET_EN).format(parts=titles)
+        lines.append(f"[{n}] {lecture.title}: {' '.join(line.split())}")
+    return "\n".join(lines)
+
+
+def _kept_gist(library: Library, lecture: Lecture, model: str | None, language: str) -> str:
+    if model is None:
+        return ""
+    kept = library.overviews.written(_key(lecture, model, language)).get(GIST)
+    return kept.summary if kept is not None else ""

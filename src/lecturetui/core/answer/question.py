@@ -48,11 +48,12 @@ from lecturetui.core.answer.found import (
 )
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
-from lecturetui.core.answer.overview import Unfolding, overview_events
+from lecturetui.core.answer.overview import Unfolding, course_text, overview_events
 from lecturetui.core.answer.result import Answer
 from lecturetui.core.answer.translate import Translator, target_language
 from lecturetui.core.answer.unexplained import abstention, unsure_answer
 from lecturetui.core.answer.verdict import (
+    CourseOverview,
     Explain,
     Overview,
     ReadFirst,
@@ -61,7 +62,7 @@ from lecturetui.core.answer.verdict import (
     asked_about,
     read,
 )
-from lecturetui.core.answer.whole import WholeLecture, whole_lecture
+from lecturetui.core.answer.whole import WholeLecture, course_order, whole_course, whole_lecture
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
@@ -135,7 +136,11 @@ def run_question(
     try:
         yield Started(turn)
         asked = library.asked(turn.question, turn.search_text, s.scope)
-        wanted = asked_about(_whole(library, asked, s))
+        course = whole_course(asked.question)
+        wanted = asked_about(None if course else _whole(library, asked, s), course)
+        if isinstance(wanted, CourseOverview):  # a whole course: a line per lecture
+            yield _kept(library, _course(library, turn, asked, models, s), s.keep)
+            return
         if wanted is not None:  # a whole lecture: its summary, part by part
             yield from _overview(library, turn, asked, wanted, models, s, stop)
             return
@@ -179,6 +184,17 @@ def _whole(library: Library, asked: Asked, s: QuestionSettings) -> WholeLecture 
         return library.lecture(max(votes, key=lambda k: votes[k])) if votes else None
 
     return whole_lecture(asked.question, library.lectures(), scoped, s.lecture, find)
+
+
+def _course(
+    library: Library, turn: Turn, asked: Asked, models: ModelSource, s: QuestionSettings
+) -> Answer:
+    """One line per lecture of the scope (or the library), from what their summaries say."""
+    scoped = library.scoped(s.scope)
+    lectures = [x for x in library.lectures() if scoped is None or x.id in scoped.lecture_ids]
+    ordered = sorted(lectures, key=course_order)
+    text = course_text(library, ordered, models.model_name(), asked.language_name)
+    return Answer(question=turn.question, text=text, passages=[], hits=[], cited=[], turn=turn)
 
 
 def _overview(

@@ -10,7 +10,8 @@ on the verdict; every face shows it through the events (core/answer/events.py).
 
 Before any of it, a question about a whole lecture ("resuma a aula 3", "main topics of the
 lecture on graphs": core/answer/whole.py) is answered with the lecture's summary, part by part
-(Overview: core/answer/overview.py), and searched no further (`asked_about`).
+(Overview: core/answer/overview.py), and one about a whole course ("o que este curso cobre?")
+with one line per lecture (CourseOverview); neither is searched (`asked_about`).
 
 Covered: EmbeddingGemma's cosine of the question (or its translation) to the best-ranked window
 reaches COVERAGE_THRESHOLD (OTHER_LANGUAGE_THRESHOLD across languages, UNKNOWN_NAME_THRESHOLD
@@ -188,11 +189,23 @@ class Overview:
     by: str  # how the lecture was found (core/answer/whole.py)
 
 
-Verdict = Explain | Unsure | ReadFirst | Refuse | Overview
+@dataclass(frozen=True, slots=True)
+class CourseOverview:
+    """A question about a whole course: one line per lecture, from its summary."""
+
+    #: the lectures are those of the question's scope, else every one of the library
 
 
-def asked_about(whole: WholeLecture | None) -> Overview | None:
-    """The verdict before any search: a request about a whole lecture gets its summary."""
+Verdict = Explain | Unsure | ReadFirst | Refuse | Overview | CourseOverview
+
+
+def asked_about(
+    whole: WholeLecture | None, course: bool = False
+) -> Overview | CourseOverview | None:
+    """The verdict before any search: a request about a whole course gets one line per
+    lecture, one about a whole lecture its summary."""
+    if course:
+        return CourseOverview()
     return Overview(whole.lecture.id, whole.by) if whole is not None else None
 
 

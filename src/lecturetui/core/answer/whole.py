@@ -93,6 +93,19 @@ _STOP = frozenset(
 )
 
 
+_COURSE = re.compile(r"\b(curso|course|disciplina|materia|cadeira|asignatura)\b")
+_COVERS = re.compile(r"\b(cobre|aborda|ensina|trata|cover\w*|teach\w*|cubre|ensena)\b")
+
+
+def whole_course(question: str) -> bool:
+    """Whether a question asks what a whole course covers ("o que este curso cobre?", "course
+    overview"), naming no lecture."""
+    text = " ".join(fold(question).split())
+    named = _NUMBER.search(text) or _NAMED.search(text) or _LAST.search(text)
+    asks = _ASKS.search(text) or _COVERS.search(text)
+    return bool(_COURSE.search(text) and asks and not named)
+
+
 @dataclass(frozen=True, slots=True)
 class WholeLecture:
     """A question about a whole lecture, and how the lecture was found."""
@@ -116,7 +129,7 @@ def whole_lecture(
     if not lectures or not _ASKS.search(text):
         return None
     by_id = {lec.id: lec for lec in lectures}
-    ordered = sorted(lectures, key=_order)
+    ordered = sorted(lectures, key=course_order)
     if m := _NUMBER.search(text):
         found = _numbered(ordered, int(m.group(3)))
         return WholeLecture(found, "number") if found else None
@@ -153,7 +166,7 @@ def _here(
     return None
 
 
-def _order(lecture: Lecture) -> tuple[str, str, list[object]]:
+def course_order(lecture: Lecture) -> tuple[str, str, list[object]]:
     """Course order: by course, date when known, then the title's numbers as numbers."""
     key = [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", fold(lecture.title))]
     return (lecture.course or "", lecture.date or "", key)
