@@ -39,15 +39,6 @@ CHUNK_WORDS = 100
 MAX_CHUNKS = 8
 _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
 _CLAUSE = re.compile(r"[.!?;:,()\[\]\"“”]+|\s[-–—]\s")
-#: the stop-word lists (package stop-words) by ISO 639-1 code
-_LANGUAGES = {
-    "ar": "arabic", "bg": "bulgarian", "ca": "catalan", "cs": "czech", "da": "danish",
-    "de": "german", "el": "greek", "en": "english", "es": "spanish", "fa": "persian",
-    "fi": "finnish", "fr": "french", "he": "hebrew", "hi": "hindi", "hu": "hungarian",
-    "id": "indonesian", "it": "italian", "nl": "dutch", "no": "norwegian", "pl": "polish",
-    "pt": "portuguese", "ro": "romanian", "ru": "russian", "sk": "slovak", "sv": "swedish",
-    "tr": "turkish", "uk": "ukrainian", "vi": "vietnamese",
-}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,10 +122,12 @@ def _content(word: str, stop: frozenset[str]) -> bool:
 @cache
 def stopwords(language: str) -> frozenset[str]:
     """The language's stop words (package stop-words), folded; none for a language it lacks."""
-    from stop_words import get_stop_words
+    from stop_words import AVAILABLE_LANGUAGES, get_stop_words
 
-    name = _LANGUAGES.get(language.split("-")[0].split("_")[0].lower())
-    if name is None:
+    from lecturetui.core.language import language_name
+
+    name = language_name(language.split("-")[0].split("_")[0].lower()).lower()
+    if name not in AVAILABLE_LANGUAGES:
         return frozenset()
     return frozenset(fold(w) for w in get_stop_words(name))
 
