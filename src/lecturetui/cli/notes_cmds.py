@@ -9,7 +9,7 @@ import click
 
 from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.group import LtGroup
-from lecturetui.cli.options import lecture_options
+from lecturetui.cli.options import export_options, lecture_options
 from lecturetui.cli.output import USAGE_ERROR, console, fail, json_text
 from lecturetui.core.i18n import N_, _, ngettext
 
@@ -170,12 +170,8 @@ def rm_cmd(obj: Context, bookmark_ids: tuple[int, ...]) -> None:
 @click.option("--bookmarks", "use_bookmarks", is_flag=True,
               help="The bookmarks (all, or --course / --lecture's).")  # fmt: skip
 @_filter_options
-@click.option("--md", "md", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
-              help="Write Markdown (Obsidian too) to this file; - prints it.")  # fmt: skip
-@click.option("--anki", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write flashcards as an Anki package (.apkg).")  # fmt: skip
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write flashcards as CSV: front, back, lecture, start, link.")  # fmt: skip
+@export_options("Write Markdown (Obsidian too) to this file; - prints it.",
+                "flashcards (front, back, lecture, start, link)", stdout=True)  # fmt: skip
 @pass_ctx
 def export_cmd(
     obj: Context,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -135,3 +136,18 @@ def guess_option(fn: F) -> F:
         " questions asked in your own words, costs ~7 s on a 2-core CPU. auto: when the model"
         " runs on a GPU.",
     )(fn)  # fmt: skip
+
+
+def export_options(markdown_help: str, card_help: str, stdout: bool = False) -> Callable[[F], F]:
+    """--md FILE (`stdout`: - prints it), --anki FILE and --csv FILE: where an export writes."""
+
+    def decorate(fn: F) -> F:
+        fn = click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
+                          help=f"Write {card_help} as CSV.")(fn)  # fmt: skip
+        fn = click.option("--anki", type=click.Path(dir_okay=False, path_type=Path),
+                          help=f"Write {card_help} as an Anki package (.apkg).")(fn)  # fmt: skip
+        fn = click.option("--md", "md", help=markdown_help,
+                          type=click.Path(dir_okay=False, path_type=Path, allow_dash=stdout))(fn)  # fmt: skip
+        return fn
+
+    return decorate

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from lecturetui.cli.context import Context, pass_ctx
-from lecturetui.cli.options import llm_options, server_options
+from lecturetui.cli.options import export_options, llm_options, server_options
 from lecturetui.cli.output import console, json_text, note, one_lecture
 from lecturetui.cli.progress import progress_bars
 from lecturetui.core.i18n import _
@@ -73,12 +73,8 @@ class OverviewPrinter:
 @server_options
 @click.option("--parts-only", is_flag=True, help="The parts and the lecturer's words alone.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@click.option("--md", "md", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write it as study notes in Markdown, a link at every part's time.")  # fmt: skip
-@click.option("--anki", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write one flashcard per part as an Anki package (.apkg).")  # fmt: skip
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write one flashcard per part as CSV.")  # fmt: skip
+@export_options("Also write it as study notes in Markdown, a link at every part's time.",
+                "one flashcard per part")  # fmt: skip
 @pass_ctx
 def summary_cmd(
     obj: Context,
