@@ -1,4 +1,5 @@
-"""Which runtime runs an embedder: OpenVINO (or ONNX Runtime) on a CPU, PyTorch on CUDA and MPS.
+"""An embedder loaded on the runtime its placement chose (core/models/placement.py): OpenVINO (or
+ONNX Runtime) on a CPU, PyTorch on CUDA and MPS.
 
 On a machine with no accelerator torch can use, E5 and EmbeddingGemma run through their ONNX
 export (core/models/onnx_export.py, made once at `models setup` or on first use) on OpenVINO,
@@ -122,7 +123,8 @@ def load_embedder(
             from lecturetui.core.models.onnx_embedder import OnnxEmbedder
 
             folder = ensure_export(path, models_dir, notify)
-            return OnnxEmbedder(path, folder, model_id, graph_runtime(where.runtime), notify)
+            graph = graph_runtime(where.embedders.runtime)
+            return OnnxEmbedder(path, folder, model_id, graph, notify)
         except ImportError as exc:
             reason = (
                 _("{package} is not installed").format(package=exc.name)
