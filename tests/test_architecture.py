@@ -332,8 +332,6 @@ def test_the_question_s_language_is_told_in_one_place() -> None:
 PLACEMENT = "lecturetui.core.models.placement"
 #: the command line hands --device, as given, to the placement
 DEVICE_TAKERS = {PLACEMENT, "lecturetui.cli.context"}
-#: QuestionSettings.device, which nothing reads any more (core/answer/question.py drops it)
-DEVICE_FIELD_LEFT = {"lecturetui.core.answer.question"}
 RAW_DEVICE_NAMES = {"device", "asked", "requested"}
 
 
@@ -385,7 +383,7 @@ def test_only_the_placement_takes_the_device_as_given() -> None:
     Placement, or what it settled), never the choice to read again."""
     takers = {m for m, tree in modules().items() if raw_devices(tree)}
     assert PLACEMENT in takers  # the check sees the rules
-    assert takers - DEVICE_TAKERS - DEVICE_FIELD_LEFT == set()
+    assert takers - DEVICE_TAKERS == set()
 
 
 def test_the_device_check_finds_a_second_reader() -> None:

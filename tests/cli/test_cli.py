@@ -257,7 +257,7 @@ def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_m
             path: Path,
             n_ctx: int = 4096,
             seed: int | None = None,
-            device: str | None = None,
+            placement: object = None,
             temperature: float = 0.0,
         ) -> None:
             assert temperature == 0.0  # eval answers greedy unless asked otherwise
