@@ -134,7 +134,8 @@ def _summarise(
     with progress_bars() if quiet else nullcontext() as bar:
         task = bar.add_task(_("summary"), total=None, rate="") if bar is not None else None
         try:
-            for event in overview_events(library, lecture, model, language, stop):
+            for event in overview_events(library, lecture, model, language, stop,
+                                         source.model_name()):  # fmt: skip
                 so_far.feed(event)
                 if bar is not None and task is not None:
                     done = len(so_far.written) + (so_far.gist is not None)
