@@ -18,6 +18,8 @@ Figures (printed, and recomputed from the rows with --figures-only):
 * `--cli ID`: `lecturetui summary ID` as a real process from its start, in a fresh copy of the
   bench home (nothing written yet), then again (the summary kept).
 
+Summaries are kept in the bench home and read back on a later run: `--fresh` starts from a new
+copy of the ingested lectures. `--home H --out F --languages L` runs one language beside another.
 The hand-read labels (bench/data/summary_labels.jsonl) are scored with --labels.
 """
 
@@ -56,6 +58,8 @@ DEFAULT_IDS = (
     "btc-chaincode-chaincode-decoded-blockchain",
 )
 _CLOSING = re.compile(r"final|closing|conclu|wrap|summary|outro|recap", re.I)
+#: the secondary reach figure: a part starting this many seconds before a chapter reaches it
+EARLY_S = 10.0
 _CITE = re.compile(r"\[(\d+)\]")
 
 
@@ -77,14 +81,17 @@ def _opening(chapters: list[dict[str, Any]]) -> bool:
 
 
 def reached(
-    chapters: list[dict[str, Any]], starts: list[float], joined: bool = False
+    chapters: list[dict[str, Any]], starts: list[float], joined: bool = False, early: float = 0.0
 ) -> list[bool]:
     """For each chapter, whether some part starts inside it (`joined`: an introduction set aside
-    belongs to the chapter after it, so the lecture's first part reaches that chapter)."""
+    belongs to the chapter after it, so the lecture's first part reaches that chapter; `early`:
+    a part starting up to this many seconds before a chapter reaches it)."""
     bounds = [c["start_s"] for c in chapters] + [float("inf")]
     if joined and _opening(chapters):
         bounds[1] = bounds[0]
-    return [any(bounds[i] <= s < bounds[i + 1] for s in starts) for i in range(len(chapters))]
+    return [
+        any(bounds[i] <= s + early < bounds[i + 1] for s in starts) for i in range(len(chapters))
+    ]
 
 
 def ingested(ids: list[str], home: Path = HOME) -> Any:
@@ -141,7 +148,7 @@ def summarise(lib: Any, lecture: Any, generator: Any, language: str) -> dict[str
 def figures(rows: list[dict[str, Any]]) -> None:
     for lang in sorted({r["language"] for r in rows}):
         mine = [r for r in rows if r["language"] == lang]
-        hits = {"strict": 0, "joined": 0, "cited": 0}
+        hits = {"strict": 0, "joined": 0, "cited": 0, "early": 0}
         total = 0
         for r in mine:
             chapters = r["chapters"]
@@ -153,6 +160,7 @@ def figures(rows: list[dict[str, Any]]) -> None:
                 "strict": reached(chapters, starts),
                 "joined": reached(chapters, starts, joined=True),
                 "cited": reached(chapters, cited_starts, joined=True),
+                "early": reached(chapters, starts, joined=True, early=EARLY_S),
             }
             for k, by in mine_hits.items():
                 hits[k] += sum(by[i] for i in keep)
@@ -169,7 +177,8 @@ def figures(rows: list[dict[str, Any]]) -> None:
         print(
             f"{lang}: reach {hits['joined']}/{total} = {hits['joined'] / total:.0%} (strict, "
             f"the introduction apart: {hits['strict'] / total:.0%}; by the parts the gist cites: "
-            f"{hits['cited'] / total:.0%}); parts per summary "
+            f"{hits['cited'] / total:.0%}; a part starting up to {EARLY_S:.0f} s before the "
+            f"chapter counted: {hits['early'] / total:.0%}); parts per summary "
             f"{statistics.mean(len(r['parts']) for r in mine):.1f}; gists citing 3+ parts "
             f"{three}/{len(mine)}; seconds per lecture median {statistics.median(secs):.0f} "
             f"(max {max(secs):.0f}), per minute of lecture "
@@ -208,14 +217,39 @@ def cli(lecture_id: str) -> None:
     shutil.copytree(INGESTED, fresh)
     env = dict(os.environ, LECTURETUI_HOME=str(fresh),
                LECTURETUI_MODELS=str(ROOT / "models"), PYTHONPATH=str(ROOT / "src"))  # fmt: skip
+    seconds = {}
     for run in ("fresh", "again"):
         t0 = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "lecturetui", "summary", lecture_id, "--json"], env=env,
                               capture_output=True, text=True, check=True)  # fmt: skip
         record = json.loads(done.stdout)
         (OUT / f"cli_{lecture_id}_{run}.json").write_text(done.stdout, "utf-8")
+        seconds[run] = round(time.perf_counter() - t0, 1)
         print(f"lecturetui summary {lecture_id} ({run}): {time.perf_counter() - t0:.1f} s, "
               f"{len(record['parts'])} parts, gist: {record['gist'][:80]}")  # fmt: skip
+    with (OUT / "rows_cli.jsonl").open("a", encoding="utf-8") as out:
+        row = cli_row(fresh, record, seconds["fresh"], seconds["again"])
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def cli_row(home: Path, record: dict[str, Any], seconds: float, again: float) -> dict[str, Any]:
+    """A row as summarise() writes it, from `lecturetui summary --json` and the parts' text."""
+    from lecturetui.core.library import Library
+    from lecturetui.core.paths import DataHome
+
+    lib = Library(DataHome.resolve(home), rerank=False)
+    lecture = next(lec for lec in lib.lectures() if lec.id == record["lecture"])
+    texts = {p.number: (p.digest, p.text) for p in lib.parts(lecture)}
+    meta = {r["id"]: r for r in entries("both")}[record["title"]]
+    parts = [{"number": p["number"], "start_s": round(p["start_s"], 1),
+              "end_s": round(p["end_s"], 1), "title": p["title"], "said": p["said"],
+              "digest": texts[p["number"]][0], "text": texts[p["number"]][1],
+              "summary": p["summary"], "struck": p["struck"]} for p in record["parts"]]  # fmt: skip
+    return {"parts": parts, "gist": {"summary": record["gist"], "struck": record["gist_struck"]},
+            "seconds": seconds, "again_s": again, "id": record["title"],
+            "language": record["language"], "kind": meta["kind"],
+            "duration_s": meta["duration_s"], "chapters": meta["chapters"],
+            "model": record["model"], "cli": True}  # fmt: skip
 
 
 def main() -> None:
@@ -224,6 +258,7 @@ def main() -> None:
     ap.add_argument("--languages", nargs="*", default=["English", "Portuguese"])
     ap.add_argument("--out", type=Path, default=OUT / "rows.jsonl")
     ap.add_argument("--home", type=Path, default=HOME, help="the bench home summaries go to")
+    ap.add_argument("--fresh", action="store_true", help="a new copy of the ingested home first")
     ap.add_argument("--figures-only", action="store_true")
     ap.add_argument("--rows", type=Path, nargs="*", help="--figures-only: these rows files")
     ap.add_argument("--labels", action="store_true", help="score the hand-read labels")
@@ -239,6 +274,8 @@ def main() -> None:
         )
         return
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.fresh and args.home.exists():
+        shutil.rmtree(args.home)  # summaries kept there would be read back, not written
     lib = ingested(args.ids, args.home)
     if args.cli:
         cli(args.cli)
