@@ -157,3 +157,32 @@ def test_a_question_about_the_course_gets_a_line_per_lecture(home: Path) -> None
     others = [row for row in rows if row is not mine]
     assert all("ainda sem resumo" in row for row in others)
     library.close()
+
+
+class PartsThenGist(FakeGenerator):
+    """Summarises every part alike, and writes the gist it is given."""
+
+    def __init__(self, part: str, gist: str) -> None:
+        super().__init__(part)
+        self.gist = gist
+
+    def stream(self, messages, max_tokens, stop=None, temperature=None):  # type: ignore[no-untyped-def]
+        if "Its parts:" in messages[-1]["content"]:
+            self.prompts.append(messages)
+            yield self.gist
+            return
+        yield from super().stream(messages, max_tokens, stop, temperature)
+
+
+def test_a_gist_sentence_the_parts_do_not_bear_out_is_left_out(home: Path) -> None:
+    library = _library()
+    lecture = library.lectures()[0]
+    gen = PartsThenGist("Esta parte apresenta o assunto.", "A aula apresenta o assunto [1]. "
+                        "Foram 4242 núcleos no Kubernetes [1].")  # fmt: skip
+    events = list(overview_events(library, lecture, lambda: gen, "Portuguese"))
+    gist = events[-1]
+    assert isinstance(gist, GistWritten)
+    assert gist.gist.summary == "A aula apresenta o assunto [1]."
+    assert gist.gist.struck == ("Foram 4242 núcleos no Kubernetes.",)
+    assert "three different parts" in gen.prompts[-1][-1]["content"]
+    library.close()

@@ -34,12 +34,13 @@ from lecturetui.core.study.parts import Part
 from lecturetui.core.timefmt import format_timestamp
 
 #: the model's summary of one part, and the lecture's gist, in tokens at most
-PART_TOKENS = 90
-GIST_TOKENS = 160
+PART_TOKENS = 120
+GIST_TOKENS = 200
 
 PART_SYSTEM = (
     "You summarise one part of a recorded lecture for a student, using only what the lecturer "
-    "says in it."
+    "says in it. Do not add facts the lecturer does not state, and keep the lecturer's "
+    "negations."
 )
 GIST_SYSTEM = "You say what a recorded lecture is about, using only the summaries of its parts."
 
@@ -67,8 +68,9 @@ def gist_messages(
     )
     user = (
         f"Lecture: {lecture.title}\nIts parts:\n{lines}\n\n"
-        f"In three sentences, in {language}, say what the whole lecture is about. End each "
-        "sentence with the numbers of the parts it comes from, as [1] or [2][3]."
+        f"Write exactly three sentences, one per line, in {language}, on what the whole lecture "
+        "is about. End each sentence with the numbers of the parts it comes from, as [1] or "
+        "[2][3]; cite at least three different parts in all."
     )
     return [{"role": "system", "content": GIST_SYSTEM}, {"role": "user", "content": user}]
 
@@ -101,7 +103,7 @@ def write_part(
     """The model's summary of one part, its unsupported sentences struck."""
     reply = _written(generator, part_messages(lecture, part, language), PART_TOKENS, stop)
     reply = re.sub(r"\s+([.!?,;:])", r"\1", CITATION.sub("", reply))
-    summary, struck = borne_out(reply, part.text)
+    summary, struck = borne_out(reply, f"{lecture.title} {part.text}")
     return Written(part.number, part.start, summary, struck)
 
 
@@ -117,9 +119,14 @@ def write_gist(
     if not said:
         return Written(GIST, 0.0, "", ())
     reply = _written(generator, gist_messages(lecture, said, language), GIST_TOKENS, stop)
-    checked = check(reply, {p.number: f"{p.text} {w.summary}" for p, w in said})
-    text = " ".join(checked.text.split())
-    return Written(GIST, 0.0, text, tuple(u.sentence for u in checked.unsupported))
+    checked = check(reply, {p.number: f"{lecture.title} {p.text} {w.summary}" for p, w in said})
+    struck = tuple(u.sentence for u in checked.unsupported)
+    kept = [
+        " ".join(sentence.split())
+        for sentence in SENTENCE.findall(checked.text)
+        if sentence.strip() and " ".join(CITATION.sub("", sentence).split()) not in struck
+    ]
+    return Written(GIST, 0.0, " ".join(kept), struck)
 
 
 def summary_language(lecture: Lecture, question: str | None = None) -> str:

@@ -232,7 +232,9 @@ def lecture_parts(
         titles: list[str | None] = [c.title for c in chapters]
         cuts[0] = min(cuts[0], start)
     else:
-        cuts = [start, *boundaries(line.times, vecs, start, end)]
+        # each cut at the first sentence said after its candidate moment (they lie on a grid)
+        made = boundaries(line.times, vecs, start, end)
+        cuts = [start, *(next((t for t in line.times if t >= c), c) for c in made)]
         titles = [None] * len(cuts)
     parts: list[Part] = []
     for n, (a, b) in enumerate(itertools.pairwise([*cuts, end])):
