@@ -604,8 +604,8 @@ async def test_a_follow_up_is_searched_with_the_previous_question(home: Path) ->
     searched: list[str] = []
     search = library.search
 
-    def spy(query: str, *args, **kwargs):  # type: ignore[no-untyped-def]
-        searched.append(query)
+    def spy(query, *args, **kwargs):  # type: ignore[no-untyped-def]
+        searched.append(getattr(query, "text", query))  # a question's facts carry its text
         return search(query, *args, **kwargs)
 
     library.search = spy  # type: ignore[method-assign]

@@ -48,6 +48,8 @@ def test_a_request_for_a_summary_names_its_lecture(question: str, lecture: str, 
         "resuma o que é um tensor",
         "Which device does TensorFlow prioritise?",
         "quais os principais tipos de matrizes?",  # "principais" alone is not a summary
+        "What do the lectures say about eigenvalues?",  # the first screen's examples
+        "O que as aulas dizem sobre matrizes?",
     ],
 )
 def test_a_question_about_a_moment_is_not_a_summary(question: str) -> None:

@@ -31,7 +31,7 @@ _ASKS = re.compile(
     r"|what (did|do) (we|you|i) (see|cover|learn|study|do)|what was (covered|seen|taught)"
     r"|(o )?que (vimos|vemos|foi visto|aprendemos|estudamos|foi dado|se viu)"
     r"|do que (trata|fala)|sobre o que (e|foi|trata|fala)|de que (trata|habla|fala)"
-    r"|que vimos|what is (it|this|the lecture|lecture \d+) about|what.{0,20} about)\b"
+    r"|que vimos|what is (it|this|the lecture|lecture \d+) about)\b"
 )
 #: a lecture named as such
 _LECTURE = r"(aula|lecture|class|clase|video|aulas|lectures|classes|capitulo|chapter)"
