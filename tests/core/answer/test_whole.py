@@ -98,3 +98,11 @@ def test_a_question_about_the_whole_course(question: str, course: bool) -> None:
     from lecturetui.core.answer.whole import whole_course
 
     assert whole_course(question) is course
+
+
+def test_a_lecture_named_by_a_letter() -> None:
+    lettered = [_lecture(f"aula-{x}", f"Aula {x.upper()}") for x in "abc"]
+    found = whole_lecture("resuma a aula B", lettered)
+    assert found is not None and found.lecture.id == "aula-b"
+    # "a" is also a word of the question, never a lecture's name by itself
+    assert whole_lecture("resuma a aula", lettered).by == "latest"  # type: ignore[union-attr]

@@ -36,6 +36,7 @@ _ASKS = re.compile(
 #: a lecture named as such
 _LECTURE = r"(aula|lecture|class|clase|video|aulas|lectures|classes|capitulo|chapter)"
 _NUMBER = re.compile(rf"\b{_LECTURE}\s*(n[o.]?\s*)?(\d+)\b")
+_LETTER = re.compile(rf"\b{_LECTURE}\s+([a-z])\b")  # "aula B"
 _THIS = re.compile(
     rf"\b(esta|essa|nesta|nessa|desta|dessa|this|current|atual|este|ese|esa)\s+{_LECTURE}\b"
 )
@@ -133,6 +134,8 @@ def whole_lecture(
     if m := _NUMBER.search(text):
         found = _numbered(ordered, int(m.group(3)))
         return WholeLecture(found, "number") if found else None
+    if (m := _LETTER.search(text)) and (found := _lettered(ordered, m.group(2))) is not None:
+        return WholeLecture(found, "number")
     if m := _NAMED.search(text):
         found = _titled(ordered, m.group(3))
         if found is not None:
@@ -179,6 +182,12 @@ def _numbered(ordered: Sequence[Lecture], n: int) -> Lecture | None:
         if first is not None and int(first.group()) == n:
             return lec
     return ordered[n - 1] if 1 <= n <= len(ordered) else None
+
+
+def _lettered(ordered: Sequence[Lecture], letter: str) -> Lecture | None:
+    """The one lecture whose title has `letter` as a word of its own ("Aula B")."""
+    found = [lec for lec in ordered if letter in re.findall(r"[^\W\d_]+", fold(lec.title))]
+    return found[0] if len(found) == 1 else None
 
 
 def _titled(ordered: Sequence[Lecture], words: str) -> Lecture | None:
