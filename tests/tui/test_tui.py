@@ -904,8 +904,9 @@ async def test_a_lecture_s_outline_opens_from_the_library_and_the_segment_screen
 
 async def test_s_asks_for_the_lecture_s_summary_from_its_screens(home: Path) -> None:
     from lecturetui.tui.outlinescreen import OutlineScreen
+    from tests.core.answer.test_overview import PartsThenGist
 
-    gen = FakeGenerator("Esta parte apresenta o assunto.")
+    gen = PartsThenGist("Esta parte apresenta o assunto.", "A aula trata do assunto [1].")
     app = make_app(home, generator=gen, language="en")
     async with app.run_test(size=(120, 32)) as pilot:
         await app.workers.wait_for_complete()

@@ -147,8 +147,12 @@ def test_a_lecture_s_summary(home: Path, snap_compare, language: str) -> None:  
     each part's summary and the lecturer's words, then the gist."""
     from lecturetui.core.lectures import Chapter
     from lecturetui.tui.outlinescreen import OutlineScreen
+    from tests.core.answer.test_overview import PartsThenGist
 
-    app = make_app(home, language=language)
+    gen = PartsThenGist(
+        "A parte mostra os dispositivos.", "A aula apresenta os dispositivos [1][2]."
+    )
+    app = make_app(home, generator=gen, language=language)
     library = app.services.library
     lecture = max(library.lectures(), key=lambda x: x.segment_count)
     library.store.save_chapters(lecture.id, [Chapter(0.0, "Abertura"), Chapter(130.0, "Núcleos")])

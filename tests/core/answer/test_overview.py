@@ -32,6 +32,21 @@ def _library() -> Library:
     return library
 
 
+class PartsThenGist(FakeGenerator):
+    """Summarises every part alike, and writes the gist it is given."""
+
+    def __init__(self, part: str, gist: str) -> None:
+        super().__init__(part)
+        self.gist = gist
+
+    def stream(self, messages, max_tokens, stop=None, temperature=None):  # type: ignore[no-untyped-def]
+        if "Its parts:" in messages[-1]["content"]:
+            self.prompts.append(messages)
+            yield self.gist
+            return
+        yield from super().stream(messages, max_tokens, stop, temperature)
+
+
 def test_a_sentence_the_part_does_not_bear_out_is_struck() -> None:
     text = "O TensorFlow executa as operações na GPU quando há uma, e na CPU se não houver."
     kept, struck = borne_out(
@@ -46,7 +61,7 @@ def test_the_parts_come_first_then_each_summary_then_the_gist_and_all_is_kept(
 ) -> None:
     library = _library()
     lecture = library.lectures()[0]
-    gen = FakeGenerator("Esta parte explica o que o professor diz [1].")
+    gen = PartsThenGist("Esta parte explica o que o professor diz [1].", "A aula explica [1].")
     events = list(overview_events(library, lecture, lambda: gen, "Portuguese"))
     ready = events[0]
     assert isinstance(ready, PartsReady) and ready.parts and ready.lecture == lecture
@@ -139,9 +154,37 @@ def test_the_summary_is_in_the_question_s_language(home: Path, question: str) ->
     library.close()
 
 
+def test_a_gist_sentence_the_parts_do_not_bear_out_is_left_out(home: Path) -> None:
+    library = _library()
+    lecture = library.lectures()[0]
+    gen = PartsThenGist("Esta parte apresenta o assunto.", "A aula apresenta o assunto [1]. "
+                        "Foram 4242 núcleos no Kubernetes [1].")  # fmt: skip
+    events = list(overview_events(library, lecture, lambda: gen, "Portuguese"))
+    gist = events[-1]
+    assert isinstance(gist, GistWritten)
+    assert gist.gist.summary == "A aula apresenta o assunto [1]."
+    assert gist.gist.struck == ("Foram 4242 núcleos no Kubernetes.",)
+    assert "three different parts" in gen.prompts[-1][-1]["content"]
+    library.close()
+
+
+def test_a_part_keeps_two_sentences_and_a_gist_copying_a_part_is_not_kept(home: Path) -> None:
+    library = _library()
+    lecture = library.lectures()[0]
+    part = "A parte apresenta o assunto. Depois mostra um exemplo. E ainda conclui algo."
+    gen = PartsThenGist(part, "Depois mostra um exemplo [1]. A aula inteira trata do assunto [1].")
+    events = list(overview_events(library, lecture, lambda: gen, "Portuguese"))
+    written = [e.written for e in events if isinstance(e, PartWritten)]
+    assert written[0].summary == "A parte apresenta o assunto. Depois mostra um exemplo."
+    gist = events[-1]
+    assert isinstance(gist, GistWritten)
+    assert gist.gist.summary == "A aula inteira trata do assunto [1]."
+    library.close()
+
+
 def test_a_question_about_the_course_gets_a_line_per_lecture(home: Path) -> None:
     library = _library()
-    gen = FakeGenerator("Esta aula trata de núcleos de processamento.")
+    gen = PartsThenGist("Uma parte.", "Esta aula trata de núcleos de processamento.")
     first = library.lectures()[0]
     list(overview_events(library, first, lambda: gen, "Portuguese"))  # one summary written
     question = "O que este curso cobre?"
@@ -156,33 +199,4 @@ def test_a_question_about_the_course_gets_a_line_per_lecture(home: Path) -> None
     assert "Esta aula trata de núcleos de processamento." in mine
     others = [row for row in rows if row is not mine]
     assert all("ainda sem resumo" in row for row in others)
-    library.close()
-
-
-class PartsThenGist(FakeGenerator):
-    """Summarises every part alike, and writes the gist it is given."""
-
-    def __init__(self, part: str, gist: str) -> None:
-        super().__init__(part)
-        self.gist = gist
-
-    def stream(self, messages, max_tokens, stop=None, temperature=None):  # type: ignore[no-untyped-def]
-        if "Its parts:" in messages[-1]["content"]:
-            self.prompts.append(messages)
-            yield self.gist
-            return
-        yield from super().stream(messages, max_tokens, stop, temperature)
-
-
-def test_a_gist_sentence_the_parts_do_not_bear_out_is_left_out(home: Path) -> None:
-    library = _library()
-    lecture = library.lectures()[0]
-    gen = PartsThenGist("Esta parte apresenta o assunto.", "A aula apresenta o assunto [1]. "
-                        "Foram 4242 núcleos no Kubernetes [1].")  # fmt: skip
-    events = list(overview_events(library, lecture, lambda: gen, "Portuguese"))
-    gist = events[-1]
-    assert isinstance(gist, GistWritten)
-    assert gist.gist.summary == "A aula apresenta o assunto [1]."
-    assert gist.gist.struck == ("Foram 4242 núcleos no Kubernetes.",)
-    assert "three different parts" in gen.prompts[-1][-1]["content"]
     library.close()

@@ -26,6 +26,7 @@ from lecturetui.core.answer.generation import Generator
 from lecturetui.core.citing import CITATION
 from lecturetui.core.language import language_name
 from lecturetui.core.lectures import Lecture
+from lecturetui.core.lexical import fold
 from lecturetui.core.library import Library
 from lecturetui.core.links import deep_link
 from lecturetui.core.records import OverviewRecord, PartRecord
@@ -36,6 +37,9 @@ from lecturetui.core.timefmt import format_timestamp
 #: the model's summary of one part, and the lecture's gist, in tokens at most
 PART_TOKENS = 120
 GIST_TOKENS = 200
+#: ... and in sentences, at most (a longer reply is cut to them)
+PART_SENTENCES = 2
+GIST_SENTENCES = 3
 
 PART_SYSTEM = (
     "You summarise one part of a recorded lecture for a student, using only what the lecturer "
@@ -104,7 +108,8 @@ def write_part(
     reply = _written(generator, part_messages(lecture, part, language), PART_TOKENS, stop)
     reply = re.sub(r"\s+([.!?,;:])", r"\1", CITATION.sub("", reply))
     summary, struck = borne_out(reply, f"{lecture.title} {part.text}")
-    return Written(part.number, part.start, summary, struck)
+    kept = SENTENCE.findall(summary)[:PART_SENTENCES]  # one or two, as asked
+    return Written(part.number, part.start, " ".join(x.strip() for x in kept), struck)
 
 
 def write_gist(
@@ -121,12 +126,15 @@ def write_gist(
     reply = _written(generator, gist_messages(lecture, said, language), GIST_TOKENS, stop)
     checked = check(reply, {p.number: f"{lecture.title} {p.text} {w.summary}" for p, w in said})
     struck = tuple(u.sentence for u in checked.unsupported)
+    summaries = " ".join(fold(w.summary) for _, w in said)
     kept = [
         " ".join(sentence.split())
         for sentence in SENTENCE.findall(checked.text)
-        if sentence.strip() and " ".join(CITATION.sub("", sentence).split()) not in struck
+        if sentence.strip()
+        and (bare := " ".join(CITATION.sub("", sentence).split())) not in struck
+        and fold(bare.rstrip(" .!?")) not in summaries  # a part's summary copied is not a gist
     ]
-    return Written(GIST, 0.0, " ".join(kept), struck)
+    return Written(GIST, 0.0, " ".join(kept[:GIST_SENTENCES]), struck)
 
 
 def summary_language(lecture: Lecture, question: str | None = None) -> str:
