@@ -62,7 +62,13 @@ from lecturetui.core.answer.verdict import (
     asked_about,
     read,
 )
-from lecturetui.core.answer.whole import WholeLecture, course_order, whole_course, whole_lecture
+from lecturetui.core.answer.whole import (
+    WholeLecture,
+    asks_whole,
+    course_order,
+    whole_course,
+    whole_lecture,
+)
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
@@ -173,7 +179,10 @@ def run_question(
 
 
 def _whole(library: Library, asked: Asked, s: QuestionSettings) -> WholeLecture | None:
-    """The lecture a request for a summary names (core/answer/whole.py), if it is one."""
+    """The lecture a request for a summary names (core/answer/whole.py), if it is one: the
+    library's lectures and the scope are read only for such a request."""
+    if not asks_whole(asked.question):
+        return None
     scoped = sorted(resolved.lecture_ids) if (resolved := library.scoped(s.scope)) else []
 
     def find(words: str) -> Lecture | None:

@@ -107,6 +107,12 @@ def whole_course(question: str) -> bool:
     return bool(_COURSE.search(text) and asks and not named)
 
 
+def asks_whole(question: str) -> bool:
+    """Whether a question asks for a summary, an overview or the main topics (of a lecture or
+    a course): nothing more is looked up for any other question."""
+    return _ASKS.search(" ".join(fold(question).split())) is not None
+
+
 @dataclass(frozen=True, slots=True)
 class WholeLecture:
     """A question about a whole lecture, and how the lecture was found."""
@@ -127,7 +133,7 @@ def whole_lecture(
     scope; `open_`: the lecture open in the app; `find`: the lecture that speaks most of a
     subject ("a aula sobre autovetores" when no title says it: the search's)."""
     text = " ".join(fold(question).split())
-    if not lectures or not _ASKS.search(text):
+    if not lectures or not asks_whole(question):
         return None
     by_id = {lec.id: lec for lec in lectures}
     ordered = sorted(lectures, key=course_order)
