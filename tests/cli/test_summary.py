@@ -28,7 +28,7 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[FakeGenerator]:
             made.append(self)
 
         def stream(self, messages, max_tokens, stop=None, temperature=None):  # type: ignore[no-untyped-def]
-            if "Its parts:" in messages[-1]["content"]:  # the gist
+            if "These parts:" in messages[-1]["content"]:  # the gist
                 yield "A aula inteira apresenta o assunto [1]."
                 return
             yield from super().stream(messages, max_tokens, stop, temperature)

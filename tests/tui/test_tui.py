@@ -924,4 +924,4 @@ async def test_s_asks_for_the_lecture_s_summary_from_its_screens(home: Path) -> 
         record = app.services.library.history.rows()[0]
         assert record[2].startswith("Summarise this lecture")
         # the part summaries were asked in the question's language
-        assert gen.prompts and "in English" in gen.prompts[0][-1]["content"]
+        assert gen.prompts and "in English" in gen.prompts[0][0]["content"]

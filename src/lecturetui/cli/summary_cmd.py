@@ -124,7 +124,8 @@ def _summarise(
 ) -> OverviewRecord:
     """The summary's events printed as they come (`quiet`: a progress bar instead), and its
     record; Ctrl+C stops it, keeping the parts written."""
-    from lecturetui.core.answer.overview import Unfolding, overview_events
+    from lecturetui.core.answer.overview import overview_events
+    from lecturetui.core.answer.overview_view import Unfolding
 
     stop = threading.Event()
     source = session.source()

@@ -145,7 +145,7 @@ class AskingScreen(Screen[None]):
             Started,
             Token,
         )  # fmt: skip
-        from lecturetui.core.answer.overview import Unfolding
+        from lecturetui.core.answer.overview_view import Unfolding
         from lecturetui.core.answer.question import QuestionSettings, run_question
         from lecturetui.core.conversation import make_turn
 

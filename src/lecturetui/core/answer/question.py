@@ -48,7 +48,8 @@ from lecturetui.core.answer.found import (
 )
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
-from lecturetui.core.answer.overview import Unfolding, course_text, overview_events
+from lecturetui.core.answer.overview import overview_events
+from lecturetui.core.answer.overview_view import Unfolding, course_text
 from lecturetui.core.answer.result import Answer
 from lecturetui.core.answer.translate import Translator, target_language
 from lecturetui.core.answer.unexplained import abstention, unsure_answer
