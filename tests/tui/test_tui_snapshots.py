@@ -150,7 +150,9 @@ def test_a_lecture_s_summary(home: Path, snap_compare, language: str) -> None:  
     from tests.core.answer.test_overview import PartsThenGist
 
     gen = PartsThenGist(
-        "A parte mostra os dispositivos.", "A aula abre com os dispositivos.", "Depois vêm os núcleos."
+        "A parte mostra os dispositivos.",
+        "A aula abre com os dispositivos.",
+        "Depois vêm os núcleos.",
     )
     app = make_app(home, generator=gen, language=language)
     library = app.services.library

@@ -238,3 +238,9 @@ def test_a_name_the_lectures_never_mention_raises_the_bar(library: Library) -> N
     assert covers([hit]) and not covers([hit], unknown=("Django",))
     high = Hit(1, 0.8, seg, lec, None, {"dense": 0.8, "rerank": 0.60})
     assert covers([high], unknown=("Django",))  # a relevant window still answers
+
+
+def test_a_name_s_possessive_and_an_acronym_s_plural_hold_where_the_name_is_said() -> None:
+    said = "It's not like Satoshi foresaw it: a single ASIC goes through the nonce space."
+    assert holds("Satoshi's", said) and holds("ASICs", said)
+    assert not holds("Nakamoto's", said) and not holds("GPUs", said)

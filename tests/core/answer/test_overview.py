@@ -175,6 +175,7 @@ def test_the_summary_is_in_the_question_s_language(home: Path, question: str) ->
 def test_the_gist_says_one_sentence_on_each_run_of_parts_citing_them() -> None:
     assert [[p.number for p, _ in g] for g in gist_groups(_parts(5))] == [[1, 2], [3], [4, 5]]
     assert [[p.number for p, _ in g] for g in gist_groups(_parts(2))] == [[1], [2]]
+    assert gist_groups([]) == []
     lecture = _library().lectures()[0]
     gen = PartsThenGist("", "A aula começa pelos tensores.", "Depois vêm as GPUs [7].",
                         "Foram 4242 núcleos no Kubernetes.")  # fmt: skip
@@ -224,4 +225,16 @@ def test_a_question_about_the_course_gets_a_line_per_lecture(home: Path) -> None
     assert "Esta aula trata de núcleos de processamento." in mine
     others = [row for row in rows if row is not mine]
     assert all("ainda sem resumo" in row for row in others)
+    library.close()
+
+
+def test_a_sentence_cut_off_by_the_token_limit_is_not_shown(home: Path) -> None:
+    library = _library()
+    lecture = library.lectures()[0]
+    gen = PartsThenGist("A parte apresenta o assunto. E depois mostra um exemplo de", "E a aula")
+    events = list(overview_events(library, lecture, lambda: gen, "Portuguese"))
+    written = [e.written for e in events if isinstance(e, PartWritten)]
+    assert written and all(w.summary == "A parte apresenta o assunto." for w in written)
+    gist = events[-1]
+    assert isinstance(gist, GistWritten) and gist.gist.summary == ""
     library.close()

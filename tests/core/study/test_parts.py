@@ -7,7 +7,16 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.lectures import Chapter, StoredSegment
-from lecturetui.core.study.parts import boundaries, lecture_parts, ranking, timeline
+from lecturetui.core.study.parts import (
+    DIGEST_WORDS,
+    LECTURE_DIGEST_WORDS,
+    MIN_DIGEST_WORDS,
+    boundaries,
+    digest_words,
+    lecture_parts,
+    ranking,
+    timeline,
+)
 
 MAX_UNITS = 64
 
@@ -74,3 +83,12 @@ def test_a_short_lecture_is_one_part_and_the_ranking_puts_the_typical_first() ->
     assert boundaries(times, vectors, 0.0, 90.0) == []
     assert ranking(np.asarray([[1, 0], [0.9, 0.1], [0, 1]], dtype=np.float32))[0] in (0, 1)
     assert ranking(np.zeros((0, 2), dtype=np.float32)) == []
+
+
+def test_a_long_lecture_s_parts_share_what_the_model_reads() -> None:
+    # a short lecture's parts read up to DIGEST_WORDS each; a long one's share the lecture's
+    # budget, never below MIN_DIGEST_WORDS
+    assert digest_words(1) == DIGEST_WORDS
+    assert digest_words(4) == min(DIGEST_WORDS, LECTURE_DIGEST_WORDS // 4)
+    assert digest_words(12) * 12 <= LECTURE_DIGEST_WORDS < digest_words(4) * 12
+    assert digest_words(1000) == MIN_DIGEST_WORDS

@@ -108,6 +108,10 @@ def holds(fact: str, excerpt: str) -> bool:
     hay = fold(excerpt)
     if re.search(rf"(?<!\w){re.escape(needle)}", hay):
         return True
+    # a name's possessive or an acronym's plural: "Satoshi's", "ASICs" where "Satoshi", "ASIC"
+    bare = re.sub(r"(?<=\w{2})(?:['’]s|(?<=[A-Z])s)$", "", fact)
+    if bare != fact:
+        return holds(bare, excerpt)
     if needle.replace(" ", "") in hay.replace(" ", ""):  # "TensorFlow" heard as "tensor flow"
         return True
     # `os.path` said as "os dot path", `snake_case` as "snake case"

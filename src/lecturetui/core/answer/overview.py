@@ -36,8 +36,8 @@ from lecturetui.core.timefmt import format_timestamp
 _P = TypeVar("_P")
 
 #: the model's summary of one part, and one sentence of the lecture's gist, in tokens at most
-PART_TOKENS = 120
-GIST_TOKENS = 90
+PART_TOKENS = 90
+GIST_TOKENS = 70
 #: ... and in sentences, at most: the reply stops being written once it has them
 PART_SENTENCES = 2
 GIST_SENTENCES = 3
@@ -45,14 +45,17 @@ GIST_SENTENCES = 3
 PART_SYSTEM = (
     "You summarise one part of a recorded lecture for a student, using only what the lecturer "
     "says in it. Do not add facts the lecturer does not state, and keep the lecturer's "
-    "negations. In one or two short sentences, in {language}, say what this part of the "
-    "lecture explains."
+    "negations. In one or two short sentences (30 words in all at most), in {language}, say "
+    "what this part of the lecture explains."
 )
 GIST_SYSTEM = (
     "You say what a stretch of a recorded lecture is about, using only the summaries of its "
-    "parts. In one sentence, in {language}, say what these parts cover together; do not "
-    "repeat any summary word for word."
+    "parts. Name its common subject in one short sentence (under 20 words), in "
+    "{language}{opening}. Do not list the parts."
 )
+#: how a gist sentence begins, by language: the small model then names the subject instead of
+#: listing the parts (and writes in the language asked)
+GIST_OPENING = {"English": "It", "Portuguese": "A aula", "Spanish": "La clase"}
 
 
 def part_messages(lecture: Lecture, part: Part, language: str) -> list[dict[str, str]]:
@@ -64,7 +67,7 @@ def part_messages(lecture: Lecture, part: Part, language: str) -> list[dict[str,
         f"Lecture: {lecture.title}\n"
         f"Part {part.number} ({format_timestamp(part.start)}-{format_timestamp(part.end)}){named}\n\n"
         f"What the lecturer says:\n“{part.digest}”\n\n"
-        f"({language}, one or two sentences, only what the lecturer says here)"
+        f"({language}, one or two short sentences, only what the lecturer says here)"
     )
     system = PART_SYSTEM.format(language=language)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -74,6 +77,8 @@ def gist_groups(parts: Sequence[_P]) -> list[list[_P]]:
     """The parts in up to GIST_SENTENCES runs of consecutive parts, as even as they go: the
     gist says one sentence on each (its beginning, middle and end)."""
     n = min(GIST_SENTENCES, len(parts))
+    if n == 0:
+        return []
     bounds = [round(i * len(parts) / n) for i in range(n + 1)]
     return [list(parts[a:b]) for a, b in itertools.pairwise(bounds) if b > a]
 
@@ -86,8 +91,11 @@ def gist_messages(
         f"- ({format_timestamp(p.start)}{', ' + p.title if p.title else ''}) {w.summary}"
         for p, w in group
     )
-    user = f"Lecture: {lecture.title}\nThese parts:\n{lines}\n\n({language}, one sentence)"
-    system = GIST_SYSTEM.format(language=language)
+    user = f"Lecture: {lecture.title}\nThese parts:\n{lines}\n\n({language}, one short sentence)"
+    opening = GIST_OPENING.get(language)
+    system = GIST_SYSTEM.format(
+        language=language, opening=f', that begins with "{opening}"' if opening else ""
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
@@ -130,6 +138,8 @@ def write_part(
     reply = _written(generator, messages, PART_TOKENS, stop, PART_SENTENCES)
     summary, struck = borne_out(_uncited(reply), f"{lecture.title} {part.text}")
     kept = SENTENCE.findall(summary)[:PART_SENTENCES]  # one or two, as asked
+    if len(kept) > 1 and not _ended(kept[-1]):
+        kept.pop()  # cut off by the token limit
     return Written(part.number, part.start, " ".join(x.strip() for x in kept), struck)
 
 
@@ -152,8 +162,8 @@ def write_gist(
         if stop.is_set():
             break
         sentence = first_sentence(reply)
-        if not sentence:
-            continue
+        if not _ended(sentence):
+            continue  # none, or cut off by the token limit
         text = " ".join(f"{lecture.title} {p.text} {w.summary}" for p, w in group)
         if not all(holds(fact, text) for fact in facts(sentence)):
             struck.append(sentence)
@@ -162,6 +172,10 @@ def write_gist(
             body, end = (sentence[:-1], sentence[-1]) if sentence[-1] in ".!?" else (sentence, ".")
             kept.append(f"{body} {cites}{end}")
     return Written(GIST, 0.0, " ".join(kept), tuple(struck))
+
+
+def _ended(sentence: str) -> bool:
+    return sentence.rstrip(" \"”’')").endswith((".", "!", "?"))
 
 
 def _uncited(text: str) -> str:

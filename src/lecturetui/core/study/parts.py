@@ -36,9 +36,9 @@ WINDOW_S = 90.0
 #: candidate boundaries every STEP_S seconds
 STEP_S = 10.0
 #: a part lasts at least this long
-MIN_PART_S = 90.0
+MIN_PART_S = 60.0
 #: about one part per this many seconds of lecture
-TARGET_S = 150.0
+TARGET_S = 90.0
 #: a dip is measured against the highest points within this many candidates on each side
 RADIUS = 12
 #: title phrases: this many words at most
@@ -46,8 +46,12 @@ TITLE_WORDS = 4
 #: the lecturer's sentences shown for a part
 QUOTED_SENTENCES = 2
 #: the words of a part the answer model reads to summarise it: its most representative
-#: sentences, in order (about 230 tokens: 7 s on a 2-core CPU)
+#: sentences, in order, at most DIGEST_WORDS (about 230 tokens: 7 s on a 2-core CPU) and
+#: LECTURE_DIGEST_WORDS for the whole lecture shared among its parts (a long lecture's summary
+#: reads about as much as a short one's), never under MIN_DIGEST_WORDS
 DIGEST_WORDS = 170
+LECTURE_DIGEST_WORDS = 1300
+MIN_DIGEST_WORDS = 80
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 
 #: the E5 vectors of units, by their labels in the unit index
@@ -75,7 +79,7 @@ class Part:
     made: bool  # cut by lecturetui where the subject changes (not the author's chapter)
     sentences: tuple[Said, ...]
     text: str  # everything said in it, in order
-    digest: str  # its most representative sentences up to DIGEST_WORDS words, in order
+    digest: str  # its most representative sentences up to digest_words(parts), in order
 
 
 def similarity_curve(
@@ -237,6 +241,7 @@ def lecture_parts(
         cuts = [start, *(next((t for t in line.times if t >= c), c) for c in made)]
         titles = [None] * len(cuts)
     parts: list[Part] = []
+    budget = digest_words(len(cuts))
     for n, (a, b) in enumerate(itertools.pairwise([*cuts, end])):
         inside = [i for i, s in enumerate(line.said) if a <= s.time < b]
         if not inside:
@@ -248,7 +253,7 @@ def lecture_parts(
             named = title(texts, others)
         ranked = [inside[i] for i in ranking(vecs[inside])]
         quoted = tuple(line.said[i] for i in sorted(ranked[:QUOTED_SENTENCES]))
-        digest = " ".join(line.said[i].text for i in sorted(_within(line.said, ranked)))
+        digest = " ".join(line.said[i].text for i in sorted(_within(line.said, ranked, budget)))
         parts.append(Part(len(parts) + 1, a, b, named, not chapters, quoted, " ".join(texts),
                           digest))  # fmt: skip
     return parts
@@ -263,7 +268,12 @@ def ranking(vectors: npt.NDArray[np.float32]) -> list[int]:
     return [int(i) for i in np.argsort(-(vectors @ mean), kind="stable")]
 
 
-def _within(said: Sequence[Said], ranked: Sequence[int], words: int = DIGEST_WORDS) -> list[int]:
+def digest_words(parts: int) -> int:
+    """The words a part's digest holds when the lecture has `parts` parts."""
+    return max(MIN_DIGEST_WORDS, min(DIGEST_WORDS, LECTURE_DIGEST_WORDS // max(1, parts)))
+
+
+def _within(said: Sequence[Said], ranked: Sequence[int], words: int) -> list[int]:
     """The first of the ranked sentences that fit in `words` words (at least one)."""
     out: list[int] = []
     total = 0
