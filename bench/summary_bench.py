@@ -5,7 +5,7 @@ English and in Portuguese; each row holds the parts with their times, the lectur
 the part summaries, the struck sentences, the gist, the authors' chapters and the seconds.
 
     .venv/bin/python bench/summary_bench.py [--ids ID ...] [--languages English Portuguese]
-        [--out bench/data/summaries/rows.jsonl] [--cli ID] [--figures-only]
+        [--out bench/data/summaries/rows.jsonl] [--cli ID] [--figures-only] [--labels [FILE]]
 
 Figures (printed, and recomputed from the rows with --figures-only):
 * reach: the share of the authors' chapters in which some part of the summary starts (the part's
@@ -61,6 +61,7 @@ _CLOSING = re.compile(r"final|closing|conclu|wrap|summary|outro|recap", re.I)
 #: the secondary reach figure: a part starting this many seconds before a chapter reaches it
 EARLY_S = 10.0
 _CITE = re.compile(r"\[(\d+)\]")
+_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+(?:\s*(?:\[\d+\])+)?|$)")
 
 
 def counted(chapters: list[dict[str, Any]]) -> list[int]:
@@ -186,12 +187,12 @@ def figures(rows: list[dict[str, Any]]) -> None:
         )
 
 
-def labels() -> None:
+def labels(path: Path = LABELS) -> None:
     """The hand-read labels: whether the summary of the part reaching a chapter says what the
     chapter is about (yes/partly/no); whether each summary sentence is borne out by the lecture
     (yes/no; "cut": a sentence cut off by the token limit, counted apart); whether each struck
     sentence was in fact borne out."""
-    rows = [json.loads(x) for x in LABELS.read_text("utf-8").splitlines() if x.strip()]
+    rows = [json.loads(x) for x in path.read_text("utf-8").splitlines() if x.strip()]
     for lang in [*sorted({r["language"] for r in rows}), "all"]:
         mine = [r for r in rows if lang in ("all", r["language"])]
         a = [r["label"] for r in mine if r["kind"] == "chapter"]
@@ -207,6 +208,40 @@ def labels() -> None:
             f"{gist.count('yes') + gist.count('no')}), cut off {s.count('cut')} of {len(s)}; "
             f"struck sentences borne out {struck.count('yes')}/{len(struck)}"
         )
+
+
+def sheet(rows: list[dict[str, Any]], out: Path) -> None:
+    """What a reader labels, from the rows (the labels file's records without `label`/`why`):
+    each counted chapter reached with the summary of the part that reaches it, each summary
+    sentence (parts and gist) and each struck sentence, with the captions file to read."""
+    meta = {r["id"]: r for r in entries("both")}
+    items: list[dict[str, Any]] = []
+    for r in rows:
+        base = {"id": r["id"], "language": r["language"],
+                "captions_file": str(DATA / meta[r["id"]]["captions_file"])}  # fmt: skip
+        chapters, parts = r["chapters"], [p for p in r["parts"] if p.get("summary")]
+        bounds = [c["start_s"] for c in chapters] + [float("inf")]
+        if _opening(chapters):
+            bounds[1] = bounds[0]
+        for i in counted(chapters):
+            inside = [p for p in parts if bounds[i] <= p["start_s"] < bounds[i + 1]]
+            if inside:
+                items.append({"kind": "chapter", **base, "chapter": chapters[i]["title"],
+                              "chapter_start_s": chapters[i]["start_s"],
+                              "chapter_end_s": bounds[i + 1], "part": inside[0]["number"],
+                              "part_start_s": inside[0]["start_s"],
+                              "summary": inside[0]["summary"]})  # fmt: skip
+        said = [(f"part {p['number']}", p["summary"], p["struck"], p["start_s"], p["end_s"])
+                for p in r["parts"]]  # fmt: skip
+        if r["gist"]:
+            said.append(("gist", r["gist"]["summary"], r["gist"]["struck"], 0.0, float("inf")))
+        for where, summary, struck, a, b in said:
+            for kind, sentences in (("sentence", _SENTENCE.findall(summary)), ("struck", struck)):
+                for n, x in enumerate((y.strip() for y in sentences if y.strip()), 1):
+                    items.append({"kind": kind, **base, "where": where, "index": n,
+                                  "sentence": x, "start_s": a, "end_s": b})  # fmt: skip
+    out.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items), "utf-8")
+    print(f"{len(items)} items to read: {out}")
 
 
 def cli(lecture_id: str) -> None:
@@ -261,17 +296,23 @@ def main() -> None:
     ap.add_argument("--fresh", action="store_true", help="a new copy of the ingested home first")
     ap.add_argument("--figures-only", action="store_true")
     ap.add_argument("--rows", type=Path, nargs="*", help="--figures-only: these rows files")
-    ap.add_argument("--labels", action="store_true", help="score the hand-read labels")
+    ap.add_argument("--labels", nargs="?", const=LABELS, type=Path, default=None,
+                    help="score the hand-read labels (default: %(const)s)")  # fmt: skip
+    ap.add_argument("--sheet", type=Path, default=None,
+                    help="with --figures-only: write what a reader labels to this file")  # fmt: skip
     ap.add_argument("--cli", default=None, help="time `lecturetui summary` for this lecture")
     args = ap.parse_args()
     if args.labels:
-        labels()
+        labels(args.labels)
         return
     if args.figures_only:
         files = args.rows or [args.out]
-        figures(
-            [json.loads(x) for f in files for x in f.read_text("utf-8").splitlines() if x.strip()]
-        )
+        rows = [
+            json.loads(x) for f in files for x in f.read_text("utf-8").splitlines() if x.strip()
+        ]
+        figures(rows)
+        if args.sheet:
+            sheet(rows, args.sheet)
         return
     OUT.mkdir(parents=True, exist_ok=True)
     if args.fresh and args.home.exists():
