@@ -19,6 +19,7 @@ from lecturetui.core.answer.overview import (
     summary_language,
 )
 from lecturetui.core.answer.whole import course_order
+from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Lecture
 from lecturetui.core.library import Library
 from lecturetui.core.storage.overviews import Written
@@ -45,6 +46,16 @@ class SummaryProgress:
     @property
     def whole(self) -> bool:
         return self.gist is not None
+
+
+def part_label(progress: SummaryProgress) -> str:
+    """What is being written: "part 3 of 9", "the gist" once every part is written ("" once
+    the summary is whole)."""
+    if progress.whole or not progress.parts:
+        return ""
+    if progress.part > progress.parts:
+        return _("the gist")
+    return _("part {n} of {parts}").format(n=progress.part, parts=progress.parts)
 
 
 def language_for(lecture: Lecture, language: str | None) -> str:
