@@ -69,13 +69,17 @@ def pending_summaries(
     model: str | None,
     language: str | None = None,
     among: Sequence[Lecture] | None = None,
+    stop: threading.Event | None = None,
 ) -> list[Lecture]:
     """The lectures (of `among`, else the library's) with parts whose summary by `model` in
     `language` (None: each lecture's own) is not whole, in course order. Without a model's
-    name every lecture with parts is pending."""
+    name every lecture with parts is pending. Setting `stop` ends the look: those found so
+    far."""
     lectures = sorted(library.lectures() if among is None else among, key=course_order)
     pending: list[Lecture] = []
     for lecture in lectures:
+        if stop is not None and stop.is_set():
+            break
         kept = (
             library.overviews.written(overview_key(lecture, model, language_for(lecture, language)))
             if model
