@@ -168,3 +168,38 @@ async def test_a_failure_is_a_message_in_the_status_line_said_once(
         for _ in range(20):
             await pilot.pause(0.02)
         assert gen.parts == 1  # not tried again until the library changes
+
+
+async def test_the_course_map_says_what_a_lecture_covers_where_its_summary_is_written(
+    home: Path, idle_soon: None
+) -> None:
+    from lecturetui.core.answer.pending import write_summaries
+    from lecturetui.tui.mapscreen import MapScreen
+
+    gen = Summariser()
+    app = _app(gen)  # never idle here: the summaries are those written below
+    library = app.services.library
+    written = {x.id for x in library.lectures()[::2]}  # every other lecture
+    list(write_summaries(library, [x for x in library.lectures() if x.id in written],
+                         lambda: gen, "Portuguese"))  # fmt: skip
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("slash")
+        app.query_one("#question", Input).value = "tensor Flow prioriza GPU"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.press("c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MapScreen)
+        shown = set()
+        for _ in screen.hits:
+            lecture = screen.hits[screen.current].lecture
+            gist = screen.query_one("#map-gist", Static)
+            said = str(gist.render())
+            assert gist.display == (lecture in written), lecture
+            assert ("Em resumo: A aula trata dos dispositivos." in said) == (lecture in written)
+            shown.add(lecture)
+            await pilot.press("right")
+        assert shown & written and shown - written  # both kinds seen

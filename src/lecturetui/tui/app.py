@@ -14,8 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, get_current_worker
 
-from lecturetui.core.i18n import N_, _, language, ngettext, set_language
-from lecturetui.core.language import language_name
+from lecturetui.core.i18n import N_, _, ngettext, set_language
 from lecturetui.core.session import failed_to_load
 from lecturetui.tui import background
 from lecturetui.tui.bookmarkscreen import BookmarksScreen
@@ -242,7 +241,7 @@ class LectureApp(Translated, App[None]):
             return
         stop = self.idle_summaries.start()
         write = functools.partial(self.idle_summaries.run, self.services.library, generator,
-                                  language_name(language()), stop, self.post_message)  # fmt: skip
+                                  background.app_language(), stop, self.post_message)  # fmt: skip
         self.run_worker(write, thread=True, group="summaries", exclusive=True,
                         exit_on_error=False)  # fmt: skip
 

@@ -17,7 +17,8 @@ from lecturetui.core.answer.pending import (
     pending_summaries,
     write_summaries,
 )
-from lecturetui.core.i18n import _
+from lecturetui.core.i18n import _, language
+from lecturetui.core.language import language_name
 from lecturetui.core.library import Library
 from lecturetui.tui.messages import SummariesProgress
 
@@ -29,6 +30,11 @@ CHECK_S = 1.0
 HUSH_S = 30.0
 #: a lecture's title in the status line, at most
 TITLE_CHARS = 28
+
+
+def app_language() -> str:
+    """The language the app's summaries are written and read in: the one it speaks, by name."""
+    return language_name(language())
 
 
 class IdleSummaries:
