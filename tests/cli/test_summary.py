@@ -73,3 +73,96 @@ def test_a_lecture_that_does_not_exist_is_said_so(home: Path, models_env: Path) 
     assert runner.invoke(cli, ["ingest", str(SEED_CORPUS)]).exit_code == 0
     missing = runner.invoke(cli, ["summary", "no-such-lecture"])
     assert missing.exit_code != 0 and "Traceback" not in missing.output
+
+
+def _gpu(monkeypatch: pytest.MonkeyPatch, on: bool) -> None:
+    """The answer model would run on a GPU (or not), without finding out."""
+    from lecturetui.core.models.placement import Placement
+
+    monkeypatch.setattr(Placement, "answer_on_gpu", property(lambda self: on))
+
+
+def test_summary_all_writes_every_pending_summary_one_line_each(
+    home: Path, models_env: Path, fake_model: list[FakeGenerator], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = CliRunner()
+    _gpu(monkeypatch, False)
+    assert runner.invoke(cli, ["ingest", str(SEED_CORPUS)]).exit_code == 0
+    assert fake_model == []  # on a CPU the ingest writes no summary
+    assert runner.invoke(cli, ["summary", "aula-a"]).exit_code == 0  # one written already
+    lectures = json.loads(runner.invoke(cli, ["lectures", "--json"]).stdout)["lectures"]
+    done = runner.invoke(cli, ["summary", "--all"])
+    assert done.exit_code == 0, done.output
+    lines = [x for x in done.stdout.splitlines() if x.startswith("✓")]
+    assert len(lines) == len(lectures) - 1 and all("A aula inteira" in x for x in lines)
+    assert not any("aula-a" in x.lower() for x in lines)  # written before: not again
+    fake_model.clear()
+    again = runner.invoke(cli, ["summary", "--all"])
+    assert again.exit_code == 0 and "written already" in again.output and fake_model == []
+
+
+@pytest.mark.parametrize("args", [["summary"], ["summary", "aula-a", "--all"],
+                                  ["summary", "--all", "--json"]])  # fmt: skip
+def test_summary_takes_a_lecture_or_all(home: Path, args: list[str]) -> None:
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2 and "--all" in result.output and "Traceback" not in result.output
+
+
+def test_ctrl_c_stops_summary_all_keeping_the_parts_written(
+    home: Path, models_env: Path, fake_model: list[FakeGenerator], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lecturetui.core.answer.overview import overview_key, summary_language
+    from lecturetui.core.library import Library
+    from lecturetui.core.paths import DataHome
+
+    runner = CliRunner()
+    _gpu(monkeypatch, False)
+    assert runner.invoke(cli, ["ingest", str(SEED_CORPUS)]).exit_code == 0
+    calls = 0
+    real = FakeGenerator.stream
+
+    def interrupted(self, messages, max_tokens, stop=None, temperature=None):  # type: ignore[no-untyped-def]
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise KeyboardInterrupt  # Ctrl+C while the second part is being written
+        yield from real(self, messages, max_tokens, stop, temperature)
+
+    monkeypatch.setattr(FakeGenerator, "stream", interrupted)
+    result = runner.invoke(cli, ["summary", "--all"])
+    assert result.exit_code == 130 and "kept" in result.output
+    library = Library(DataHome.resolve())
+    kept = [
+        library.overviews.written(overview_key(x, fake_model[0].name, summary_language(x)))
+        for x in library.lectures()
+    ]
+    # the one part written before Ctrl+C is kept (the gist is ordinal 0), nothing of the next
+    assert sum(1 for k in kept for ordinal in k if ordinal) == 1
+    library.close()
+
+
+@pytest.mark.parametrize(("gpu", "flag", "writes"), [(True, None, True), (False, None, False),
+                                                     (True, "--no-summaries", False),
+                                                     (False, "--summaries", True)])  # fmt: skip
+def test_ingest_writes_the_summaries_on_a_gpu_and_says_where_they_are_written_else(
+    home: Path,
+    models_env: Path,
+    fake_model: list[FakeGenerator],
+    monkeypatch: pytest.MonkeyPatch,
+    gpu: bool,
+    flag: str | None,
+    writes: bool,
+) -> None:
+    _gpu(monkeypatch, gpu)
+    result = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS), *([flag] if flag else [])])
+    assert result.exit_code == 0, result.output
+    lines = [x for x in result.stdout.splitlines() if x.startswith("✓")]
+    assert bool(lines) == writes and bool(fake_model) == writes
+    hinted = "summary --all" in result.output
+    assert hinted == (not writes and flag is None)
+    if writes:  # every lecture just added, and nothing on the next ingest: none was added
+        assert len(lines) == len(json.loads(CliRunner().invoke(cli, ["lectures", "--json"])
+                                            .stdout)["lectures"])  # fmt: skip
+        fake_model.clear()
+        again = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS), *([flag] if flag else [])])
+        assert again.exit_code == 0 and fake_model == [] and "summary --all" not in again.output

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 @ttft_option
 @guess_option
 @mode_option
+@click.option("--summaries/--no-summaries", default=True, show_default=True,
+              help="Write the summaries not written yet while the app is idle.")  # fmt: skip
 @pass_ctx
 def app_cmd(
     obj: Context,
@@ -41,6 +43,7 @@ def app_cmd(
     ttft: float,
     guess: str,
     mode: str,
+    summaries: bool,
 ) -> None:
     """Open the app: ask, browse the segments, follow the citations. The mode, time budget and
     guess changed in the app (m, t, g) are kept in the settings file for the next start."""
@@ -64,6 +67,7 @@ def app_cmd(
             ttft_s=ttft,
             guess=guess,
             mode=mode,
+            summaries=summaries,
             remember=remembering(obj.home.settings_file),
         )
     )

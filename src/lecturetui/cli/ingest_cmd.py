@@ -133,9 +133,18 @@ def check_inputs(paths: Sequence[Path]) -> None:
 @click.option("--save-transcript", "save_transcript", is_flag=False, flag_value="", default=None,
               metavar="[DIR]", help="Also write each transcribed file's transcript as .vtt, beside"
               " it or into DIR.")  # fmt: skip
+@click.option("--summaries/--no-summaries", default=None,
+              help="Write the added lectures' summaries now. Default: where the answer model"
+              " runs on a GPU (on a CPU they take minutes: `summary --all` or the app writes"
+              " them).")  # fmt: skip
 @pass_ctx
 def ingest_cmd(
-    obj: Context, paths: tuple[Path, ...], options: IngestOptions, watch: bool, prune: bool
+    obj: Context,
+    paths: tuple[Path, ...],
+    options: IngestOptions,
+    watch: bool,
+    prune: bool,
+    summaries: bool | None,
 ) -> None:
     """Add transcript, audio or video files, or folders of them, to the library and index them.
 
@@ -166,10 +175,39 @@ def ingest_cmd(
             segments=segment_count(n_segments),
         )
     )
+    _summaries(obj, library, report, summaries)
     if watch:
         _watch(library, paths[0], options, prune)
     elif report.failed:
         sys.exit(1)
+
+
+def _summaries(obj: Context, library: Library, report: IngestReport, wanted: bool | None) -> None:
+    """The summaries of the lectures this ingest added or changed: written now where asked, or
+    by default where the answer model runs on a GPU (seconds each); else one hint of where they
+    are written (a summary takes minutes on a CPU)."""
+    if wanted is False:
+        return
+    ids = {i for r in report.results if r.status in ("added", "updated") for i in r.lectures}
+    added = [lecture for lecture in library.lectures() if lecture.id in ids]
+    if not added:
+        return
+    session = obj.session()
+    if wanted is None and not (obj.placement.answer_on_gpu and session.answer_name()):
+        console(stderr=True).print(
+            "[dim]"
+            + _("Their summaries are written by `lecturetui summary --all`, or by the app while"
+                " it is idle.")
+            + "[/]",
+            soft_wrap=True,
+        )  # fmt: skip
+        return
+    from lecturetui.cli.summaries import write_pending
+
+    try:
+        write_pending(library, session, added)
+    finally:
+        session.close()
 
 
 def _ingest(library: Library, paths: Sequence[Path], options: IngestOptions) -> IngestReport:

@@ -12,8 +12,9 @@ import click
 
 from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.options import export_options, llm_options, server_options
-from lecturetui.cli.output import console, json_text, note, one_lecture
+from lecturetui.cli.output import USAGE_ERROR, console, fail, json_text, note, one_lecture
 from lecturetui.cli.progress import progress_bars
+from lecturetui.cli.summaries import write_pending
 from lecturetui.core.i18n import _
 
 if TYPE_CHECKING:
@@ -68,7 +69,9 @@ class OverviewPrinter:
 
 
 @click.command("summary")
-@click.argument("lecture")
+@click.argument("lecture", required=False)
+@click.option("--all", "every", is_flag=True,
+              help="Write every lecture's summary not written yet, one after another.")  # fmt: skip
 @llm_options
 @server_options
 @click.option("--parts-only", is_flag=True, help="The parts and the lecturer's words alone.")
@@ -78,7 +81,8 @@ class OverviewPrinter:
 @pass_ctx
 def summary_cmd(
     obj: Context,
-    lecture: str,
+    lecture: str | None,
+    every: bool,
     llm: str | None,
     n_ctx: int,
     temperature: float,
@@ -91,15 +95,23 @@ def summary_cmd(
 ) -> None:
     """Summarise a lecture part by part (LECTURE: id, title or a prefix): each part's time and
     the lecturer's words at once, then what each part explains, then the gist citing the
-    parts. Written once and kept; Ctrl+C keeps the parts already written."""
+    parts. Written once and kept; Ctrl+C keeps the parts already written. With --all instead of
+    LECTURE: every summary not written yet, in course order, with a progress bar."""
     from lecturetui.core.answer.overview import summary_language
     from lecturetui.core.session import AnswerChoice
     from lecturetui.core.study.export import Targets, export_summary
 
+    _check_one_or_all(lecture, every, parts_only or as_json or bool(md or anki or csv_path))
     obj.first_run()
     library = obj.library()
-    lec = one_lecture(library.store, lecture)
     session = obj.session(AnswerChoice(llm, n_ctx, temperature, server=server))
+    if lecture is None:
+        try:
+            write_pending(library, session)
+        finally:
+            session.close()
+        return
+    lec = one_lecture(library.store, lecture)
     try:
         record = _summarise(library, lec, summary_language(lec), session, parts_only, as_json)
     finally:
@@ -112,6 +124,18 @@ def summary_cmd(
 
         for written in export_summary(record, to):
             report_written(written)
+
+
+def _check_one_or_all(lecture: str | None, every: bool, one_only: bool) -> None:
+    """LECTURE or --all, exactly one; --all writes the summaries and keeps them (it prints no
+    summary: no --parts-only, --json or study notes)."""
+    if (lecture is None) == (not every):
+        fail(_("Name one lecture, or give --all for every summary not written yet."),
+             hint="lecturetui summary aula-1", code=USAGE_ERROR)  # fmt: skip
+    if every and one_only:
+        fail(_("--all writes and keeps the summaries; show one with `lecturetui summary LECTURE`."),
+             hint=_("--parts-only, --json, --md, --anki and --csv take one lecture"),
+             code=USAGE_ERROR)  # fmt: skip
 
 
 def _summarise(

@@ -3,11 +3,12 @@ the one place a failed worker is shown and logged. The main screen is tui/mainsc
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -15,12 +16,19 @@ from textual.worker import Worker, get_current_worker
 
 from lecturetui.core.i18n import N_, _, ngettext, set_language
 from lecturetui.core.session import failed_to_load
+from lecturetui.tui import background
 from lecturetui.tui.bookmarkscreen import BookmarksScreen
 from lecturetui.tui.context import AppServices, ModelState, worker_failed
 from lecturetui.tui.evalscreens import EvalRunsScreen
 from lecturetui.tui.i18n import Translated, translated_commands
 from lecturetui.tui.mainscreen import MainScreen
-from lecturetui.tui.messages import ChaptersProgress, ModelsChanged, RerankProgress, WorkFailed
+from lecturetui.tui.messages import (
+    ChaptersProgress,
+    ModelsChanged,
+    RerankProgress,
+    SummariesProgress,
+    WorkFailed,
+)
 from lecturetui.tui.screens import HelpScreen, LibraryScreen
 
 __all__ = ["AppServices", "LectureApp"]
@@ -32,7 +40,8 @@ log = logging.getLogger("lecturetui")
 TASKS = {"load": N_("loading the models"), "answer": N_("the answer"), "ingest": N_("adding lectures"),
          "rerank": N_("re-ranking vectors"), "doctor": N_("the devices"), "warm": N_("sentence vectors"),
          "topics": N_("the first screen"), "map": N_("the course map"),
-         "chapters": N_("chapters of older lectures")}  # fmt: skip
+         "chapters": N_("chapters of older lectures"),
+         "summaries": N_("summaries written while idle")}  # fmt: skip
 
 
 class LectureApp(Translated, App[None]):
@@ -67,6 +76,7 @@ class LectureApp(Translated, App[None]):
         self.models = ModelState()
         self.main = MainScreen()
         self.known_counts = (0, 0)
+        self.idle_summaries = background.IdleSummaries(services.summaries)
 
     def get_default_screen(self) -> Screen[Any]:
         return self.main
@@ -77,6 +87,16 @@ class LectureApp(Translated, App[None]):
         self.read_old_chapters()
         # lectures ingested elsewhere (`ingest --watch`, another terminal) show up by themselves
         self.set_interval(2.0, self.check_library)
+        # the summaries not written yet, while the student neither asks nor types
+        self.set_interval(background.CHECK_S, self.write_idle_summaries)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            self.idle_summaries.touched()
+        await super().on_event(event)
+
+    def on_unmount(self) -> None:
+        self.idle_summaries.stop.set()
 
     def check_library(self) -> None:
         counts = self.services.library.counts()
@@ -108,6 +128,7 @@ class LectureApp(Translated, App[None]):
             f"E5 {self.models.device.upper()}",
             *([self.models.rerank] if self.models.rerank else []),
             *([self.models.chapters] if self.models.chapters else []),
+            *([self.models.summaries] if self.models.summaries else []),
             *([self.services.llm_label] if self.services.llm_label else []),
             *settings,
             lib.model_id.split("/")[-1] if self.models.ready.is_set() else "…",
@@ -211,6 +232,30 @@ class LectureApp(Translated, App[None]):
 
         gained = library.read_missing_chapters(on_lecture, cancel=lambda: worker.is_cancelled)
         self.post_message(ChaptersProgress(total, total, gained))
+
+    # -- the summaries not written yet, while the app is idle (tui/background.py) ---------------
+    def write_idle_summaries(self) -> None:
+        generator = self.models.generator
+        busy = generator is None or not self.main.idle.is_set()
+        if generator is None or not self.idle_summaries.due(busy, self.known_counts):
+            return
+        stop = self.idle_summaries.start()
+        write = functools.partial(self.idle_summaries.run, self.services.library, generator,
+                                  background.app_language(), stop, self.post_message)  # fmt: skip
+        self.run_worker(write, thread=True, group="summaries", exclusive=True,
+                        exit_on_error=False)  # fmt: skip
+
+    def hush_summaries(self) -> None:
+        self.idle_summaries.hush()
+
+    def on_summaries_progress(self, event: SummariesProgress) -> None:
+        self.models.summaries = event.label
+        if self.main.closing.is_set() or not self.main.query("#status"):
+            return  # the app is closing
+        self.main.refresh_status()
+        if event.done and event.written:
+            self.notify(ngettext("Summary written for {n} lecture.", "Summaries written for {n} lectures.",
+                                 event.written).format(n=event.written))  # fmt: skip
 
     def on_chapters_progress(self, event: ChaptersProgress) -> None:
         done = event.done >= event.total

@@ -158,6 +158,7 @@ class AskingScreen(Screen[None]):
         text = ""
         so_far: Unfolding | None = None
         self.idle.clear()
+        ctx.hush_summaries()  # the model writes one thing at a time
         try:
             for event in run_question(ctx.services.library, turn, AppModels(ctx.models), settings,
                                       stop):  # fmt: skip

@@ -48,6 +48,8 @@ class AppServices:
     language: str = ""
     #: keeps a setting the student changed in the app (mode, ttft, guess) for the next start
     remember: Callable[[str, object], None] = lambda key, value: None
+    #: write the summaries not written yet while the app is idle (tui/background.py)
+    summaries: bool = True
     #: where `x` writes exports (Markdown, Anki, CSV): a folder in the current directory
     export_dir: Path = field(default_factory=lambda: Path.cwd() / "lecturetui-export")
 
@@ -74,6 +76,8 @@ class ModelState:
     rerank: str = ""
     #: the chapters of older lectures being read, for the status line ("chapters: 3/40")
     chapters: str = ""
+    #: the summaries being written while the app is idle ("summaries 2/5: Aula 3, part 3 of 9")
+    summaries: str = ""
     #: what is loading now, named for the status line ("EmbeddingGemma"); "" when nothing is
     loading: str = ""
 
@@ -91,6 +95,11 @@ class AppContext(Protocol):
     def models_line(self, scope: Sequence[str] = (), settings: Sequence[str] = ()) -> str: ...
 
     def write_rerank_vectors(self) -> object: ...
+
+    def hush_summaries(self) -> None:
+        """Stop the summaries written in the background, and wait until the answer model is
+        free (a question's thread, before it asks the model)."""
+        ...
 
     def summarise(self, lecture_id: str) -> None:
         """Back to the main screen, asking for this lecture's summary."""

@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from lecturetui.core.i18n import N_
+from lecturetui.core.i18n import N_, _
 from lecturetui.core.records import HitRecord
 from lecturetui.core.study.course_map import MARKS, MapRow, grid, heading, labels, legend
 from lecturetui.core.timefmt import format_span, format_timestamp
@@ -24,7 +24,8 @@ WIDTH = 72
 
 class MapScreen(Translated, Screen[None]):
     """A row per lecture with a hit, time across, every window shaded by its closeness to the
-    question; the highlighted hit is shown below the map."""
+    question; the highlighted hit is shown below the map, with what its lecture covers (its
+    summary's gist, where it was written)."""
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", N_("Back")),
@@ -39,12 +40,14 @@ class MapScreen(Translated, Screen[None]):
         self.rows = rows
         self.hits = sorted(hits, key=lambda h: h.rank)
         self.current = 0
+        self.gists: dict[str, str] = {}  # by lecture id, read once
 
     def compose(self) -> ComposeResult:
         yield Static(id="map-title")
         with VerticalScroll(id="map-body"):
             yield Static(id="map-grid")
         yield Static(id="map-hit")
+        yield Static(id="map-gist")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -83,6 +86,28 @@ class MapScreen(Translated, Screen[None]):
                     (chosen.text[:160].replace("\n", " ") + "…", ""),
                 )
             )
+        self.show_gist(chosen.lecture if chosen is not None else None)
+
+    def show_gist(self, lecture_id: str | None) -> None:
+        """What the lecture covers, from its summary as the app's model wrote it in the app's
+        language (the course's overview line: core/answer/overview_view.py); nothing where it
+        was not written."""
+        from lecturetui.core.answer.overview_view import gist_line
+        from lecturetui.tui.background import app_language
+
+        line = ""
+        ctx = context(self)
+        generator = ctx.models.generator
+        if lecture_id is not None and generator is not None:
+            if lecture_id not in self.gists:
+                lecture = ctx.services.library.lecture(lecture_id)
+                self.gists[lecture_id] = gist_line(
+                    ctx.services.library, lecture, generator.name, app_language()
+                ) if lecture is not None else ""  # fmt: skip
+            line = self.gists[lecture_id]
+        widget = self.query_one("#map-gist", Static)
+        widget.update(Text.assemble((_("In short") + ": ", "bold"), (line, "")) if line else "")
+        widget.display = bool(line)
 
     def action_move(self, step: int) -> None:
         if self.hits:

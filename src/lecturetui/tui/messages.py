@@ -102,6 +102,18 @@ class ChaptersProgress(Message):
         self.gained = gained
 
 
+class SummariesProgress(Message):
+    """What the summaries written in the background are at, for the status line ("" when none
+    is being written); `written`: the lectures whose summary this run made whole."""
+
+    def __init__(self, label: str, written: int = 0, done: bool = False) -> None:
+        super().__init__()
+        self.label, self.written, self.done = label, written, done
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SummariesProgress) and not self.done
+
+
 class ModelsChanged(Message):
     """The loading worker got further (E5 ready, or the answer model too: `loaded`)."""
 

@@ -133,18 +133,18 @@ def course_text(library: Library, lectures: Sequence[Lecture], model: str | None
     written (by this model, in this language), else its parts' titles."""
     lines = [f"**{_COURSE_HEADING.get(language, _COURSE_HEADING_EN)}**", ""]
     for n, lecture in enumerate(lectures, 1):
-        gist = _kept_gist(library, lecture, model, language)
-        if gist:
-            line = first_sentence(gist)
-        else:
+        line = gist_line(library, lecture, model, language)
+        if not line:
             titles = "; ".join(p.title for p in library.parts(lecture) if p.title) or "…"
             line = _NOT_YET.get(language, _NOT_YET_EN).format(parts=titles)
         lines.append(f"[{n}] {lecture.title}: {' '.join(line.split())}")
     return "\n".join(lines)
 
 
-def _kept_gist(library: Library, lecture: Lecture, model: str | None, language: str) -> str:
+def gist_line(library: Library, lecture: Lecture, model: str | None, language: str) -> str:
+    """The first sentence of the lecture's gist where its summary was written by this model in
+    this language, else "" (the course's overview line; the course map's too)."""
     if model is None:
         return ""
     kept = library.overviews.written(overview_key(lecture, model, language)).get(GIST)
-    return kept.summary if kept is not None else ""
+    return first_sentence(kept.summary) if kept is not None and kept.summary else ""

@@ -1,0 +1,74 @@
+"""The summaries still to write (core/answer/pending.py), written one after another with a
+progress bar: `summary --all`, and `ingest` for the lectures it added where the answer model
+runs on a GPU. Ctrl+C stops it, keeping the parts written."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from lecturetui.cli.output import console, note
+from lecturetui.cli.progress import progress_bars
+from lecturetui.core.i18n import _
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from lecturetui.core.answer.pending import SummaryProgress
+    from lecturetui.core.lectures import Lecture
+    from lecturetui.core.library import Library
+    from lecturetui.core.session import ModelSession
+
+
+def write_pending(
+    library: Library, session: ModelSession, among: Sequence[Lecture] | None = None
+) -> int:
+    """Write the summaries of the library's lectures (of `among`, else all) that the session's
+    answer model has not written whole, each in its lecture's language, with a bar; one line
+    per lecture written. How many were written; Ctrl+C: exit 130, the parts written kept."""
+    from lecturetui.core.answer.pending import pending_summaries, write_summaries
+
+    name = session.answer_name()
+    pending = pending_summaries(library, name, None, among)
+    if not pending:
+        if among is None:
+            note(_("Every lecture's summary is written already."))
+        return 0
+    stop = threading.Event()
+    source = session.source()
+    written = 0
+    with progress_bars() as bar:
+        task = bar.add_task(_("summaries"), total=len(pending), rate="")
+        try:
+            for progress in write_summaries(library, pending, lambda: source.for_answer(stop),
+                                            None, stop, name):  # fmt: skip
+                _show(bar, task, progress)
+                written += progress.whole
+        except KeyboardInterrupt:
+            stop.set()
+            bar.stop()
+            note(_("(stopped: the parts written so far are kept)"))
+            raise SystemExit(130) from None
+    return written
+
+
+def _show(bar: Progress, task: TaskID, progress: SummaryProgress) -> None:
+    """Where the writing stands on the bar (lectures done, the part being written), and a
+    line for each lecture whose summary is whole: its title and its gist's first sentence."""
+    from rich.markup import escape
+
+    from lecturetui.core.answer.overview import first_sentence
+    from lecturetui.core.answer.pending import part_label
+
+    if progress.whole:
+        assert progress.gist is not None
+        said = first_sentence(progress.gist.summary) or "…"
+        console().print(f"[green]✓[/] [bold]{escape(progress.lecture.title)}[/]: {escape(said)}",
+                        soft_wrap=True)  # fmt: skip
+    bar.update(
+        task,
+        completed=progress.number - 1 + progress.whole,
+        description=_("summary of {title}").format(title=escape(progress.lecture.title)),
+        rate=part_label(progress),
+    )

@@ -1,0 +1,123 @@
+"""The summaries still to write: the lectures whose summary by a model, in a language, is not
+whole yet (core/answer/overview.py), in course order; and writing them one after another, each
+kept part by part as it is written, so a stop keeps what was written and the next run goes on
+from there. The CLI's `summary --all`, its `ingest` on a GPU and the app while it is idle drive
+it."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
+from lecturetui.core.answer.generation import Generator
+from lecturetui.core.answer.overview import (
+    is_written,
+    overview_events,
+    overview_key,
+    summary_language,
+)
+from lecturetui.core.answer.whole import course_order
+from lecturetui.core.i18n import _
+from lecturetui.core.lectures import Lecture
+from lecturetui.core.library import Library
+from lecturetui.core.storage.overviews import Written
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryProgress:
+    """Where the writing of the pending summaries stands: lecture `number` of `lectures` is
+    being written, `written` of its `parts` parts so far (then its gist); `gist`: its summary
+    is whole (and this is its gist)."""
+
+    lecture: Lecture
+    number: int
+    lectures: int
+    written: int
+    parts: int
+    gist: Written | None = None
+
+    @property
+    def part(self) -> int:
+        """The part being written now (parts + 1: the gist)."""
+        return min(self.written + 1, self.parts + 1)
+
+    @property
+    def whole(self) -> bool:
+        return self.gist is not None
+
+
+def part_label(progress: SummaryProgress) -> str:
+    """What is being written: "part 3 of 9", "the gist" once every part is written ("" once
+    the summary is whole)."""
+    if progress.whole or not progress.parts:
+        return ""
+    if progress.part > progress.parts:
+        return _("the gist")
+    return _("part {n} of {parts}").format(n=progress.part, parts=progress.parts)
+
+
+def language_for(lecture: Lecture, language: str | None) -> str:
+    """The language a lecture's summary is written in: `language` when given (the app's),
+    else the lecture's own (summary_language)."""
+    return language or summary_language(lecture)
+
+
+def pending_summaries(
+    library: Library,
+    model: str | None,
+    language: str | None = None,
+    among: Sequence[Lecture] | None = None,
+    stop: threading.Event | None = None,
+) -> list[Lecture]:
+    """The lectures (of `among`, else the library's) with parts whose summary by `model` in
+    `language` (None: each lecture's own) is not whole, in course order. Without a model's
+    name every lecture with parts is pending. Setting `stop` ends the look: those found so
+    far."""
+    lectures = sorted(library.lectures() if among is None else among, key=course_order)
+    pending: list[Lecture] = []
+    for lecture in lectures:
+        if stop is not None and stop.is_set():
+            break
+        kept = (
+            library.overviews.written(overview_key(lecture, model, language_for(lecture, language)))
+            if model
+            else {}
+        )
+        parts = library.parts(lecture)
+        if parts and not is_written(kept, parts):
+            pending.append(lecture)
+    return pending
+
+
+def write_summaries(
+    library: Library,
+    lectures: Sequence[Lecture],
+    model: Callable[[], Generator | None],
+    language: str | None = None,
+    stop: threading.Event | None = None,
+    name: str | None = None,
+) -> Iterator[SummaryProgress]:
+    """Write the summaries of `lectures` one after another (overview_events: each part kept as
+    it is written), saying where it stands at each lecture's start, after each part, and when a
+    lecture is whole. Setting `stop` ends it between tokens (the part being written is dropped,
+    those written are kept); without a model (`model` gives None) it ends at the first
+    lecture."""
+    stop = stop or threading.Event()
+    total = len(lectures)
+    for number, lecture in enumerate(lectures, 1):
+        parts = written = 0
+        whole = False
+        events = overview_events(library, lecture, model, language_for(lecture, language), stop,
+                                 name)  # fmt: skip
+        for event in events:
+            if isinstance(event, PartsReady):
+                parts = len(event.parts)
+            elif isinstance(event, PartWritten):
+                written += 1
+            whole = isinstance(event, GistWritten)
+            gist = event.gist if isinstance(event, GistWritten) else None
+            yield SummaryProgress(lecture, number, total, written, parts, gist)
+        if stop.is_set() or (parts and not whole):
+            return  # stopped, or no model to write with
