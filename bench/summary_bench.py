@@ -61,7 +61,6 @@ _CLOSING = re.compile(r"final|closing|conclu|wrap|summary|outro|recap", re.I)
 #: the secondary reach figure: a part starting this many seconds before a chapter reaches it
 EARLY_S = 10.0
 _CITE = re.compile(r"\[(\d+)\]")
-_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+(?:\s*(?:\[\d+\])+)?|$)")
 
 
 def counted(chapters: list[dict[str, Any]]) -> list[int]:
@@ -214,6 +213,8 @@ def sheet(rows: list[dict[str, Any]], out: Path) -> None:
     """What a reader labels, from the rows (the labels file's records without `label`/`why`):
     each counted chapter reached with the summary of the part that reaches it, each summary
     sentence (parts and gist) and each struck sentence, with the captions file to read."""
+    from lecturetui.core.answer.overview import sentences
+
     meta = {r["id"]: r for r in entries("both")}
     items: list[dict[str, Any]] = []
     for r in rows:
@@ -236,8 +237,8 @@ def sheet(rows: list[dict[str, Any]], out: Path) -> None:
         if r["gist"]:
             said.append(("gist", r["gist"]["summary"], r["gist"]["struck"], 0.0, float("inf")))
         for where, summary, struck, a, b in said:
-            for kind, sentences in (("sentence", _SENTENCE.findall(summary)), ("struck", struck)):
-                for n, x in enumerate((y.strip() for y in sentences if y.strip()), 1):
+            for kind, found in (("sentence", sentences(summary)), ("struck", struck)):
+                for n, x in enumerate((y.strip() for y in found if y.strip()), 1):
                     items.append({"kind": kind, **base, "where": where, "index": n,
                                   "sentence": x, "start_s": a, "end_s": b})  # fmt: skip
     out.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items), "utf-8")

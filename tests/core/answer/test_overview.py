@@ -16,7 +16,13 @@ from lecturetui.core.answer.events import (
     PartWritten,
     Started,
 )
-from lecturetui.core.answer.overview import borne_out, gist_groups, overview_events, write_gist
+from lecturetui.core.answer.overview import (
+    borne_out,
+    gist_groups,
+    overview_events,
+    sentences,
+    write_gist,
+)
 from lecturetui.core.answer.question import Loaded, QuestionSettings, run_question
 from lecturetui.core.conversation import Turn
 from lecturetui.core.library import Library
@@ -70,6 +76,17 @@ def test_a_sentence_the_part_does_not_bear_out_is_struck() -> None:
     )
     assert kept == "A aula mostra que o TensorFlow prefere a GPU."
     assert struck == ("Foram 42 núcleos no PyTorch.",)
+
+
+def test_a_name_the_lecture_says_elsewhere_holds_a_number_must_be_in_the_part() -> None:
+    part = "Aqui o professor ordena a lista com sorted."
+    lecture = "Na aula toda usamos Python; são 42 exemplos."
+    kept, struck = borne_out("O `sorted` do Python ordena. São 42 exemplos aqui.", part, lecture)
+    assert kept == "O `sorted` do Python ordena." and struck == ("São 42 exemplos aqui.",)
+    assert sentences("Usa `line.startswith` e não `find`. Depois 3.5 vezes!") == [
+        "Usa `line.startswith` e não `find`.",
+        "Depois 3.5 vezes!",
+    ]
 
 
 def test_the_parts_come_first_then_each_summary_then_the_gist_and_all_is_kept(

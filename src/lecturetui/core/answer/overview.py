@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
-from lecturetui.core.answer.check import SENTENCE, facts, holds
+from lecturetui.core.answer.check import facts, holds
 from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.citing import CITATION
@@ -99,16 +99,27 @@ def gist_messages(
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def borne_out(summary: str, text: str) -> tuple[str, tuple[str, ...]]:
+#: a summary's sentences: a full stop inside a word (`line.startswith`, "e.g.") ends none
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|$)")
+
+
+def sentences(text: str) -> list[str]:
+    """The text's sentences, a code term's dot kept inside its sentence."""
+    return [x.strip() for x in _SENTENCE.findall(text) if x.strip()]
+
+
+def borne_out(summary: str, text: str, lecture: str = "") -> tuple[str, tuple[str, ...]]:
     """The summary without its sentences whose facts `text` does not hold, and those sentences
-    (struck)."""
+    (struck). A name or a code term the `lecture` says elsewhere holds too ("Python" in a part
+    that never says it); a number must be in `text`."""
     kept: list[str] = []
     struck: list[str] = []
-    for sentence in SENTENCE.findall(summary):
+    for sentence in sentences(summary):
         said = " ".join(sentence.split())
-        if not said:
-            continue
-        if all(holds(fact, text) for fact in facts(said)):
+        if all(
+            holds(fact, text) or (not fact[:1].isdigit() and holds(fact, lecture))
+            for fact in facts(said)
+        ):
             kept.append(said)
         else:
             struck.append(said)
@@ -131,13 +142,19 @@ def _written(generator: Generator, messages: list[dict[str, str]], tokens: int,
 
 
 def write_part(
-    generator: Generator, lecture: Lecture, part: Part, language: str, stop: threading.Event
+    generator: Generator,
+    lecture: Lecture,
+    part: Part,
+    language: str,
+    stop: threading.Event,
+    said: str = "",
 ) -> Written:
-    """The model's summary of one part, its unsupported sentences struck."""
+    """The model's summary of one part, its unsupported sentences struck (`said`: what the
+    whole lecture says, where a name the part does not say may be)."""
     messages = part_messages(lecture, part, language)
     reply = _written(generator, messages, PART_TOKENS, stop, PART_SENTENCES)
-    summary, struck = borne_out(_uncited(reply), f"{lecture.title} {part.text}")
-    kept = SENTENCE.findall(summary)[:PART_SENTENCES]  # one or two, as asked
+    summary, struck = borne_out(_uncited(reply), f"{lecture.title} {part.text}", said)
+    kept = sentences(summary)[:PART_SENTENCES]  # one or two, as asked
     if len(kept) > 1 and not _ended(kept[-1]):
         kept.pop()  # cut off by the token limit
     return Written(part.number, part.start, " ".join(x.strip() for x in kept), struck)
@@ -185,8 +202,8 @@ def _uncited(text: str) -> str:
 
 def first_sentence(reply: str) -> str:
     """The reply's first sentence, without citations the model made up."""
-    found = SENTENCE.findall(_uncited(reply))
-    return found[0].strip() if found else ""
+    found = sentences(_uncited(reply))
+    return found[0] if found else ""
 
 
 def summary_language(lecture: Lecture, question: str | None = None) -> str:
@@ -224,12 +241,13 @@ def overview_events(
         kept = library.overviews.written(overview_key(lecture, name, language))
     assert name is not None
     key = overview_key(lecture, name, language)
+    said = " ".join(p.text for p in parts)
     done: list[tuple[Part, Written]] = []
     for part in parts:
         written = kept.get(part.number)
         if written is None or abs(written.start - part.start) > 0.5:
             assert generator is not None
-            written = write_part(generator, lecture, part, language, stop)
+            written = write_part(generator, lecture, part, language, stop, said)
             if stop.is_set():
                 return  # cut short: not kept
             library.overviews.keep(key, written)
