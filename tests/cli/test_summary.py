@@ -3,7 +3,9 @@ JSON, and as study notes; the answer model is a fake that answers every prompt a
 
 from __future__ import annotations
 
+import importlib
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,9 @@ from click.testing import CliRunner
 from lecturetui.cli import cli
 from tests.conftest import SEED_CORPUS
 from tests.fakes import FakeGenerator
+
+#: the module (the package's `ingest_cmd` is the command)
+ingest_cmd = importlib.import_module("lecturetui.cli.ingest_cmd")
 
 
 @pytest.fixture
@@ -154,6 +159,7 @@ def test_ingest_writes_the_summaries_on_a_gpu_and_says_where_they_are_written_el
     writes: bool,
 ) -> None:
     _gpu(monkeypatch, gpu)
+    monkeypatch.setattr(ingest_cmd, "torch_loaded", lambda: False)
     result = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS), *([flag] if flag else [])])
     assert result.exit_code == 0, result.output
     lines = [x for x in result.stdout.splitlines() if x.startswith("✓")]
@@ -166,3 +172,26 @@ def test_ingest_writes_the_summaries_on_a_gpu_and_says_where_they_are_written_el
         fake_model.clear()
         again = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS), *([flag] if flag else [])])
         assert again.exit_code == 0 and fake_model == [] and "summary --all" not in again.output
+
+
+def test_after_an_ingest_on_torch_the_summaries_are_written_in_a_process_of_their_own(
+    home: Path,
+    models_env: Path,
+    fake_model: list[FakeGenerator],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _gpu(monkeypatch, True)
+    monkeypatch.setattr(ingest_cmd, "torch_loaded", lambda: True)
+    ran: list[list[str]] = []
+
+    def run(command: list[str], check: bool = False) -> subprocess.CompletedProcess[str]:
+        ran.append(command)
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(subprocess, "run", run)
+    result = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS)])
+    assert result.exit_code == 0, result.output
+    # llama.cpp is never loaded beside torch's CUDA: `summary --all` runs on this home instead
+    assert fake_model == [] and len(ran) == 1
+    assert ran[0][1:3] == ["-m", "lecturetui"] and ran[0][-2:] == ["summary", "--all"]
+    assert ran[0][ran[0].index("--home") + 1] == str(home.resolve())

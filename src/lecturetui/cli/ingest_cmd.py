@@ -202,12 +202,35 @@ def _summaries(obj: Context, library: Library, report: IngestReport, wanted: boo
             soft_wrap=True,
         )  # fmt: skip
         return
+    if torch_loaded() and obj.placement.answer_on_gpu:
+        # the embedders ran on torch here: llama.cpp's CUDA build is loaded in a process of its
+        # own (the two CUDA runtimes in one process can abort it; bench/RESULTS.md, "Cold start
+        # on a GPU"); the child writes every summary not written yet, with its own bar
+        session.close()
+        _summaries_apart(obj)
+        return
     from lecturetui.cli.summaries import write_pending
 
     try:
         write_pending(library, session, added)
     finally:
         session.close()
+
+
+def torch_loaded() -> bool:
+    """Whether torch was imported in this process (the embedders ran on it)."""
+    return "torch" in sys.modules
+
+
+def _summaries_apart(obj: Context) -> None:
+    """`lecturetui summary --all` on this data home and device, as a process of its own."""
+    import subprocess
+
+    command = [sys.executable, "-m", "lecturetui", "--home", str(obj.home.root),
+               "--device", obj.device, "summary", "--all"]  # fmt: skip
+    done = subprocess.run(command, check=False)
+    if done.returncode == 130:
+        raise SystemExit(130)
 
 
 def _ingest(library: Library, paths: Sequence[Path], options: IngestOptions) -> IngestReport:
