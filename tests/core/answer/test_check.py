@@ -244,3 +244,9 @@ def test_a_name_s_possessive_and_an_acronym_s_plural_hold_where_the_name_is_said
     said = "It's not like Satoshi foresaw it: a single ASIC goes through the nonce space."
     assert holds("Satoshi's", said) and holds("ASICs", said)
     assert not holds("Nakamoto's", said) and not holds("GPUs", said)
+
+
+def test_a_code_term_said_in_words_and_a_quoted_letter_hold() -> None:
+    said = "So we use line starts with. Backslash capital S means a non-white space character."
+    assert holds("line.startswith", said) and holds("S'", said)
+    assert not holds("line.endswith", said)

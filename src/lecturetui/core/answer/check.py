@@ -104,7 +104,7 @@ def holds(fact: str, excerpt: str) -> bool:
     """Whether the excerpt states the fact (see the module's docstring)."""
     if _NUMBER.fullmatch(fact):
         return bool(_values(fact) & _numbers_in(excerpt))
-    needle = fold(fact).strip("()")
+    needle = fold(fact).strip("()'’")
     hay = fold(excerpt)
     if re.search(rf"(?<!\w){re.escape(needle)}", hay):
         return True
@@ -114,9 +114,13 @@ def holds(fact: str, excerpt: str) -> bool:
         return holds(bare, excerpt)
     if needle.replace(" ", "") in hay.replace(" ", ""):  # "TensorFlow" heard as "tensor flow"
         return True
-    # `os.path` said as "os dot path", `snake_case` as "snake case"
+    # `os.path` said as "os dot path", `snake_case` as "snake case", `line.startswith` as
+    # "line starts with"
     spoken = re.sub(r"[._]", " ", needle)
-    return spoken != needle and spoken in hay.replace(" dot ", " ").replace(" ponto ", " ")
+    if spoken == needle:
+        return False
+    said = hay.replace(" dot ", " ").replace(" ponto ", " ")
+    return spoken in said or spoken.replace(" ", "") in said.replace(" ", "")
 
 
 def check(text: str, excerpts: dict[int, str]) -> Checked:
