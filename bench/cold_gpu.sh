@@ -11,7 +11,8 @@
 # start. COLD_GPU_DRY=1: a dry run elsewhere, in a copy of the checkout whose .venv is a working
 # one: no wheels, no builds (the venv's own packages), the stand-ins made all the same.
 # COLD_GPU_ARGS: more arguments for cold_start.py (a dry run on a CPU: --runtime torch);
-# COLD_GPU_FACES: the faces (default "search ask ingest app"; empty: only the printed answer).
+# COLD_GPU_FACES: the faces (default "search ask ingest app"; also "summary"; empty: only the
+# printed answer).
 set -uo pipefail
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
 REPO=$PWD
@@ -137,11 +138,12 @@ diagnose() {
     search) timeout 60 "$REPO/.venv/bin/python" -m lecturetui --home "$home" search "O TensorFlow prioriza a execução de operações em qual dispositivo?" 2>&1 | tail -n 30 ;;
     ask | app) timeout 90 "$REPO/.venv/bin/python" -m lecturetui --home "$home" ask "O TensorFlow prioriza a execução de operações em qual dispositivo?" 2>&1 | tail -n 30 ;;
     ingest) timeout 60 "$REPO/.venv/bin/python" -m lecturetui --home "$home" ingest "$STAGE/lecture.srt" 2>&1 | tail -n 30 ;;
+    summary) timeout 90 "$REPO/.venv/bin/python" -m lecturetui --home "$home" summary --all 2>&1 | tail -n 30 ;;
   esac
   unset PYTHONPATH LECTURETUI_MODELS LECTURETUI_LANGUAGE
 }
 
-declare -A took=([search]=45 [ask]=60 [ingest]=50 [app]=50) failed=()
+declare -A took=([search]=45 [ask]=60 [ingest]=50 [summary]=60 [app]=50) failed=()
 faces=${COLD_GPU_FACES-search ask ingest app}
 command -v tmux >/dev/null || { faces=${faces/app/}; echo "no tmux: the app face is skipped"; }
 for pass in 1 2 3; do

@@ -1,7 +1,7 @@
 """Every face as a student meets it: a fresh process, timed from its start, in a fresh and in a
 used data home, on the product's runtime (OpenVINO on a CPU) or on PyTorch.
 
-    .venv/bin/python bench/cold_start.py [--faces search,ask,ingest,app] [--runs 2]
+    .venv/bin/python bench/cold_start.py [--faces search,ask,ingest,summary,app] [--runs 2]
         [--runtime auto|torch] [--src PATH] [--lecture FILE.srt]
 
 - search: `lecturetui search` until the process ends (it prints its hits at the end).
@@ -10,6 +10,8 @@ used data home, on the product's runtime (OpenVINO on a CPU) or on PyTorch.
 - ingest: `lecturetui ingest` of one real lecture (default: a 13-window Python for Everybody
   lecture, `bench/data/realistic/lectures/`, see bench/data/README.md) into an empty home
   ("fresh") and into the demo library ("used").
+- summary: `lecturetui summary` of that lecture until the process ends, in a home holding it
+  alone: written ("fresh"), then read back ("used").
 - app: `lecturetui app` in tmux; the question is typed as soon as the question box is drawn, and
   the clock stops when its quote appears.
 
@@ -176,6 +178,17 @@ def main() -> None:
             used.append(timed(lt(home, "ingest", str(args.lecture)), args))
             shutil.rmtree(home)
         rows += [row("ingest one lecture", "fresh", fresh), row("ingest one lecture", "used", used)]
+    if "summary" in faces:
+        fresh, used = [], []
+        for _ in range(args.runs):
+            home = Path(tempfile.mkdtemp(prefix="lt-cold-"))
+            subprocess.run(lt(home, "ingest", str(args.lecture), "--no-summaries"), env=env(args),
+                           check=True, capture_output=True)  # fmt: skip
+            fresh.append(timed(lt(home, "summary", args.lecture.stem), args))
+            used.append(timed(lt(home, "summary", args.lecture.stem), args))
+            shutil.rmtree(home)
+        rows += [row("summary of the lecture", "fresh", fresh),
+                 row("summary of the lecture", "used", used)]  # fmt: skip
     if "app" in faces:
         fresh, used = [], []
         for _ in range(args.runs):
