@@ -53,6 +53,15 @@ GIST_SYSTEM = (
     "parts. Name its common subject in one short sentence (under 20 words), in "
     "{language}{opening}. Do not list the parts."
 )
+#: the request closing a part's prompt, in the language the summary is written in: the small
+#: model, reading the lecturer's words in another language, otherwise often answers in theirs
+PART_ASK = {
+    "Portuguese": "Resumo em português, em uma ou duas frases curtas, só com o que o professor diz aqui:",
+    "Spanish": "Resumen en español, en una o dos frases cortas, solo con lo que dice el profesor aquí:",
+}
+PART_ASK_ANY = (
+    "Summary in {language}, in one or two short sentences, only what the lecturer says here:"
+)
 #: how a gist sentence begins, by language: the small model then names the subject instead of
 #: listing the parts (and writes in the language asked)
 GIST_OPENING = {"English": "It", "Portuguese": "A aula", "Spanish": "La clase"}
@@ -67,7 +76,7 @@ def part_messages(lecture: Lecture, part: Part, language: str) -> list[dict[str,
         f"Lecture: {lecture.title}\n"
         f"Part {part.number} ({format_timestamp(part.start)}-{format_timestamp(part.end)}){named}\n\n"
         f"What the lecturer says:\n“{part.digest}”\n\n"
-        f"({language}, one or two short sentences, only what the lecturer says here)"
+        + PART_ASK.get(language, PART_ASK_ANY.format(language=language))
     )
     system = PART_SYSTEM.format(language=language)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
