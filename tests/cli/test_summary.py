@@ -195,3 +195,18 @@ def test_after_an_ingest_on_torch_the_summaries_are_written_in_a_process_of_thei
     assert fake_model == [] and len(ran) == 1
     assert ran[0][1:3] == ["-m", "lecturetui"] and ran[0][-2:] == ["summary", "--all"]
     assert ran[0][ran[0].index("--home") + 1] == str(home.resolve())
+
+
+def test_summaries_a_process_of_their_own_could_not_write_are_said_to_be_left(
+    home: Path,
+    models_env: Path,
+    fake_model: list[FakeGenerator],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _gpu(monkeypatch, True)
+    monkeypatch.setattr(ingest_cmd, "torch_loaded", lambda: True)
+    monkeypatch.setattr(subprocess, "run", lambda command, check=False:
+                        subprocess.CompletedProcess(command, -6))  # fmt: skip
+    result = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS)])
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    assert "summary --all" in result.output and "-6" in result.output

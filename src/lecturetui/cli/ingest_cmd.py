@@ -15,7 +15,15 @@ import click
 
 from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.options import F
-from lecturetui.cli.output import USAGE_ERROR, console, fail, lecture_count, renamed, segment_count
+from lecturetui.cli.output import (
+    USAGE_ERROR,
+    console,
+    fail,
+    lecture_count,
+    note,
+    renamed,
+    segment_count,
+)
 from lecturetui.cli.progress import progress_bars, write_rerank_vectors
 from lecturetui.core.i18n import N_, _, decimal, ngettext
 
@@ -231,6 +239,9 @@ def _summaries_apart(obj: Context) -> None:
     done = subprocess.run(command, check=False)
     if done.returncode == 130:
         raise SystemExit(130)
+    if done.returncode != 0:
+        note(_("The summaries could not be written now (exit {code}); the lectures are kept, and"
+               " `lecturetui summary --all` writes them.").format(code=done.returncode))  # fmt: skip
 
 
 def _ingest(library: Library, paths: Sequence[Path], options: IngestOptions) -> IngestReport:
