@@ -67,6 +67,8 @@ def test_a_summary_prints_its_parts_and_is_kept(
     fake_model.clear()
     again = runner.invoke(cli, ["summary", "aula-a"])
     assert again.exit_code == 0 and "Esta parte apresenta o assunto da aula." in again.stdout
+    read_back = json.loads(runner.invoke(cli, ["summary", "aula-a", "--json"]).stdout)
+    assert read_back["model"] == record["model"] and record["model"]  # named, though not loaded
     assert fake_model == []
     # the parts alone need no model
     alone = runner.invoke(cli, ["summary", "aula-b", "--parts-only"])

@@ -172,4 +172,4 @@ def _summarise(
             note(_("(stopped: the parts written so far are kept)"))
             raise SystemExit(130) from None
     answer = session.loaded_answer_model()
-    return so_far.record(answer.name if answer else None)
+    return so_far.record(answer.name if answer else source.model_name())
