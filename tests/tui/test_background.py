@@ -80,7 +80,9 @@ def _status(app: LectureApp) -> str:
     return str(app.query_one("#status", Static).render())
 
 
-async def _until(pilot, done, tries: int = 400) -> None:  # type: ignore[no-untyped-def]
+async def _until(pilot, done, tries: int = 6000) -> None:  # type: ignore[no-untyped-def]
+    """Wait until `done()` (it returns at once when it is; up to two minutes on a slow machine,
+    after which the test's own assertion says what did not happen)."""
     for _ in range(tries):
         if done():
             return
