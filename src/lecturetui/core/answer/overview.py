@@ -166,7 +166,7 @@ def write_part(
     kept = sentences(summary)[:PART_SENTENCES]  # one or two, as asked
     if len(kept) > 1 and not _ended(kept[-1]):
         kept.pop()  # cut off by the token limit
-    return Written(part.number, part.start, " ".join(x.strip() for x in kept), struck)
+    return Written(part.number, part.start, " ".join(kept), struck)
 
 
 def write_gist(
@@ -216,7 +216,8 @@ def first_sentence(reply: str) -> str:
 
 
 def summary_language(lecture: Lecture, question: str | None = None) -> str:
-    """The language a summary is written in: the question's (by name), else the lecture's."""
+    """The language a summary is written in: the question's (by name; the app's, for the
+    summaries it writes while idle), else the lecture's."""
     if question:
         return question
     return language_name(lecture.language) if lecture.language else "English"

@@ -58,12 +58,6 @@ def part_label(progress: SummaryProgress) -> str:
     return _("part {n} of {parts}").format(n=progress.part, parts=progress.parts)
 
 
-def language_for(lecture: Lecture, language: str | None) -> str:
-    """The language a lecture's summary is written in: `language` when given (the app's),
-    else the lecture's own (summary_language)."""
-    return language or summary_language(lecture)
-
-
 def pending_summaries(
     library: Library,
     model: str | None,
@@ -81,7 +75,9 @@ def pending_summaries(
         if stop is not None and stop.is_set():
             break
         kept = (
-            library.overviews.written(overview_key(lecture, model, language_for(lecture, language)))
+            library.overviews.written(
+                overview_key(lecture, model, summary_language(lecture, language))
+            )
             if model
             else {}
         )
@@ -109,7 +105,7 @@ def write_summaries(
     for number, lecture in enumerate(lectures, 1):
         parts = written = 0
         whole = False
-        events = overview_events(library, lecture, model, language_for(lecture, language), stop,
+        events = overview_events(library, lecture, model, summary_language(lecture, language), stop,
                                  name)  # fmt: skip
         for event in events:
             if isinstance(event, PartsReady):
