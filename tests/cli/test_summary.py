@@ -176,21 +176,28 @@ def test_ingest_writes_the_summaries_on_a_gpu_and_says_where_they_are_written_el
         assert again.exit_code == 0 and fake_model == [] and "summary --all" not in again.output
 
 
-def test_after_an_ingest_on_torch_the_summaries_are_written_in_a_process_of_their_own(
-    home: Path,
-    models_env: Path,
-    fake_model: list[FakeGenerator],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _on_torch_and_a_gpu(monkeypatch: pytest.MonkeyPatch, code: int) -> list[list[str]]:
+    """The embedders ran on torch and the answer model would run on a GPU; a process started
+    ends with `code` at once. The commands started, as they are started."""
     _gpu(monkeypatch, True)
     monkeypatch.setattr(ingest_cmd, "torch_loaded", lambda: True)
     ran: list[list[str]] = []
 
     def run(command: list[str], check: bool = False) -> subprocess.CompletedProcess[str]:
         ran.append(command)
-        return subprocess.CompletedProcess(command, 0)
+        return subprocess.CompletedProcess(command, code)
 
     monkeypatch.setattr(subprocess, "run", run)
+    return ran
+
+
+def test_after_an_ingest_on_torch_the_summaries_are_written_in_a_process_of_their_own(
+    home: Path,
+    models_env: Path,
+    fake_model: list[FakeGenerator],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran = _on_torch_and_a_gpu(monkeypatch, 0)
     result = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS)])
     assert result.exit_code == 0, result.output
     # llama.cpp is never loaded beside torch's CUDA: `summary --all` runs on this home instead
@@ -205,10 +212,7 @@ def test_summaries_a_process_of_their_own_could_not_write_are_said_to_be_left(
     fake_model: list[FakeGenerator],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _gpu(monkeypatch, True)
-    monkeypatch.setattr(ingest_cmd, "torch_loaded", lambda: True)
-    monkeypatch.setattr(subprocess, "run", lambda command, check=False:
-                        subprocess.CompletedProcess(command, -6))  # fmt: skip
+    _on_torch_and_a_gpu(monkeypatch, -6)
     result = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS)])
     assert result.exit_code == 0 and "Traceback" not in result.output
     assert "summary --all" in result.output and "-6" in result.output

@@ -105,7 +105,9 @@ async def test_idle_the_app_writes_every_summary_in_its_language(
         await _until(pilot, lambda: app.idle_summaries.quiet.is_set() and not app.models.summaries)
         assert "summaries" not in _status(app)  # the status line is clear again
         asked = gen.parts
-        for _ in range(20):  # idle on: nothing left to write, nothing written again
+        # idle on: nothing left to write, nothing written again (the library is unchanged)
+        assert not app.idle_summaries.due(False, app.services.library.counts())
+        for _ in range(20):
             await pilot.pause(0.02)
         assert gen.parts == asked
 
@@ -152,6 +154,7 @@ async def test_the_setting_turns_it_off(
     async with app.run_test(size=(160, 32)) as pilot:
         await app.workers.wait_for_complete()
         _idle(monkeypatch)
+        assert not app.idle_summaries.due(False, app.services.library.counts())  # never due
         for _ in range(30):
             await pilot.pause(0.02)
         assert gen.parts == 0 and app.idle_summaries.quiet.is_set()
