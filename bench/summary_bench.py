@@ -108,6 +108,7 @@ def ingested(ids: list[str], home: Path = HOME) -> Any:
     for i in ids:
         if i not in have:
             lib.ingest([DATA / rows[i]["captions_file"]], IngestOptions(title=i))
+    lib.find_keyphrases()  # of lectures ingested before key phrases were found at ingest
     lib.close()
     if not home.exists():
         shutil.copytree(INGESTED, home)
@@ -132,7 +133,7 @@ def summarise(lib: Any, lecture: Any, generator: Any, language: str) -> dict[str
                 parts.append({"number": p.number, "start_s": round(p.start, 1),
                               "end_s": round(p.end, 1), "title": p.title,
                               "said": [s.text for s in p.sentences], "digest": p.digest,
-                              "text": p.text})  # fmt: skip
+                              "text": p.text, "phrases": list(p.phrases)})  # fmt: skip
         elif isinstance(event, PartWritten):
             row = parts[event.part.number - 1]
             row.update(summary=event.written.summary, struck=list(event.written.struck),

@@ -49,6 +49,9 @@ class FakeEmbedder:
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         return self._vec(text)
 
+    def embed_queries(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return np.stack([self._vec(t) for t in texts]).astype(np.float32)
+
     def token_counter(self) -> TokenCounter:
         return CallableTokenCounter(lambda t: len(t.split()), 4, name=f"words:{self.model_id}")
 

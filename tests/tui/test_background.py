@@ -14,6 +14,7 @@ from textual.widgets import Input, Static
 from lecturetui.core.answer.pending import pending_summaries
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
+from lecturetui.core.storage.phrases import PhraseTable
 from lecturetui.tui import background
 from lecturetui.tui.app import AppServices, LectureApp
 from tests.conftest import SEED_CORPUS
@@ -98,9 +99,14 @@ async def test_idle_the_app_writes_every_summary_in_its_language(
     async with app.run_test(size=(160, 32)) as pilot:
         await app.workers.wait_for_complete()
         assert pending_summaries(library, gen.name, "Portuguese") and gen.parts == 0
+        with library.store.transaction():  # lectures kept before key phrases were found
+            library.store.connection.execute("DELETE FROM key_phrases")
+        phrases = PhraseTable(library.store)
+        assert phrases.missing(library.lectures())
         _idle(monkeypatch)
         await _until(pilot, lambda: not pending_summaries(library, gen.name, "Portuguese"))
         assert not pending_summaries(library, gen.name, "Portuguese")  # in the app's language
+        assert not phrases.missing(library.lectures())  # found first
         assert pending_summaries(library, gen.name, "English")
         await _until(pilot, lambda: app.idle_summaries.quiet.is_set() and not app.models.summaries)
         assert "summaries" not in _status(app)  # the status line is clear again

@@ -45,6 +45,9 @@ class OverviewPrinter:
         if isinstance(event, PartsReady):
             self.parts = len(event.parts)
             self.out.print(f"# {escape(event.lecture.title)}\n", soft_wrap=True)
+            if event.phrases:
+                said = _("Key phrases: {phrases}").format(phrases=" · ".join(event.phrases))
+                self.out.print(f"[italic]{escape(said)}[/]\n", soft_wrap=True)
             if event.parts and event.parts[0].made:
                 self.out.print("[dim]" + _("(parts cut by lecturetui where the subject changes)")
                                + "[/]\n")  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -39,7 +40,6 @@ from lecturetui.core.retrieval.asked import Asked, Once
 from lecturetui.core.retrieval.rerank import RerankConfig, RerankStage
 from lecturetui.core.retrieval.scope import ResolvedScope, Scope, resolve
 from lecturetui.core.retrieval.search import Hit, SearchResult, run_search
-from lecturetui.core.retrieval.small_units import MAX_UNITS
 from lecturetui.core.retrieval.vector_index import (
     SearchIndexError,
     VectorIndex,
@@ -47,8 +47,13 @@ from lecturetui.core.retrieval.vector_index import (
 )
 from lecturetui.core.storage.overviews import Overviews
 from lecturetui.core.study.course_map import MapRow, course_map
-from lecturetui.core.study.outline import chapters
-from lecturetui.core.study.parts import Part, lecture_parts
+from lecturetui.core.study.lecture_keyphrases import (
+    Sources,
+    find_keyphrases,
+    find_missing,
+    parts_of,
+)
+from lecturetui.core.study.parts import Part
 
 #: `off` turns the re-ranking stage off (search with E5 and BM25 alone)
 ENV_RERANK = "LECTURETUI_RERANK"
@@ -183,17 +188,15 @@ class Library(LibraryContents):
 
     # -- a lecture's parts and summaries (core/study/parts.py, core/answer/overview.py) ------
     def parts(self, lecture: Lecture) -> list[Part]:
-        """The lecture's parts (core/study/parts.py): its author's chapters, else cut where the
-        subject changes, from the E5 vectors the unit index holds (no model runs)."""
-        units = self.unit_index(create=False)
+        """The lecture's parts, with their key phrases (core/study/lecture_keyphrases.py)."""
+        return parts_of(self._sources(), lecture)
 
-        def vectors(labels: list[int]) -> npt.NDArray[np.float32]:
-            if units is None or not labels or any(label not in units for label in labels):
-                return np.zeros((len(labels), 1), dtype=np.float32)  # chapters or one part
-            return units.vectors(labels)
+    def find_keyphrases(self, stop: threading.Event | None = None) -> int:
+        """Find the key phrases of the lectures kept before they were found at ingest."""
+        return find_missing(self._sources(), self.lectures(), stop)
 
-        return lecture_parts(self.store.segments(lecture.id), chapters(self.store, lecture),
-                             vectors, MAX_UNITS)  # fmt: skip
+    def _sources(self) -> Sources:
+        return Sources(self.store, self.unit_index(create=False), lambda: self.embedder)
 
     def scoped(self, scope: Scope | None) -> ResolvedScope | None:
         """The lectures and segments a scope covers (None: no scope, the whole library)."""
@@ -252,6 +255,8 @@ class Library(LibraryContents):
             nonlocal dirty
             self._indexes.apply(result, embed)
             dirty = True
+            for lecture in filter(None, map(self.store.lecture, result.lectures)):
+                find_keyphrases(self._sources(), lecture)  # E5 is loaded: what it is about
 
         try:
             self.sync_index(embed_progress, only_if_exists=True)

@@ -232,6 +232,7 @@ class PartRecord:
     summary: str = ""  # the answer model's, what the part does not bear out left out ...
     struck: tuple[str, ...] = ()  # ... and listed here
     url: str | None = None  # the video opened at the part
+    phrases: tuple[str, ...] = ()  # what the part is about, in key phrases
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +246,7 @@ class OverviewRecord:
     parts: tuple[PartRecord, ...] = ()
     gist: str = ""
     gist_struck: tuple[str, ...] = ()
+    phrases: tuple[str, ...] = ()  # what the lecture is about, in key phrases
 
 
 def to_json(record: object) -> Any:

@@ -1,5 +1,6 @@
 """The summaries not written yet, written while the app is idle (core/answer/pending.py): no
-question running and no key typed for IDLE_S seconds. A question (a summary asked for too)
+question running and no key typed for IDLE_S seconds (first, the key phrases of lectures kept
+before they were found at ingest: core/study/lecture_keyphrases.py). A question (a summary asked for too)
 stops it at once, between two tokens: the part being written is dropped, those written are
 kept, and it goes on when the app is idle again. The answer model is the questions' own, so
 the two never write at once: a question waits for the writer to stop (`hush`)."""
@@ -96,6 +97,7 @@ class IdleSummaries:
         counts = library.counts()
         written = 0
         try:
+            library.find_keyphrases(stop)  # of lectures kept before they were found at ingest
             pending = pending_summaries(library, generator.name, language, stop=stop)
             for progress in write_summaries(library, pending, lambda: generator, language, stop,
                                             generator.name):  # fmt: skip

@@ -119,6 +119,9 @@ def overview_rich(overview: OverviewRecord) -> Text:
     the part does not say), the lecturer's words; then the gist, its citations highlighted."""
     out = Text()
     out.append(overview.title + "\n", style="bold")
+    if overview.phrases:
+        out.append(_("Key phrases: {phrases}").format(phrases=" · ".join(overview.phrases)) + "\n",
+                   style="italic")  # fmt: skip
     if overview.parts and overview.parts[0].made:
         out.append(_("(parts cut by lecturetui where the subject changes)") + "\n", style="dim")
     for part in overview.parts:

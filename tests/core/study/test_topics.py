@@ -7,6 +7,7 @@ from typing import Any
 
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
+from lecturetui.core.storage.phrases import PhraseTable
 from tests.fakes import FakeEmbedder
 
 FILLER = "então a gente vai ver isso aqui porque the point is that we will see this here"
@@ -21,15 +22,46 @@ def _vtt(path: Path, sentences: list[str]) -> Path:
     return path
 
 
-def test_each_lecture_gives_the_word_it_dwells_on(home: Path, tmp_path: Path) -> None:
+def _library(tmp_path: Path, filler: str = FILLER) -> Any:
     lib: Any = Library(DataHome.resolve(), embedder=FakeEmbedder())
     a = _vtt(
-        tmp_path / "a.vtt", [f"{FILLER} Paralelização de dados e paralelização de modelos"] * 3
+        tmp_path / "a.vtt", [f"{filler} Paralelização de dados e paralelização de modelos"] * 3
     )
     b = _vtt(
-        tmp_path / "b.vtt", [f"{FILLER} Backpropagation computes gradients; backpropagation"] * 3
+        tmp_path / "b.vtt", [f"{filler} Backpropagation computes gradients; backpropagation"] * 3
     )
     lib.ingest([a, b])
+    return lib
+
+
+def test_each_lecture_gives_a_key_phrase_of_what_it_dwells_on(home: Path, tmp_path: Path) -> None:
+    lib = _library(tmp_path, filler="")
+    found = lib.topics(3)
+    assert len({t.lecture_id for t in found}) == len(found) == 2  # one per lecture
+    for topic in found:
+        kept = PhraseTable(lib.store).read(lib.store.lecture(topic.lecture_id))
+        assert kept is not None and topic.term in kept.lecture  # one of its key phrases
+    assert {t.term.split()[0].casefold() for t in found} == {"paralelização", "backpropagation"}
+    lib.close()
+
+
+def test_a_key_phrase_of_words_every_lecture_says_is_never_a_topic(
+    home: Path, tmp_path: Path
+) -> None:
+    lib = _library(tmp_path)  # each lecture also says the same filler, in two languages
+    found = lib.topics(3)
+    assert len({t.lecture_id for t in found}) == len(found) == 2
+    for topic in found:
+        assert not {w.casefold() for w in topic.term.split()} & set(FILLER.split()), topic
+    lib.close()
+
+
+def test_without_key_phrases_a_lecture_gives_the_word_it_dwells_on(
+    home: Path, tmp_path: Path
+) -> None:
+    lib = _library(tmp_path)
+    with lib.store.transaction():  # a library kept before key phrases were found
+        lib.store.connection.execute("DELETE FROM key_phrases")
     found = lib.topics(3)
     assert {t.term.casefold() for t in found} == {"paralelização", "backpropagation"}
     by_lecture = {t.lecture_id: t.term for t in found}

@@ -131,6 +131,7 @@ class PartsReady:
     lecture: Lecture
     parts: tuple[Part, ...]
     language: str = ""  # what the summary is written in, by name
+    phrases: tuple[str, ...] = ()  # what the lecture is about (core/study/keyphrases.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from lecturetui.core.lectures import Lecture
 from lecturetui.core.lexical import fold
 from lecturetui.core.library import Library
 from lecturetui.core.storage.overviews import GIST, OverviewKey, Written
+from lecturetui.core.storage.phrases import PhraseTable
 from lecturetui.core.study.parts import Part
 from lecturetui.core.timefmt import format_timestamp
 
@@ -238,7 +239,8 @@ def overview_events(
     (a summary it wrote whole is read back without loading it)."""
     stop = stop or threading.Event()
     parts = tuple(library.parts(lecture))
-    yield PartsReady(lecture, parts, language)
+    found = PhraseTable(library.store).read(lecture)
+    yield PartsReady(lecture, parts, language, found.lecture if found else ())
     if not parts:
         return
     kept = library.overviews.written(overview_key(lecture, name, language)) if name else {}

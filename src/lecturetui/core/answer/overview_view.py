@@ -22,6 +22,8 @@ _HEADING = {
     "Spanish": "Resumen de “{title}”, en {n} partes",
 }
 _HEADING_EN = "Summary of “{title}”, in {n} parts"
+_PHRASES = {"Portuguese": "Palavras-chave: {phrases}", "Spanish": "Palabras clave: {phrases}"}
+_PHRASES_EN = "Key phrases: {phrases}"
 
 
 def overview_text(
@@ -30,12 +32,16 @@ def overview_text(
     written: Sequence[Written],
     gist: Written | None,
     language: str,
+    phrases: Sequence[str] = (),
 ) -> str:
-    """The summary as one text (Markdown): a heading, each part with its time, title, summary
-    and the lecturer's words, then the gist."""
+    """The summary as one text (Markdown): a heading and the lecture's key phrases, each part
+    with its time, title, summary and the lecturer's words, then the gist."""
     by_number = {w.ordinal: w for w in written}
     head = _HEADING.get(language, _HEADING_EN).format(title=lecture.title, n=len(parts))
     lines = [f"**{head}**", ""]
+    if phrases:
+        about = _PHRASES.get(language, _PHRASES_EN).format(phrases=" · ".join(phrases))
+        lines[1:1] = [f"*{about}*"]
     for p in parts:
         said = by_number.get(p.number)
         title = f" {p.title}" if p.title else ""
@@ -58,6 +64,7 @@ def overview_record(
     gist: Written | None,
     language: str,
     model: str | None,
+    phrases: Sequence[str] = (),
 ) -> OverviewRecord:
     """The summary as the faces show it and `--json` prints it."""
     by_number = {w.ordinal: w for w in written}
@@ -78,11 +85,13 @@ def overview_record(
                 summary=w.summary if (w := by_number.get(p.number)) else "",
                 struck=w.struck if w else (),
                 url=deep_link(lecture.source_url, p.start),
+                phrases=p.phrases,
             )
             for p in parts
         ),
         gist=gist.summary if gist else "",
         gist_struck=gist.struck if gist else (),
+        phrases=tuple(phrases),
     )
 
 
@@ -96,10 +105,12 @@ class Unfolding:
     parts: tuple[Part, ...] = ()
     written: list[Written] = field(default_factory=list)
     gist: Written | None = None
+    phrases: tuple[str, ...] = ()
 
     def feed(self, event: PartsReady | PartWritten | GistWritten) -> None:
         if isinstance(event, PartsReady):
             self.lecture, self.parts, self.language = event.lecture, event.parts, event.language
+            self.phrases = event.phrases
         elif isinstance(event, PartWritten):
             self.written.append(event.written)
         else:
@@ -108,11 +119,12 @@ class Unfolding:
     def record(self, model: str | None = None) -> OverviewRecord:
         assert self.lecture is not None
         return overview_record(self.lecture, self.parts, self.written, self.gist, self.language,
-                               model if self.written else None)  # fmt: skip
+                               model if self.written else None, self.phrases)  # fmt: skip
 
     def text(self) -> str:
         assert self.lecture is not None
-        return overview_text(self.lecture, self.parts, self.written, self.gist, self.language)
+        return overview_text(self.lecture, self.parts, self.written, self.gist, self.language,
+                             self.phrases)  # fmt: skip
 
 
 _COURSE_HEADING = {

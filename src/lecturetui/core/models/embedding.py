@@ -47,6 +47,10 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> Vectors: ...
 
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Query vectors of many short texts (key phrases), in their order."""
+        ...
+
     def token_counter(self) -> TokenCounter: ...
 
     def fingerprint(self) -> str: ...
@@ -199,6 +203,12 @@ class E5Embedder:
         self._plan([text])
         vec: Vectors = self._encode([self.query_prefix + text])[0]
         return vec
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        self._plan(list(texts))
+        return self._encode([self.query_prefix + t for t in texts])
 
     def token_counter(self) -> TokenCounter:
         """The model's own tokenizer: counts are exact, prefix and special tokens included."""

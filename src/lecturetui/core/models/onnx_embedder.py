@@ -179,6 +179,14 @@ class OnnxEmbedder:
         vec: Vectors = self._encode([self.query_prefix + text])[0]
         return vec
 
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Query vectors of short texts, MAX_BATCH at a time (a phrase is a few tokens)."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(texts), MAX_BATCH):
+            batch = texts[start : start + MAX_BATCH]
+            out[start : start + len(batch)] = self._encode([self.query_prefix + t for t in batch])
+        return out
+
     def use_accelerator(self) -> None:
         """No accelerator here (CUDA and MPS run PyTorch)."""
 

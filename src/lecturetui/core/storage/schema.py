@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -186,6 +186,18 @@ MIGRATIONS: dict[int, str] = {
         struck       TEXT NOT NULL,  -- JSON: the sentences the part did not bear out
         made_at      TEXT NOT NULL,
         PRIMARY KEY (lecture_id, model, language, ordinal)
+    );
+    """,
+    # what a lecture (ordinal 0) and each of its parts are about, in key phrases
+    # (core/study/keyphrases.py): kept until the lecture's content changes
+    13: """
+    CREATE TABLE key_phrases (
+        lecture_id   TEXT NOT NULL REFERENCES lectures (id) ON DELETE CASCADE,
+        content_hash TEXT NOT NULL,  -- the lecture's when they were found
+        ordinal      INTEGER NOT NULL,
+        start        REAL NOT NULL,  -- where the part begins (the lecture: 0)
+        phrases      TEXT NOT NULL,  -- JSON: the phrases, the best first
+        PRIMARY KEY (lecture_id, ordinal)
     );
     """,
 }

@@ -301,6 +301,19 @@ class Store(Database):
         kept = [t for t in terms if 2 * df.get(t, 0) < n_docs]
         return kept if any(df.get(t, 0) for t in kept) else terms
 
+    def term_shares(self, terms: Sequence[str]) -> tuple[int, dict[str, float]]:
+        """How many segments the library holds, and the share of them holding each indexed
+        term (stems as `lexical.index_terms` writes them) that some segment holds."""
+        n_docs = int(self._db.execute("SELECT count(*) FROM segments").fetchone()[0])
+        if not n_docs or not terms:
+            return n_docs, {}
+        unique = sorted(set(terms))
+        marks = ",".join("?" * len(unique))
+        rows = self._db.execute(
+            f"SELECT term, doc FROM segments_lex_vocab WHERE term IN ({marks})", unique
+        ).fetchall()
+        return n_docs, {str(t): int(d) / n_docs for t, d in rows}
+
     def unknown_words(self, words: Sequence[str]) -> list[str]:
         """The words that no segment holds (under any of the library's stemmers, or as written)."""
         languages = self.languages()

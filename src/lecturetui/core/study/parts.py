@@ -80,6 +80,7 @@ class Part:
     sentences: tuple[Said, ...]
     text: str  # everything said in it, in order
     digest: str  # its most representative sentences up to digest_words(parts), in order
+    phrases: tuple[str, ...] = ()  # what it is about (core/study/keyphrases.py), where found
 
 
 def similarity_curve(
@@ -257,6 +258,24 @@ def lecture_parts(
         parts.append(Part(len(parts) + 1, a, b, named, not chapters, quoted, " ".join(texts),
                           digest))  # fmt: skip
     return parts
+
+
+def span_vectors(
+    segments: Sequence[StoredSegment],
+    spans: Sequence[tuple[float, float]],
+    vectors: Vectors,
+    max_units: int,
+) -> npt.NDArray[np.float32]:
+    """Each span's vector: the mean of the E5 vectors of the units said in [start, end) (zeros
+    where none was)."""
+    line = timeline(segments, max_units)
+    vecs = vectors(line.labels)
+    out = np.zeros((len(spans), vecs.shape[1] if len(vecs) else 1), dtype=np.float32)
+    for row, (a, b) in enumerate(spans):
+        inside = [i for i, s in enumerate(line.said) if a <= s.time < b]
+        if inside:
+            out[row] = vecs[inside].mean(axis=0)
+    return out
 
 
 def ranking(vectors: npt.NDArray[np.float32]) -> list[int]:

@@ -1,8 +1,11 @@
-"""What a library's lectures are about, in their own words: the term each lecture says most often
-that few of the library's segments share (a first screen suggests questions from them).
+"""What a library's lectures are about, in their own words (a first screen suggests questions
+from them): each lecture's first key phrase (found at ingest: core/study/keyphrases.py) that no
+lecture before it gave and whose words few of the library's segments share; for a lecture without
+key phrases, the term it says most often that few segments share.
 
 No word list and no language is assumed: a word that most segments hold (an article, "that",
-"então") is left out by how many segments hold it; what remains is what a lecture dwells on.
+"então", a course's "Python") is left out by how many segments hold it; what remains is what a
+lecture dwells on.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from lecturetui.core.lectures import Lecture
+from lecturetui.core.storage.phrases import PhraseTable
 from lecturetui.core.storage.store import Store
 
 #: a topic is a word of at least this many letters (short words are rarely a subject)
@@ -37,7 +41,8 @@ class Topic:
 
 def topics(store: Store, n: int = 3) -> list[Topic]:
     """Up to `n` topics from `n` different lectures, taking courses in turn (the most recent
-    lecture of each first), each the term that lecture says most that few segments share."""
+    lecture of each first): its first key phrase that few segments share, else the term it says
+    most that few segments share."""
     lectures = _spread(store.lectures(), n * 3)
     if not lectures:
         return []
@@ -51,31 +56,59 @@ def topics(store: Store, n: int = 3) -> list[Topic]:
         tally: Counter[str] = Counter()
         for seg in segments[::step][:SEGMENTS_READ]:
             read += 1
-            found = [w for w in _WORD.findall(seg.text) if len(w) >= MIN_LETTERS]
+            words = _WORD.findall(seg.text)
+            found = [w for w in words if len(w) >= MIN_LETTERS]
             for w in found:
                 surface.setdefault(w.casefold(), Counter())[w] += 1
-            lowered = [w.casefold() for w in found]
-            tally.update(lowered)
-            holding.update(set(lowered))
+            tally.update(w.casefold() for w in found)
+            holding.update({w.casefold() for w in words})
         counts[lecture.id] = tally
     limit = max(1.0, MAX_SHARE * read)
+    phrases = PhraseTable(store)
     out: list[Topic] = []
     taken: set[str] = set()
     for lecture in lectures:
-        scored = [
-            (c * math.log(read / holding[w]), w)
-            for w, c in counts[lecture.id].items()
-            if c >= 2 and holding[w] <= limit and w not in taken
-        ]
-        if not scored:
+        kept = phrases.read(lecture)
+        term = _phrase(kept.lecture if kept else (), holding, limit, taken)
+        if term is None:
+            term = _term(counts[lecture.id], holding, read, limit, taken, surface)
+        if term is None:
             continue
-        _, word = max(scored)
-        taken.add(word)
-        out.append(Topic(surface[word].most_common(1)[0][0], lecture.id, lecture.title,
-                         lecture.course))  # fmt: skip
+        taken.update(w.casefold() for w in _WORD.findall(term))
+        out.append(Topic(term, lecture.id, lecture.title, lecture.course))
         if len(out) == n:
             break
     return out
+
+
+def _phrase(
+    found: tuple[str, ...], holding: Counter[str], limit: float, taken: set[str]
+) -> str | None:
+    """The first key phrase no word of which was taken or is held by over `limit` segments."""
+    for phrase in found:
+        words = [w.casefold() for w in _WORD.findall(phrase)]
+        if words and not any(w in taken or holding[w] > limit for w in words):
+            return phrase
+    return None
+
+
+def _term(
+    tally: Counter[str],
+    holding: Counter[str],
+    read: int,
+    limit: float,
+    taken: set[str],
+    surface: dict[str, Counter[str]],
+) -> str | None:
+    """The word the lecture says most that few segments hold (tf-idf), as it writes it most."""
+    scored = [
+        (c * math.log(read / holding[w]), w)
+        for w, c in tally.items()
+        if c >= 2 and holding[w] <= limit and w not in taken
+    ]
+    if not scored:
+        return None
+    return surface[max(scored)[1]].most_common(1)[0][0]
 
 
 def _spread(lectures: list[Lecture], n: int) -> list[Lecture]:

@@ -4,6 +4,7 @@ the back)."""
 
 from __future__ import annotations
 
+from lecturetui.core.i18n import _
 from lecturetui.core.records import OverviewRecord, PartRecord
 from lecturetui.core.study.export.cards import Card, Source, unique
 from lecturetui.core.study.export.markdown import heading, link, paragraphs, quoted
@@ -19,6 +20,9 @@ def summary_markdown(overview: OverviewRecord) -> str:
     """The lecture as the title; each part a heading with a link at its time, what it explains
     and the lecturer's words quoted; then the gist."""
     out = [heading(1, overview.title)]
+    if overview.phrases:
+        out += ["", "*" + _("Key phrases: {phrases}").format(phrases=" · ".join(overview.phrases))
+                + "*"]  # fmt: skip
     if overview.parts and overview.parts[0].made:
         out += ["", "*Parts cut by lecturetui where the subject changes.*"]
     if overview.gist:
@@ -26,6 +30,8 @@ def summary_markdown(overview: OverviewRecord) -> str:
     for part in overview.parts:
         title = f"{part.number}. {part.title}" if part.title else str(part.number)
         out += ["", heading(2, title), "", link(part_moment(overview, part))]
+        if part.phrases:
+            out += ["", "*" + " · ".join(part.phrases) + "*"]
         if part.summary:
             out += ["", paragraphs(part.summary)]
         if part.said:
