@@ -12,6 +12,7 @@ import numpy.typing as npt
 from lecturetui.core.storage.phrases import PhraseTable
 from lecturetui.core.study.keyphrases import (
     candidates,
+    common_words,
     gathered,
     keyphrases,
     remembered,
@@ -141,3 +142,9 @@ def test_a_common_word_the_whole_library_says_is_a_filler(seed_library: Any) -> 
     text = "então o tensor né assim a GPU né e o tensor"
     phrases = {c.said for c in candidates(text, stopwords("pt") | found)}
     assert "tensor" in phrases and not any(p.split()[-1] in ("né", "assim") for p in phrases)
+
+
+def test_a_language_the_word_lists_lack_has_no_common_words_and_no_error() -> None:
+    assert common_words("xx") == () and common_words("") == () and common_words("sw") == ()
+    assert "né" in common_words("pt-BR") and "gonna" in common_words("en")
+    assert stopwords("xx") == frozenset()

@@ -178,15 +178,13 @@ def common_words(language: str) -> tuple[str, ...]:
     """The language's COMMON_WORDS most frequent words (package wordfreq, whose counts include
     film subtitles, so spoken words such as "né", "aí", "gonna" are among them), folded; none
     for a language it lacks."""
-    if COMMON_WORDS <= 0 or not language:
+    from wordfreq import available_languages, top_n_list
+
+    code = _code(language)
+    # a language it lacks: none (wordfreq itself would raise, or answer with a near one)
+    if COMMON_WORDS <= 0 or code not in available_languages():
         return ()
-    import warnings
-
-    from wordfreq import top_n_list
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a language it lacks: a warning and no words
-        return tuple(fold(w) for w in top_n_list(_code(language), COMMON_WORDS))
+    return tuple(fold(w) for w in top_n_list(code, COMMON_WORDS))
 
 
 def _code(language: str) -> str:
