@@ -92,3 +92,18 @@ def test_a_long_lecture_s_parts_share_what_the_model_reads() -> None:
     assert digest_words(4) == min(DIGEST_WORDS, LECTURE_DIGEST_WORDS // 4)
     assert digest_words(12) * 12 <= LECTURE_DIGEST_WORDS < digest_words(4) * 12
     assert digest_words(1000) == MIN_DIGEST_WORDS
+
+
+def test_a_part_titled_elsewhere_gets_no_word_run() -> None:
+    segments = _segments(["vetores"] * 5 + ["matrizes"] * 5)
+    parts = lecture_parts(segments, [], _vectors(segments), MAX_UNITS)  # type: ignore[arg-type]
+    later = lecture_parts(segments, [], _vectors(segments), MAX_UNITS,  # type: ignore[arg-type]
+                          titled_elsewhere=lambda start: start == 0.0)  # fmt: skip
+    assert [p.start for p in later] == [p.start for p in parts]
+    assert later[0].title == "" and parts[0].title
+    assert [p.title for p in later[1:]] == [p.title for p in parts[1:]]
+    # the author's chapters keep their titles whatever it says
+    chapters = [Chapter(0.0, "Introdução"), Chapter(240.0, "Matrizes enfim")]
+    named = lecture_parts(segments, chapters, _vectors(segments), MAX_UNITS,  # type: ignore[arg-type]
+                          titled_elsewhere=lambda _start: True)  # fmt: skip
+    assert [p.title for p in named] == ["Introdução", "Matrizes enfim"]

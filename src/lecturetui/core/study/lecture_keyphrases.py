@@ -53,17 +53,23 @@ class Sources:
             return np.zeros((len(labels), 1), dtype=np.float32)
         return self.units.vectors(labels)
 
-    def parts(self, lecture: Lecture) -> list[Part]:
-        """The parts as cut, before their key phrases (core/study/parts.py)."""
+    def parts(
+        self, lecture: Lecture, titled_elsewhere: Callable[[float], bool] | None = None
+    ) -> list[Part]:
+        """The parts as cut, before their key phrases (core/study/parts.py); those
+        `titled_elsewhere` says a key phrase titles are left untitled."""
         return lecture_parts(self.store.segments(lecture.id), chapters(self.store, lecture),
-                             self.vectors, MAX_UNITS)  # fmt: skip
+                             self.vectors, MAX_UNITS, titled_elsewhere)  # fmt: skip
 
 
 def parts_of(sources: Sources, lecture: Lecture) -> list[Part]:
     """The lecture's parts (core/study/parts.py): its author's chapters, else cut where the
     subject changes, from the E5 vectors the unit index holds (no model runs); each with its
     key phrases where they were found, a part cut here titled by its first."""
-    return titled(sources.parts(lecture), PhraseTable(sources.store).read(lecture))
+    kept = PhraseTable(sources.store).read(lecture)
+    if kept is None:
+        return sources.parts(lecture)
+    return titled(sources.parts(lecture, lambda start: bool(kept.of_part(start))), kept)
 
 
 def titled(parts: Sequence[Part], kept: KeyPhrases | None) -> list[Part]:
@@ -81,7 +87,7 @@ def titled(parts: Sequence[Part], kept: KeyPhrases | None) -> list[Part]:
 def find_keyphrases(sources: Sources, lecture: Lecture) -> KeyPhrases | None:
     """Find the lecture's key phrases and its parts' with E5 and keep them; None when its units
     are not in the unit index (nothing is kept then)."""
-    parts = sources.parts(lecture)
+    parts = sources.parts(lecture, lambda _start: True)  # their titles are not needed here
     if not parts:
         return None
     spans = [(p.start, p.end) for p in parts] + [(parts[0].start, parts[-1].end + 1.0)]
@@ -105,13 +111,19 @@ def find_keyphrases(sources: Sources, lecture: Lecture) -> KeyPhrases | None:
 
 def fillers(store: Store, language: str) -> frozenset[str]:
     """The common words of the language that FILLER_SHARE of the library's segments say."""
-    stems = {w: index_terms(w, language).split() for w in common_words(language)}
-    n_docs, shares = store.term_shares([t for terms in stems.values() for t in terms])
+    n_docs, shares = word_shares(store, common_words(language), language)
     if n_docs < FILLER_SEGMENTS:
         return frozenset()
-    return frozenset(
-        w for w, terms in stems.items() if any(shares.get(t, 0.0) >= FILLER_SHARE for t in terms)
-    )
+    return frozenset(w for w, share in shares.items() if share >= FILLER_SHARE)
+
+
+def word_shares(store: Store, words: Iterable[str], language: str) -> tuple[int, dict[str, float]]:
+    """How many segments the library holds, and the share of them that say each word (under
+    any of the stems the lexical index keeps for it)."""
+    stems = {w: index_terms(w, language).split() for w in words}
+    n_docs, shares = store.term_shares([t for terms in stems.values() for t in terms])
+    return n_docs, {w: max((shares.get(t, 0.0) for t in terms), default=0.0)
+                    for w, terms in stems.items()}  # fmt: skip
 
 
 def _widespread(store: Store, language: str) -> Callable[[list[str]], set[str]] | None:
@@ -121,12 +133,10 @@ def _widespread(store: Store, language: str) -> Callable[[list[str]], set[str]] 
         return None
 
     def widespread(keys: list[str]) -> set[str]:
-        stems = {k: [index_terms(w, language).split() for w in k.split()] for k in keys}
-        _n_docs, shares = store.term_shares([t for ws in stems.values() for w in ws for t in w])
-        return {
-            k for k, ws in stems.items()
-            if all(any(shares.get(t, 0.0) >= WIDESPREAD_SHARE for t in w) for w in ws if w)
-        }  # fmt: skip
+        words = {w for k in keys for w in k.split() if index_terms(w, language)}
+        _n_docs, shares = word_shares(store, words, language)
+        return {k for k in keys
+                if all(shares[w] >= WIDESPREAD_SHARE for w in k.split() if w in shares)}  # fmt: skip
 
     return widespread
 

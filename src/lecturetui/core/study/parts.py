@@ -222,9 +222,13 @@ def lecture_parts(
     chapters: Sequence[Chapter],
     vectors: Vectors,
     max_units: int,
+    titled_elsewhere: Callable[[float], bool] | None = None,
 ) -> list[Part]:
     """The lecture's parts: its author's chapters, else cut where the subject changes; each
-    with its most representative sentences."""
+    with its most representative sentences. A part cut here is titled by its word run
+    (`title`) unless `titled_elsewhere(start)` says it is titled otherwise (by its key phrase:
+    core/study/lecture_keyphrases.py); it is left untitled then (the word run costs about a
+    second for an hour's lecture)."""
     if not segments:
         return []
     line = timeline(segments, max_units)
@@ -249,7 +253,9 @@ def lecture_parts(
             continue
         texts = [line.said[i].text for i in inside]
         named = titles[n]
-        if named is None:
+        if named is None and titled_elsewhere is not None and titled_elsewhere(a):
+            named = ""
+        elif named is None:
             others = [s.text for i, s in enumerate(line.said) if not a <= s.time < b]
             named = title(texts, others)
         ranked = [inside[i] for i in ranking(vecs[inside])]
