@@ -118,7 +118,7 @@ def ingested(ids: list[str], home: Path = HOME) -> Any:
 def summarise(lib: Any, lecture: Any, generator: Any, language: str) -> dict[str, Any]:
     """One summary through the product's overview_events, timed part by part."""
     from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
-    from lecturetui.core.answer.overview import overview_events
+    from lecturetui.core.summary.writing import overview_events
 
     t0 = time.perf_counter()
     parts: list[dict[str, Any]] = []
@@ -214,7 +214,7 @@ def sheet(rows: list[dict[str, Any]], out: Path) -> None:
     """What a reader labels, from the rows (the labels file's records without `label`/`why`):
     each counted chapter reached with the summary of the part that reaches it, each summary
     sentence (parts and gist) and each struck sentence, with the captions file to read."""
-    from lecturetui.core.answer.overview import sentences
+    from lecturetui.core.summary.writing import sentences
 
     meta = {r["id"]: r for r in entries("both")}
     items: list[dict[str, Any]] = []

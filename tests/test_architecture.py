@@ -108,7 +108,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("retrieval",),
     ("study",),
     ("indexes", "library", "library_contents", "library_embedder", "watch"),
-    ("answer",),
+    ("answer", "summary"),
     ("session",),
     ("evaluation",),
 )  # fmt: skip

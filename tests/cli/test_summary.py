@@ -118,9 +118,9 @@ def test_summary_takes_a_lecture_or_all(home: Path, args: list[str]) -> None:
 def test_ctrl_c_stops_summary_all_keeping_the_parts_written(
     home: Path, models_env: Path, fake_model: list[FakeGenerator], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lecturetui.core.answer.overview import overview_key, summary_language
     from lecturetui.core.library import Library
     from lecturetui.core.paths import DataHome
+    from lecturetui.core.summary.writing import overview_key, summary_language
 
     runner = CliRunner()
     _gpu(monkeypatch, False)

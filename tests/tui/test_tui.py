@@ -904,7 +904,7 @@ async def test_a_lecture_s_outline_opens_from_the_library_and_the_segment_screen
 
 async def test_s_asks_for_the_lecture_s_summary_from_its_screens(home: Path) -> None:
     from lecturetui.tui.outlinescreen import OutlineScreen
-    from tests.core.answer.test_overview import PartsThenGist
+    from tests.core.summary.test_writing import PartsThenGist
 
     gen = PartsThenGist("Esta parte apresenta o assunto.", "A aula trata do assunto [1].")
     app = make_app(home, generator=gen, language="en")

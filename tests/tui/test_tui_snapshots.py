@@ -147,7 +147,7 @@ def test_a_lecture_s_summary(home: Path, snap_compare, language: str) -> None:  
     each part's summary and the lecturer's words, then the gist."""
     from lecturetui.core.lectures import Chapter
     from lecturetui.tui.outlinescreen import OutlineScreen
-    from tests.core.answer.test_overview import PartsThenGist
+    from tests.core.summary.test_writing import PartsThenGist
 
     gen = PartsThenGist(
         "A parte mostra os dispositivos.",

@@ -15,10 +15,10 @@ from lecturetui.core.i18n import _
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
-    from lecturetui.core.answer.pending import SummaryProgress
     from lecturetui.core.lectures import Lecture
     from lecturetui.core.library import Library
     from lecturetui.core.session import ModelSession
+    from lecturetui.core.summary.pending import SummaryProgress
 
 
 def write_pending(
@@ -27,7 +27,7 @@ def write_pending(
     """Write the summaries of the library's lectures (of `among`, else all) that the session's
     answer model has not written whole, each in its lecture's language, with a bar; one line
     per lecture written. How many were written; Ctrl+C: exit 130, the parts written kept."""
-    from lecturetui.core.answer.pending import pending_summaries, write_summaries
+    from lecturetui.core.summary.pending import pending_summaries, write_summaries
 
     name = session.answer_name()
     pending = pending_summaries(library, name, None, among)
@@ -58,8 +58,8 @@ def _show(bar: Progress, task: TaskID, progress: SummaryProgress) -> None:
     line for each lecture whose summary is whole: its title and its gist's first sentence."""
     from rich.markup import escape
 
-    from lecturetui.core.answer.overview import first_sentence
-    from lecturetui.core.answer.pending import part_label
+    from lecturetui.core.summary.pending import part_label
+    from lecturetui.core.summary.writing import first_sentence
 
     if progress.whole:
         assert progress.gist is not None

@@ -100,9 +100,9 @@ def summary_cmd(
     the lecturer's words at once, then what each part explains, then the gist citing the
     parts. Written once and kept; Ctrl+C keeps the parts already written. With --all instead of
     LECTURE: every summary not written yet, in course order, with a progress bar."""
-    from lecturetui.core.answer.overview import summary_language
     from lecturetui.core.session import AnswerChoice
     from lecturetui.core.study.export import Targets, export_summary
+    from lecturetui.core.summary.writing import summary_language
 
     _check_one_or_all(lecture, every, parts_only or as_json or bool(md or anki or csv_path))
     obj.first_run()
@@ -151,8 +151,8 @@ def _summarise(
 ) -> OverviewRecord:
     """The summary's events printed as they come (`quiet`: a progress bar instead), and its
     record; Ctrl+C stops it, keeping the parts written."""
-    from lecturetui.core.answer.overview import overview_events
-    from lecturetui.core.answer.overview_view import Unfolding
+    from lecturetui.core.summary.fold import Unfolding
+    from lecturetui.core.summary.writing import overview_events
 
     stop = threading.Event()
     source = session.source()

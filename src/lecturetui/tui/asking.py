@@ -145,9 +145,9 @@ class AskingScreen(Screen[None]):
             Started,
             Token,
         )  # fmt: skip
-        from lecturetui.core.answer.overview_view import Unfolding
         from lecturetui.core.answer.question import QuestionSettings, run_question
         from lecturetui.core.conversation import make_turn
+        from lecturetui.core.summary.fold import Unfolding
 
         ctx = self.ctx
         ctx.models.ready.wait()

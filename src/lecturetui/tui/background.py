@@ -12,15 +12,15 @@ import time
 from collections.abc import Callable
 
 from lecturetui.core.answer.generation import Generator
-from lecturetui.core.answer.pending import (
+from lecturetui.core.i18n import _, language
+from lecturetui.core.language import language_name
+from lecturetui.core.library import Library
+from lecturetui.core.summary.pending import (
     SummaryProgress,
     part_label,
     pending_summaries,
     write_summaries,
 )
-from lecturetui.core.i18n import _, language
-from lecturetui.core.language import language_name
-from lecturetui.core.library import Library
 from lecturetui.tui.messages import SummariesProgress
 
 #: seconds without a question running or a key typed before the summaries are written

@@ -92,7 +92,7 @@ class MapScreen(Translated, Screen[None]):
         """What the lecture covers, from its summary as the app's model wrote it in the app's
         language (the course's overview line: core/answer/overview_view.py); nothing where it
         was not written."""
-        from lecturetui.core.answer.overview_view import gist_line
+        from lecturetui.core.summary.fold import gist_line
         from lecturetui.tui.background import app_language
 
         line = ""

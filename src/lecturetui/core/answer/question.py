@@ -48,8 +48,6 @@ from lecturetui.core.answer.found import (
 )
 from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
-from lecturetui.core.answer.overview import overview_events
-from lecturetui.core.answer.overview_view import Unfolding, course_text
 from lecturetui.core.answer.result import Answer
 from lecturetui.core.answer.translate import Translator, target_language
 from lecturetui.core.answer.unexplained import abstention, unsure_answer
@@ -63,13 +61,6 @@ from lecturetui.core.answer.verdict import (
     asked_about,
     read,
 )
-from lecturetui.core.answer.whole import (
-    WholeLecture,
-    asks_whole,
-    course_order,
-    whole_course,
-    whole_lecture,
-)
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
@@ -78,6 +69,15 @@ from lecturetui.core.library import Library
 from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE, DEFAULT_TTFT_S
 from lecturetui.core.retrieval.asked import Asked
 from lecturetui.core.retrieval.scope import Scope
+from lecturetui.core.summary.fold import Unfolding, course_text
+from lecturetui.core.summary.named import (
+    WholeLecture,
+    asks_whole,
+    course_order,
+    whole_course,
+    whole_lecture,
+)
+from lecturetui.core.summary.writing import overview_events
 
 
 # -- what a question needs -------------------------------------------------------------------

@@ -49,7 +49,7 @@ from enum import Enum
 
 from lecturetui.core.answer.doubt import MomentCheck
 from lecturetui.core.answer.quote import Quote
-from lecturetui.core.answer.whole import WholeLecture
+from lecturetui.core.summary.named import WholeLecture
 
 #: below this EmbeddingGemma cosine between the question and the best-ranked window, the
 #: lectures are taken not to cover the question (chosen on the answer benchmark: RESULTS.md) ...

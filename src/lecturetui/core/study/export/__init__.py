@@ -98,6 +98,6 @@ def export_answer(answer: SavedAnswer, to: Targets) -> list[Written]:
 
 def export_summary(overview: OverviewRecord, to: Targets) -> list[Written]:
     """Write a lecture's summary as study notes (Markdown) and cards, one per part."""
-    from lecturetui.core.study.export.summary import summary_cards, summary_markdown
+    from lecturetui.core.summary.render import summary_cards, summary_markdown
 
     return _write(summary_markdown(overview), len(overview.parts), summary_cards(overview), to)

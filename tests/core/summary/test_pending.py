@@ -6,12 +6,12 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from lecturetui.core.answer.pending import pending_summaries, write_summaries
-from lecturetui.core.answer.whole import course_order
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
+from lecturetui.core.summary.named import course_order
+from lecturetui.core.summary.pending import pending_summaries, write_summaries
 from tests.conftest import SEED_CORPUS
-from tests.core.answer.test_overview import PartsThenGist
+from tests.core.summary.test_writing import PartsThenGist
 from tests.fakes import FakeEmbedder, FakeGenerator
 
 

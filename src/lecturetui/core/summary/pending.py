@@ -12,17 +12,17 @@ from dataclasses import dataclass
 
 from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
 from lecturetui.core.answer.generation import Generator
-from lecturetui.core.answer.overview import (
+from lecturetui.core.i18n import _
+from lecturetui.core.lectures import Lecture
+from lecturetui.core.library import Library
+from lecturetui.core.storage.overviews import Written
+from lecturetui.core.summary.named import course_order
+from lecturetui.core.summary.writing import (
     is_written,
     overview_events,
     overview_key,
     summary_language,
 )
-from lecturetui.core.answer.whole import course_order
-from lecturetui.core.i18n import _
-from lecturetui.core.lectures import Lecture
-from lecturetui.core.library import Library
-from lecturetui.core.storage.overviews import Written
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,13 +16,6 @@ from lecturetui.core.answer.events import (
     PartWritten,
     Started,
 )
-from lecturetui.core.answer.overview import (
-    borne_out,
-    gist_groups,
-    overview_events,
-    sentences,
-    write_gist,
-)
 from lecturetui.core.answer.question import Loaded, QuestionSettings, run_question
 from lecturetui.core.conversation import Turn
 from lecturetui.core.library import Library
@@ -30,6 +23,13 @@ from lecturetui.core.paths import DataHome
 from lecturetui.core.records import AnswerRecord, from_json, to_json
 from lecturetui.core.storage.overviews import Written
 from lecturetui.core.study.parts import Part
+from lecturetui.core.summary.writing import (
+    borne_out,
+    gist_groups,
+    overview_events,
+    sentences,
+    write_gist,
+)
 from tests.conftest import SEED_CORPUS
 from tests.fakes import FakeEmbedder, FakeGenerator
 

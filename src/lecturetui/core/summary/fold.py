@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
-from lecturetui.core.answer.overview import first_sentence, overview_key
 from lecturetui.core.lectures import Lecture
 from lecturetui.core.library import Library
 from lecturetui.core.links import deep_link
 from lecturetui.core.records import OverviewRecord, PartRecord
 from lecturetui.core.storage.overviews import GIST, Written
 from lecturetui.core.study.parts import Part
+from lecturetui.core.summary.writing import first_sentence, overview_key
 from lecturetui.core.timefmt import format_timestamp
 
 _HEADING = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lecturetui.core.answer.whole import whole_lecture
 from lecturetui.core.lectures import Lecture
+from lecturetui.core.summary.named import whole_lecture
 
 
 def _lecture(lecture_id: str, title: str, course: str = "Álgebra linear") -> Lecture:
@@ -95,7 +95,7 @@ def test_a_subject_no_title_names_is_found_by_the_search() -> None:
     ],
 )
 def test_a_question_about_the_whole_course(question: str, course: bool) -> None:
-    from lecturetui.core.answer.whole import whole_course
+    from lecturetui.core.summary.named import whole_course
 
     assert whole_course(question) is course
 
