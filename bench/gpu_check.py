@@ -20,14 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from lecturetui.load_order import llama_first  # noqa: E402
-
-llama_first(["ask"])  # llama.cpp before numpy (src/lecturetui/load_order.py)
 import numpy as np  # noqa: E402
 
 from lecturetui.core.answer.doubt import check_messages  # noqa: E402
-from lecturetui.core.answer.generation import LlamaGenerator  # noqa: E402
 from lecturetui.core.answer.quote import Quote  # noqa: E402
+from lecturetui.core.llm.process import ProcessGenerator  # noqa: E402
+from lecturetui.core.llm.worker import WorkerConfig  # noqa: E402
 
 QUESTION = "What is the difference between = and == in Python?"
 # two close moments of the realistic library (py4e lectures, bench/data/realistic): the first
@@ -75,14 +73,14 @@ def main() -> None:
     import llama_cpp
 
     t0 = time.perf_counter()
-    gen = LlamaGenerator(args.model, n_ctx=4096)
+    gen = ProcessGenerator(WorkerConfig(str(args.model), n_ctx=4096))  # as the product runs it
     load_s = time.perf_counter() - t0
     print(f"loaded {args.model.name} in {load_s:.2f} s: gpu {gen.gpu}, {gen.placement}", flush=True)
     on_gpu = gen.gpu and gen.layers_on_gpu == gen.layers > 0
     if args.require_gpu and not on_gpu:
         sys.exit(f"FAILED: the model is not all on the GPU ({gen.placement})")
     prompts = [check_messages(QUESTION, q) for q in quotes()]
-    tokens = [len(gen._prompt_tokens(m)) for m in prompts]
+    tokens = [gen.count_prompt_tokens(m) for m in prompts]
     probs = [gen.yes_probability(m) for m in prompts]  # the warm-up
     if not all(0.0 <= p <= 1.0 for p in probs):
         sys.exit(f"FAILED: yes_probability gave {probs}")
@@ -115,7 +113,7 @@ def main() -> None:
         ("llama-cpp-python", result["llama_cpp_python"]),
         ("llama_supports_gpu_offload()", result["gpu_offload"]),
         ("placement", f"{result['placement']} (gpu {result['gpu']})"),
-        ("load (LlamaGenerator, once)", f"{load_s:.2f} s"),
+        ("load (the model's process, once)", f"{load_s:.2f} s"),
         ("prompt tokens (first, second)", ", ".join(map(str, tokens))),
         (f"check pair, median of {args.reps}", f"{result['pair_ms_median']:.1f} ms"),
         (f"check pair, p90 of {args.reps}", f"{result['pair_ms_p90']:.1f} ms"),

@@ -23,7 +23,7 @@ QUESTIONS = {
 async def shoot(language: str, out: Path) -> None:
     from textual.widgets import Input
 
-    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.llm.generation import LlamaGenerator
     from lecturetui.core.library import Library
     from lecturetui.core.models.gguf import DEFAULT_LLM, resolve_llm
     from lecturetui.core.paths import DataHome

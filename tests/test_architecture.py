@@ -104,6 +104,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "question_options", "conversation", "lexical", "lectures", "language", "citing"),
     ("storage",),
     ("models",),
+    ("llm",),
     ("ingest",),
     ("retrieval",),
     ("study",),

@@ -245,8 +245,8 @@ def test_eval_errors_are_one_sentence(home: Path, tmp_path: Path) -> None:
 def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_model(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lecturetui.core.answer import generation
     from lecturetui.core.evaluation.saved_runs import Runs
+    from lecturetui.core.llm import process
     from lecturetui.core.paths import DataHome
     from lecturetui.core.storage.store import Store
     from tests.fakes import FakeGenerator, FakeJudgeModel
@@ -259,6 +259,7 @@ def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_m
             seed: int | None = None,
             placement: object = None,
             temperature: float = 0.0,
+            **_: object,  # where its process writes (log), a process started for it
         ) -> None:
             assert temperature == 0.0  # eval answers greedy unless asked otherwise
             FakeJudgeModel.__init__(self)
@@ -270,7 +271,7 @@ def test_eval_writes_the_report_then_rewrites_it_with_labels_without_loading_a_m
             pass
 
     loaded: list[int | None] = []
-    monkeypatch.setattr(generation, "LlamaGenerator", FakeModel)
+    monkeypatch.setattr(process, "open_model", FakeModel)
     assert run("ingest", str(SEED_CORPUS))[0] == 0
     gguf = tmp_path / "answers.gguf"
     gguf.write_bytes(b"GGUF" + bytes(28))

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from lecturetui.cli import cli
-from lecturetui.core.answer.server import ServerGenerator, check_local
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.llm.server import ServerGenerator, check_local
 from lecturetui.core.models.gguf import BUNDLED, FAST_LLM, assemble
 from tests.conftest import MODELS_DIR, SEED_CORPUS
 

@@ -21,7 +21,7 @@ ingest_cmd = importlib.import_module("lecturetui.cli.ingest_cmd")
 
 @pytest.fixture
 def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[FakeGenerator]:
-    from lecturetui.core.answer import generation
+    from lecturetui.core.llm import process
 
     made: list[FakeGenerator] = []
 
@@ -41,7 +41,7 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[FakeGenerator]:
         def close(self) -> None:
             pass
 
-    monkeypatch.setattr(generation, "LlamaGenerator", FakeModel)
+    monkeypatch.setattr(process, "open_model", FakeModel)
     return made
 
 

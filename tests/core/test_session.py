@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from lecturetui.core.answer import generation
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.llm import process
 from lecturetui.core.models.placement import Placement
 from lecturetui.core.paths import DataHome
 from lecturetui.core.session import AnswerChoice, ModelSession
@@ -32,7 +32,7 @@ class Model(FakeGenerator):
 @pytest.fixture
 def session(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModelSession:
     Model.made, Model.closed = [], []
-    monkeypatch.setattr(generation, "LlamaGenerator", Model)
+    monkeypatch.setattr(process, "open_model", Model)
     gguf = tmp_path / "answers.gguf"
     gguf.write_bytes(b"GGUF" + bytes(28))
     return ModelSession(
@@ -45,6 +45,7 @@ def test_the_answer_model_is_loaded_once_with_its_options(session: ModelSession)
     assert session.answer_model() is first
     [(path, options)] = Model.made
     assert path.name == "answers.gguf"
+    assert options.pop("log") == session.home.log_file  # what its process writes goes there
     assert options == {"n_ctx": 4096, "placement": Placement("cpu"), "seed": 3}
     assert session.judge(path) is first  # the same file judges with the same model
     other = path.with_name("judge.gguf")
@@ -72,7 +73,7 @@ def test_a_model_that_cannot_load_is_one_sentence_for_the_question(
     def broken(path: Path, **options: Any) -> Model:
         raise MemoryError("out of memory")
 
-    monkeypatch.setattr(generation, "LlamaGenerator", broken)
+    monkeypatch.setattr(process, "open_model", broken)
     source = session.source()
     with pytest.raises(LectureTuiError, match="out of memory"):
         source.for_answer(threading.Event())

@@ -15,8 +15,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 from textual.worker import WorkerFailed
 
-from lecturetui.core.answer.generation import Generator
 from lecturetui.core.library import Library
+from lecturetui.core.llm.model import Generator
 from lecturetui.core.paths import DataHome
 from lecturetui.tui.app import AppServices, LectureApp
 from lecturetui.tui.screens import LibraryScreen
@@ -74,7 +74,7 @@ def out_of_memory() -> Generator:
 async def test_an_answer_model_that_fails_to_load_leaves_search_working(
     home: Path, tmp_path: Path, failure: str
 ) -> None:
-    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.llm.generation import LlamaGenerator
 
     bad = tmp_path / "modelo.gguf"
     bad.write_bytes(b"GGUF" + b"\x00" * 4096)

@@ -440,7 +440,7 @@ async def test_an_empty_library_names_the_key_that_opens_it_from_the_question_bo
 @pytest.mark.slow
 async def test_end_to_end_with_the_real_small_models(home: Path, e5) -> None:  # type: ignore[no-untyped-def]
     """The app over the seed corpus with the real E5 and the real 0.5B answer model."""
-    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.llm.generation import LlamaGenerator
     from lecturetui.core.models.gguf import BUNDLED, FAST_LLM, assemble
     from tests.conftest import MODELS_DIR
 

@@ -19,7 +19,6 @@ from lecturetui.cli.outline_cmd import outline_cmd
 from lecturetui.cli.search_cmds import reindex_cmd, search_cmd
 from lecturetui.cli.summary_cmd import summary_cmd
 from lecturetui.core.i18n import _
-from lecturetui.load_order import llama_first
 
 __all__ = ["cli", "main"]
 
@@ -46,7 +45,6 @@ for command in (
 
 
 def main() -> None:
-    llama_first(sys.argv[1:])  # before anything imports numpy (lecturetui/load_order.py)
     try:
         cli.main(prog_name="lecturetui")
     except KeyboardInterrupt:  # pragma: no cover - click turns most into Abort

@@ -22,7 +22,7 @@ from lecturetui.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from lecturetui.core.answer.server import ServerGenerator
+    from lecturetui.core.llm.server import ServerGenerator
 
 
 @click.command("app")
@@ -55,7 +55,7 @@ def app_cmd(
     # fd 2 already goes to the log while the app runs (see below): no per-call redirection;
     # no notes on the terminal either (the app shows what matters)
     obj.notify = None
-    choice = AnswerChoice(llm, n_ctx, temperature, server=server, redirect_stderr=False)
+    choice = AnswerChoice(llm, n_ctx, temperature, server=server)
     session = obj.session(choice)
     library = session.library
 

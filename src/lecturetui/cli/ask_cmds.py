@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from lecturetui.core.answer.events import Event
     from lecturetui.core.answer.found import Retrieved
     from lecturetui.core.answer.result import Answer
-    from lecturetui.core.answer.server import ServerGenerator
+    from lecturetui.core.llm.server import ServerGenerator
     from lecturetui.core.session import AnswerModel, ModelSession
 
 

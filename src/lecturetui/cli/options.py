@@ -14,7 +14,7 @@ from lecturetui.cli.output import USAGE_ERROR, fail
 from lecturetui.core.i18n import _
 
 if TYPE_CHECKING:
-    from lecturetui.core.answer.server import ServerGenerator
+    from lecturetui.core.llm.server import ServerGenerator
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
-    from lecturetui.core.answer.server import ServerGenerator
     from lecturetui.core.lectures import Lecture
     from lecturetui.core.library import Library
+    from lecturetui.core.llm.server import ServerGenerator
     from lecturetui.core.records import OverviewRecord
     from lecturetui.core.session import ModelSession
 

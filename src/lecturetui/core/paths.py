@@ -65,7 +65,7 @@ class DataHome:
 
     @property
     def prefix_dir(self) -> Path:
-        """The answer model's saved prompt start (core/answer/prefix_state.py)."""
+        """The answer model's saved prompt start (core/llm/prefix_state.py)."""
         return self.root / PREFIX_FOLDER
 
     @property

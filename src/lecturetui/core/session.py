@@ -21,21 +21,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.prompt_speed import SPEED_FILE, PromptSpeed, prepare
 from lecturetui.core.answer.question import ModelSource
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.library import Library
+from lecturetui.core.llm.model import Generator
 from lecturetui.core.models.locate import Notify
 from lecturetui.core.models.placement import Placement
 from lecturetui.core.paths import DataHome
 
 if TYPE_CHECKING:
-    from lecturetui.core.answer.generation import LlamaGenerator
-    from lecturetui.core.answer.server import ServerGenerator
+    from lecturetui.core.llm.process import ProcessGenerator, Worker
+    from lecturetui.core.llm.server import ServerGenerator
 
-    #: what the session loads: a GGUF model through llama.cpp, or a model server's client
-    AnswerModel = LlamaGenerator | ServerGenerator
+    #: what the session loads: a GGUF model in llama.cpp's own process, or a model server's client
+    AnswerModel = ProcessGenerator | ServerGenerator
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,10 +47,8 @@ class AnswerChoice:
     temperature: float = 0.0
     seed: int | None = None
     verbose: bool = False
-    #: a model server the student runs (core/answer/server.py), instead of a GGUF file
+    #: a model server the student runs (core/llm/server.py), instead of a GGUF file
     server: ServerGenerator | None = None
-    #: llama.cpp's own messages to the log (False where the app already sends stderr there)
-    redirect_stderr: bool = True
 
 
 @dataclass
@@ -65,6 +63,8 @@ class ModelSession:
     _generator: AnswerModel | None = None
     _speed: PromptSpeed | None = None
     _loading: Future[AnswerModel] | None = None
+    #: the answer model's process, started before the model is wanted (start_loading)
+    _started: Worker | None = None
     _judges: dict[Path, AnswerModel] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -131,6 +131,7 @@ class ModelSession:
                 future: Future[AnswerModel] = Future()
 
                 def load() -> None:
+                    self._start_process()  # it imports llama.cpp while the search runs
                     if after is not None:
                         after.wait()
                     try:
@@ -141,6 +142,19 @@ class ModelSession:
                 threading.Thread(target=load, name="answer-model", daemon=True).start()
                 self._loading = future
             return self._loading
+
+    def _start_process(self) -> None:
+        if self.answer.server is not None or self._generator is not None:
+            return
+        from lecturetui.core.llm.process import Worker
+
+        try:
+            self.answer_path()  # a missing model is said when it is wanted, before any process
+            started = Worker.start(self.home.log_file, self.answer.verbose)
+        except LectureTuiError:
+            return
+        with self._lock:
+            self._started = started
 
     def source(self, evidence_out: threading.Event | None = None) -> ModelSource:
         """The answer model for the pipeline, loading beside the search (ModelSource)."""
@@ -177,7 +191,7 @@ class ModelSession:
     def _build(self, choice: AnswerChoice, path: Path | None) -> AnswerModel:
         if choice.server is not None:
             return choice.server
-        from lecturetui.core.answer import generation
+        from lecturetui.core.llm import process
 
         assert path is not None
         extra: dict[str, Any] = {}  # only what differs from the model's own defaults
@@ -187,10 +201,10 @@ class ModelSession:
             extra["temperature"] = choice.temperature
         if choice.verbose:
             extra["verbose"] = True
-        if not choice.redirect_stderr:
-            extra["redirect_stderr"] = False
-        return generation.LlamaGenerator(path, n_ctx=choice.n_ctx, placement=self.placement,
-                                         **extra)  # fmt: skip
+        if choice is self.answer and self._started is not None:  # started by start_loading
+            extra["started"], self._started = self._started, None
+        return process.open_model(path, n_ctx=choice.n_ctx, placement=self.placement,
+                                  log=self.home.log_file, **extra)  # fmt: skip
 
     def close(self) -> None:
         """Free every model loaded here (the library too, when the session opened it)."""
@@ -199,6 +213,9 @@ class ModelSession:
             self._generator, self._judges = None, {}
         for model in {id(m): m for m in models if m is not None}.values():
             model.close()  # the answer model may judge too: closed once
+        if self._started is not None:  # started for a model never loaded
+            self._started.close()
+            self._started = None
         if self._library is not None and self._own_library:
             self._library.close()
         self._library = None
@@ -209,7 +226,7 @@ def connect_server(
 ) -> ServerGenerator:
     """A model server the student runs, as the answer model (checked now: an address that would
     leave the machine is refused, one where no server answers is said)."""
-    from lecturetui.core.answer.server import ServerGenerator
+    from lecturetui.core.llm.server import ServerGenerator
 
     return ServerGenerator(url, model, n_ctx, allow_remote)
 

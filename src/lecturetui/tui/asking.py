@@ -37,8 +37,8 @@ from lecturetui.tui.messages import (
 from lecturetui.tui.render import answer_text, evidence_text, hit_legend, hit_row, overview_rich
 
 if TYPE_CHECKING:
-    from lecturetui.core.answer.generation import Generator
     from lecturetui.core.conversation import Exchange
+    from lecturetui.core.llm.model import Generator
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,10 +11,10 @@ import threading
 import time
 from collections.abc import Callable
 
-from lecturetui.core.answer.generation import Generator
 from lecturetui.core.i18n import _, language
 from lecturetui.core.language import language_name
 from lecturetui.core.library import Library
+from lecturetui.core.llm.model import Generator
 from lecturetui.core.summary.pending import (
     SummaryProgress,
     part_label,

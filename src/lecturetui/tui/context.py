@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from urllib.parse import unquote, urlsplit
 
-from lecturetui.core.answer.generation import Generator
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _, decimal
 from lecturetui.core.library import Library
+from lecturetui.core.llm.model import Generator
 from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE, DEFAULT_TTFT_S
 from lecturetui.tui.messages import WorkFailed
 

@@ -178,7 +178,7 @@ def test_eval_retrieval_only_adds_the_row_searched_as_asked_with_guess_on(
     library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lecturetui.cli.context import Context
-    from lecturetui.core.answer import generation
+    from lecturetui.core.llm import process
     from lecturetui.core.models import hardware
     from tests.cli.test_cli import run
 
@@ -186,14 +186,14 @@ def test_eval_retrieval_only_adds_the_row_searched_as_asked_with_guess_on(
 
     class FakeModel(FakeGenerator):
         def __init__(self, path: Path, n_ctx: int = 4096, seed: int | None = None,
-                     placement: Placement | None = None) -> None:  # fmt: skip
+                     placement: Placement | None = None, **_: object) -> None:  # fmt: skip
             super().__init__(guesses={QUESTION: GUESS})
             made.append(path)
 
         def close(self) -> None:
             pass
 
-    monkeypatch.setattr(generation, "LlamaGenerator", FakeModel)
+    monkeypatch.setattr(process, "open_model", FakeModel)
     monkeypatch.setattr(Context, "library", lambda self: library)  # the fake embedder's
     monkeypatch.setattr(hardware, "llama_report", lambda: None)  # no GPU build here
     questions = tmp_path / "q.jsonl"

@@ -16,11 +16,11 @@ from lecturetui.core.answer.events import (
     Started,
     Token,
 )
-from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.question import Loaded, QuestionSettings, run_question
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.library import Library
+from lecturetui.core.llm.model import Generator
 from lecturetui.core.paths import DataHome
 from tests.conftest import SEED_CORPUS
 from tests.fakes import FakeEmbedder, FakeGenerator

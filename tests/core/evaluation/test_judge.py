@@ -88,7 +88,7 @@ def test_auto_label_thresholds(score: int | None, grounded: list[bool], label: s
 
 @pytest.mark.slow
 def test_real_judge_scores_a_correct_answer_above_a_wrong_one() -> None:
-    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.llm.generation import LlamaGenerator
     from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM, assemble
     from tests.conftest import MODELS_DIR
 

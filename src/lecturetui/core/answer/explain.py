@@ -16,7 +16,6 @@ from lecturetui.core.answer.budget import PromptBudget, PromptPlan, plan_prompt
 from lecturetui.core.answer.check import check, says_not_answered
 from lecturetui.core.answer.events import Answered, PromptReady, Token, quote_block
 from lecturetui.core.answer.found import Retrieved, score_rest
-from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.grounding import ungrounded
 from lecturetui.core.answer.prompt_speed import observe
 from lecturetui.core.answer.repetition import RepeatGuard
@@ -25,6 +24,7 @@ from lecturetui.core.answer.unexplained import not_covered
 from lecturetui.core.answer.verdict import Explain, Refuse, explained
 from lecturetui.core.citing import cited_numbers
 from lecturetui.core.library import Library
+from lecturetui.core.llm.model import Generator
 from lecturetui.core.question_options import DEFAULT_TTFT_S
 
 #: the model's explanation, in sentences, at most

@@ -25,8 +25,8 @@ from lecturetui.core.i18n import _
 from lecturetui.core.question_options import GUESS_SETTINGS
 
 if TYPE_CHECKING:
-    from lecturetui.core.answer.generation import Generator
     from lecturetui.core.library import Library
+    from lecturetui.core.llm.model import Generator
     from lecturetui.core.models.placement import Placement
     from lecturetui.core.retrieval.asked import Asked
     from lecturetui.core.retrieval.scope import Scope

@@ -94,7 +94,7 @@ def prepare(
     otherwise the read of the fixed start that caches it is the first sample (answers add
     theirs: `observe`), so no question waits for a measurement. With `keep` (the data home),
     the model's state after the fixed start is restored from there when an earlier process saved
-    it, and saved there otherwise (core/answer/prefix_state.py). `remeasure`
+    it, and saved there otherwise (core/llm/prefix_state.py). `remeasure`
     (`lecturetui models speed`) reads it READS times, the first (warming up) dropped, and keeps
     the median of the others. None when the model has no chat template (nothing to cache, no
     measurement) or cannot read a prompt ahead (a stand-in model).

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from lecturetui.core.language import language_name
 
 if TYPE_CHECKING:
-    from lecturetui.core.answer.generation import Generator
     from lecturetui.core.library import Library
+    from lecturetui.core.llm.model import Generator
     from lecturetui.core.retrieval.asked import Asked
 
 

@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.evaluation.judge import PROMPT_VERSION, Judge, auto_label
@@ -24,6 +23,7 @@ from lecturetui.core.evaluation.saved_runs import (
 )
 from lecturetui.core.i18n import _
 from lecturetui.core.library import Library
+from lecturetui.core.llm.model import Generator
 from lecturetui.core.question_options import DEFAULT_TTFT_S
 from lecturetui.core.records import AnswerRecord
 from lecturetui.core.retrieval.fusion import FusionConfig

@@ -13,7 +13,7 @@ from lecturetui.core.library import Hit, Library
 from lecturetui.core.retrieval.scope import Scope
 
 if TYPE_CHECKING:
-    from lecturetui.core.answer.generation import Generator
+    from lecturetui.core.llm.model import Generator
 
 #: the row searched as `ask` searches: hybrid, a question in another language translated and
 #: the lecturer's guess added by the answer model (core/answer/translate.py, core/answer/guess.py)

@@ -119,6 +119,15 @@ def backend_of(system_info: str, gpu_offload: bool) -> str:
 
 
 def llama_report() -> LlamaReport | None:
+    """The llama.cpp build here. In the answer model's process (llama_cpp imported) llama.cpp
+    itself says; anywhere else its package's folder does, without importing it: a process that
+    embeds never loads llama.cpp beside torch (core/llm/process.py)."""
+    if "llama_cpp" in sys.modules:
+        return _llama_report_loaded()
+    return llama_build()
+
+
+def _llama_report_loaded() -> LlamaReport | None:
     try:
         import llama_cpp
     except ImportError:
@@ -131,8 +140,66 @@ def llama_report() -> LlamaReport | None:
     )
 
 
+#: llama.cpp's GPU backends, by the library each adds beside libggml-cpu
+_GPU_LIBRARIES = (("CUDA", "ggml-cuda"), ("Metal", "ggml-metal"), ("Vulkan", "ggml-vulkan"),
+                  ("ROCm", "ggml-hip"), ("SYCL", "ggml-sycl"))  # fmt: skip
+
+
+def llama_build() -> LlamaReport | None:
+    """The installed llama-cpp-python's version and GPU backend, from its package's files
+    (None when it is not installed). A GPU backend's library beside the CPU's means the build
+    can offload; Metal may also be built into libggml itself on macOS."""
+    import importlib.metadata
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("llama_cpp")
+        version = importlib.metadata.version("llama-cpp-python")
+    except (ImportError, ValueError, importlib.metadata.PackageNotFoundError):
+        return None
+    if spec is None:
+        return None
+    names = [p.name for folder in spec.submodule_search_locations or []
+             for p in (Path(folder) / "lib").glob("*")]  # fmt: skip
+    return build_from_files(version, names, sys.platform)
+
+
+def build_from_files(version: str, names: list[str], system: str) -> LlamaReport:
+    """The build's backend as its library files name it."""
+    for backend, stem in _GPU_LIBRARIES:
+        if any(stem in n for n in names):
+            return LlamaReport(version, backend, True, "")
+    if system == "darwin" and platform.machine() == "arm64":
+        return LlamaReport(version, "Metal", True, "")  # llama-cpp-python's default there
+    return LlamaReport(version, "CPU", False, "")
+
+
+#: the GPU libraries two builds may each bring a copy of (torch's wheels, the CUDA toolkit)
+_SHARED_GPU = ("libcudart", "libcublas", "libcublasLt", "libcudnn", "libnccl", "libnvrtc")
+
+
+def loaded_twice(maps: str | None = None) -> tuple[str, ...]:
+    """The GPU libraries this process has mapped from more than one file (two copies of
+    cudart or cuBLAS in one process is what aborted answers beside torch on a GPU); read from
+    /proc/self/maps, empty where there is none."""
+    if maps is None:
+        try:
+            maps = Path("/proc/self/maps").read_text(errors="replace")
+        except OSError:
+            return ()
+    files: dict[str, set[str]] = {}
+    for line in maps.splitlines():
+        path = line.split(maxsplit=5)[5] if len(line.split(maxsplit=5)) == 6 else ""
+        name = Path(path.strip()).name
+        stem = name.split(".so")[0]
+        if stem in _SHARED_GPU:
+            files.setdefault(stem, set()).add(str(Path(path.strip()).resolve()))
+    return tuple(sorted(stem for stem, paths in files.items() if len(paths) > 1))
+
+
 def accelerator() -> str:
-    """The accelerator torch can use here: "cuda", "mps" or "" (none)."""
+    """The accelerator torch can use here: "cuda", "mps" or "" (none). Imports torch (and
+    starts CUDA): only where a model loads on PyTorch; `gpu_here` answers without it."""
     import torch
 
     if torch.cuda.is_available():
@@ -141,16 +208,20 @@ def accelerator() -> str:
     return "mps" if mps is not None and mps.is_available() else ""
 
 
-def likely_accelerator() -> str:
-    """The accelerator torch could use, without importing torch where it cannot have one."""
-    import importlib.metadata
-
+def gpu_here() -> str:
+    """The GPU this machine has, found without importing torch: "mps" on Apple silicon, "cuda"
+    where nvidia-smi lists one, else "" (deciding a placement never starts CUDA)."""
     if sys.platform == "darwin":
         return "mps" if platform.machine() == "arm64" else ""
+    return "cuda" if nvidia_gpus() else ""
+
+
+def torch_version() -> str:
+    """The installed torch's version from its package metadata, without importing it ("2.11.0",
+    "2.11.0+cpu" for the CPU build); "" when torch is not installed."""
+    import importlib.metadata
+
     try:
-        version = importlib.metadata.version("torch")
+        return importlib.metadata.version("torch")
     except importlib.metadata.PackageNotFoundError:
         return ""
-    if "+cpu" in version:
-        return ""
-    return accelerator()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.answer.llama_load import plan_llama
+from lecturetui.core.llm.llama_load import plan_llama
 from lecturetui.core.models import hardware
 from lecturetui.core.models.hardware import LlamaReport
 from lecturetui.core.models.placement import Placement

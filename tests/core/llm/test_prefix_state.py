@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lecturetui.core.answer.prefix_state import SavedPrefix, load, save, state_path
+from lecturetui.core.llm.prefix_state import SavedPrefix, load, save, state_path
 
 
 def test_saved_state_comes_back_only_for_its_key_and_whole(tmp_path: Path) -> None:

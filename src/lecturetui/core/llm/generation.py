@@ -13,44 +13,20 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from lecturetui.core.answer.llama_load import (
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _
+from lecturetui.core.llm.llama_load import (
     import_llama,
     load_llama,
     plan_llama,
     quiet_stderr,
     slim_state,
 )
-from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.i18n import _
 from lecturetui.core.models.placement import Placement
 
 _DONE = object()
-
-
-class Generator(Protocol):
-    """What the answer pipeline needs of a language model."""
-
-    name: str
-    n_ctx: int
-    gpu: bool
-    #: how fast it reads a prompt on this machine (llmspeed.py), None when not measured
-    prompt_tokens_per_s: float | None
-    #: tokens at the start of every prompt already in its cache (the fixed instructions)
-    cached_tokens: int
-
-    def count_prompt_tokens(self, messages: list[dict[str, str]]) -> int: ...
-
-    def count_tokens(self, text: str) -> int: ...
-
-    def stream(
-        self,
-        messages: list[dict[str, str]],
-        max_tokens: int,
-        stop: threading.Event | None = None,
-        temperature: float | None = None,
-    ) -> Iterator[str]: ...
 
 
 class LlamaGenerator:
@@ -152,11 +128,11 @@ class LlamaGenerator:
     ) -> tuple[int, float]:
         """Read the fixed start of every prompt now (`messages`, as they begin each prompt), so
         every question reuses it from the cache. With `keep` (a data home), the state it leaves
-        is restored from there when an earlier process saved it (core/answer/prefix_state.py),
+        is restored from there when an earlier process saved it (core/llm/prefix_state.py),
         and saved there otherwise. Returns (tokens read, seconds it took: 0.0 when restored)."""
         if self._formatter is None:
             return 0, 0.0
-        from lecturetui.core.answer import prefix_state
+        from lecturetui.core.llm import prefix_state
 
         a = self._prompt_tokens([*messages, {"role": "user", "content": "a"}])
         b = self._prompt_tokens([*messages, {"role": "user", "content": "b"}])

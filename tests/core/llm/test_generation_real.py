@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.answer.generation import LlamaGenerator
 from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.library import Library
+from lecturetui.core.llm.generation import LlamaGenerator
 from lecturetui.core.models.gguf import BUNDLED, FAST_LLM, assemble
 from lecturetui.core.paths import DataHome
 from tests.conftest import MODELS_DIR, ROOT, SEED_CORPUS
