@@ -20,13 +20,28 @@ if TYPE_CHECKING:
     from lecturetui.core.session import AnswerChoice, ModelSession
 
 
+#: the commands that embed many texts (the app embeds every sentence in the background): under
+#: `--device auto` their embedders go to a GPU; every other command is one-shot, and embeds on
+#: the CPU runtime, which starts faster (core/models/placement.py)
+BULK_COMMANDS = frozenset({"app", "ingest", "reindex", "summary", "eval"})
+
+
+def workload_of(command: str | None) -> str:
+    """The workload of a command by its name (None: `lecturetui` alone, which opens the app)."""
+    from lecturetui.core.models.placement import BULK, ONE_SHOT
+
+    return BULK if (command or "app") in BULK_COMMANDS else ONE_SHOT
+
+
 class Context:
-    def __init__(self, home: str | None, embed_model: str | None, device: str | None) -> None:
+    def __init__(self, home: str | None, embed_model: str | None, device: str | None,
+                 command: str | None = None) -> None:  # fmt: skip
         from lecturetui.core.paths import DataHome
 
         self.home: DataHome = DataHome.resolve(home)
         self.embed_model = embed_model
         self.device = device or "auto"  # --device, placed in `placement`
+        self.workload = workload_of(command)  # one-shot or bulk, placed in `placement` too
         #: the notes a loading model writes (None: none on the terminal, as under the app)
         self.notify: Notify | None = note
         self._models: ModelSession | None = None
@@ -36,7 +51,7 @@ class Context:
         """Where this command's models run, each part settled once (core/models/placement.py)."""
         from lecturetui.core.models.placement import Placement
 
-        return Placement(self.device)
+        return Placement(self.device, workload=self.workload)
 
     def models(self) -> ModelSession:
         """This command's model session (core/session.py): its library, opened once."""

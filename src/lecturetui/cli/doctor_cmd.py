@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import click
 
 from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.output import console, json_text
 from lecturetui.core.i18n import N_, _, decimal
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from lecturetui.core.models.doctor import Doctor
 
 #: the report's row labels, in the order printed, padded to the longest + 3 (the names of
 #: software are not translated)
@@ -37,7 +43,8 @@ def label(name: str) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @pass_ctx
 def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> None:
-    """Show the GPU, torch's device and dtype, llama.cpp's backend and offloaded layers."""
+    """Show the GPU, torch's device and dtype, llama.cpp's backend and offloaded layers, where
+    each model runs and why."""
     from lecturetui.core.answer.guess import guess_planned
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.models.doctor import diagnose
@@ -112,6 +119,16 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
            else _("off on the CPU (--guess on adds it: finds more, ~7 s a question on 2 cores)"))
     )  # fmt: skip
     out.print(label("speech") + report.asr_device)
+    print_verdict(out, report, failures)
+
+
+def print_verdict(out: Console, report: Doctor, failures: list[str]) -> None:
+    """Where each model runs and why, then what to fix (or that nothing is)."""
+    from lecturetui.core.models.doctor import where_line
+
+    out.print(_("Where each model runs, and why:"))
+    for row in report.where:
+        out.print("  " + where_line(row), soft_wrap=True, markup=False, highlight=False)
     for line in report.problems + failures:
         out.print(f"[yellow]![/] {line}", soft_wrap=True)
     if not report.problems and not failures:

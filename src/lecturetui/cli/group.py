@@ -85,7 +85,7 @@ def cli(
     if language is None and own.get("language"):
         language = str(setting_value(ctx, ctx.command, "language", own["language"], path))
     set_language(language or "auto")
-    obj = Context(home, embed_model, device)
+    obj = Context(home, embed_model, device, ctx.invoked_subcommand)
     ctx.obj = obj
     ctx.call_on_close(obj.close)
     ctx.default_map = settings_defaults(path, ctx, tables)

@@ -152,13 +152,14 @@ class LibraryScreen(Translated, Screen[None]):
     @work(thread=True, exclusive=True, group="doctor", exit_on_error=False)
     def diagnose(self) -> None:
         """What `lecturetui doctor` says, for the models this app has loaded."""
-        from lecturetui.core.models.doctor import diagnose
+        from lecturetui.core.models.doctor import diagnose, where_line
 
         ctx = context(self)
         models = ctx.models
         ready = models.ready.is_set() and models.error is None
         embedder = ctx.services.library.embedder if ready else None
-        report = diagnose(embedder, models.generator, ctx.services.library.placement)
+        placement = ctx.services.library.placement
+        report = diagnose(embedder, models.generator, placement)
         stage = ctx.services.library.rerank_stage() if ready else None
         if stage is not None and stage.loaded:
             from lecturetui.core.models.runtime import runtime_of
@@ -179,6 +180,8 @@ class LibraryScreen(Translated, Screen[None]):
             + " · "
             + _("answers: {device}").format(device=report.llm_device)
             + (f" · llama.cpp {report.llama.backend}" if report.llama else ""),
+            # where this app runs each model, and why (the other workload's rows are doctor's)
+            *[where_line(w) for w in report.where if w.workload in ("", placement.workload)],
             *[f"! {p}" for p in report.problems],
         ]
         self.post_message(Diagnosed("\n".join(lines)))

@@ -11,9 +11,9 @@ import pytest
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.models import hardware, runtime
+from lecturetui.core.models.hardware import Gpu
 from lecturetui.core.models.onnx_export import EXPORT_VERSION, RECORD, read_record, usable, verify
-from lecturetui.core.models.placement import Placement, uses_onnx
-
+from lecturetui.core.models.placement import BULK, ONE_SHOT, Placement, uses_onnx
 from tests.conftest import MODELS_DIR
 
 LONG = " ".join(["a tupla não pode ser alterada depois de criada"] * 120)  # past 512 tokens
@@ -92,13 +92,16 @@ def test_a_failed_export_leaves_pytorch_says_why_once_and_is_not_retried(
     assert "PyTorch" in (caught.value.hint or "")
 
 
-def test_a_gpu_keeps_pytorch_and_the_setting_chooses(
+def test_bulk_work_on_a_gpu_keeps_pytorch_and_the_setting_chooses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("LECTURETUI_RUNTIME", raising=False)
-    monkeypatch.setattr(hardware, "likely_accelerator", lambda: "cuda")
-    assert not uses_onnx(Placement()) and uses_onnx(Placement("cpu"))
-    monkeypatch.setattr(hardware, "likely_accelerator", lambda: "")
+    monkeypatch.setattr(hardware.sys, "platform", "linux")
+    monkeypatch.setattr(hardware, "nvidia_gpus", lambda timeout=5.0: [Gpu("H100", 80, 80, "9.0")])
+    monkeypatch.setattr(hardware, "torch_version", lambda: "2.11.0")
+    assert not uses_onnx(Placement(workload=BULK)) and uses_onnx(Placement("cpu"))
+    assert uses_onnx(Placement(workload=ONE_SHOT))  # a one-shot command: the compiled cache
+    monkeypatch.setattr(hardware, "nvidia_gpus", lambda timeout=5.0: [])
     assert uses_onnx(Placement())
     monkeypatch.setenv("LECTURETUI_RUNTIME", "torch")
     assert not uses_onnx(Placement("cpu"))

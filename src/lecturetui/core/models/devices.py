@@ -1,14 +1,15 @@
-"""Where the embedding model runs when the device is `auto`: chosen by workload.
+"""When the embedding model moves to the GPU, for bulk work under `--device auto`.
 
-A GPU is not free to start: torch creates its CUDA context, the weights move to the GPU and the
-first kernels are compiled or loaded, about a second or more before the first vector. For one
-query (a `search` from the shell) the CPU has answered long before that; for a lecture or a
-whole library the GPU wins by far. So `auto` starts on the CPU and moves the model to the GPU
+Under `auto` a one-shot command never comes here: its embedders run on the CPU runtime
+(core/models/placement.py), which starts in about a second from its compiled cache. Bulk work on
+a machine with a GPU loads them on PyTorch, and this decides when they move to the GPU. A GPU is
+not free to start: torch creates its CUDA context, the weights move to the GPU and the first
+kernels are compiled or loaded before the first vector. So the model starts on the CPU and moves
 once the CPU time spent plus the CPU time the next job would take exceeds what starting the GPU
 costs (the rent-or-buy rule: never more than twice the better choice in hindsight, and on a
-long session it pays the start once). A job known to be large (an ingest) moves at once;
-a session that will embed a lot (the app, which embeds every sentence in the background)
-asks for the GPU up front. Figures: bench/RESULTS.md, "The GPU path".
+long session it pays the start once). A job known to be large (an ingest, a reindex) moves at
+once; the app, which embeds every sentence in the background, moves at its start; an evaluation
+moves after its first questions. Figures: bench/RESULTS.md, "The GPU path".
 """
 
 from __future__ import annotations

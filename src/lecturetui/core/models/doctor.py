@@ -1,25 +1,50 @@
 """What `lecturetui doctor` and the app's library screen say: the machine (core/models/hardware.py),
-where the loaded models run, and why a GPU that is there is not used."""
+where each model runs and why (core/models/placement.py), why a GPU that is there is not used,
+and a GPU library loaded twice in one process (here, or in the answer model's)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from typing import Any
 
-from lecturetui.core.i18n import _
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import N_, _
 from lecturetui.core.models.hardware import (
     Gpu,
     LlamaReport,
     TorchReport,
     find_nvcc,
+    loaded_twice,
     nvidia_gpus,
     torch_report,
 )
-from lecturetui.core.models.placement import Placement
+from lecturetui.core.models.placement import (
+    BULK,
+    NAMES,
+    ONE_SHOT,
+    WORKLOADS,
+    EmbedderPlacement,
+    Placement,
+    device_reason,
+    graph_runtime,
+    no_gpu_reason,
+)
 
 CUDA_HINT = (
     'CMAKE_ARGS="-DGGML_CUDA=on" .venv/bin/pip install --force-reinstall --no-deps '
     "--no-cache-dir llama-cpp-python"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where a model runs and why, for one workload ("one-shot", "bulk"), or for both ("")."""
+
+    model: str
+    workload: str
+    runs: str  # "CPU, OpenVINO", "PyTorch on CUDA", "CUDA, 28/28 layers"
+    why: str  # "one-shot command: the CPU runtime starts faster", "--device cpu"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +59,7 @@ class Doctor:
     llm_device: str  # where the answer model runs ("CUDA, all 29 layers", "CPU", ...)
     problems: list[str] = field(default_factory=list)
     asr_device: str = ""  # where speech recognition runs ("cuda (float16)", "cpu (int8)")
-
+    where: list[Where] = field(default_factory=list)  # each model, where and why
 
 
 def problems(gpus: list[Gpu], nvcc: str, torch: TorchReport | None,
@@ -115,7 +140,91 @@ def diagnose(
                 " needs CUDA 12's cuBLAS and cuDNN 9 libraries ({command})."
             ).format(command="pip install nvidia-cublas-cu12 nvidia-cudnn-cu12")
         )
-    return Doctor(gpus, nvcc, torch, llama, emb, llm, found, asr)
+    found += twice(loaded_twice(), os.getpid(), _("this process"))
+    info = model_report(generator)
+    if info is not None:
+        found += twice(tuple(getattr(info, "loaded_twice", ())), int(getattr(info, "pid", 0)),
+                       _("the answer model's process"))  # fmt: skip
+    answer = llm if generator is not None else planned_answer(where)
+    rows = [*embedder_rows(where), Where(_("answer model"), "", answer, where.answer_why),
+            Where(_("speech"), "", asr, speech_reason(where, asr, gpus))]  # fmt: skip
+    return Doctor(gpus, nvcc, torch, llama, emb, llm, found, asr, rows)
+
+
+#: the commands of each workload, as doctor names them (the command line decides: cli/context.py)
+WORKLOAD_NAMES = {ONE_SHOT: N_("search, ask, show…"),
+                  BULK: N_("ingest, reindex, summary, eval, the app")}  # fmt: skip
+
+
+def where_line(row: Where) -> str:
+    """A model, where it runs and why; the workload first where the two place it apart."""
+    work = _(WORKLOAD_NAMES[row.workload]) + ": " if row.workload else ""
+    return f"{row.model}: {work}{row.runs} — {row.why}"
+
+
+def embedder_rows(placement: Placement) -> list[Where]:
+    """E5's and EmbeddingGemma's place (the same rule places both) for each workload; one row
+    where both workloads run them alike, with the reason the machine gives."""
+    each = {w: placement if w == placement.workload else placement.for_workload(w)
+            for w in WORKLOADS}  # fmt: skip
+    runs = {w: embedder_runs(p.embedders, p) for w, p in each.items()}
+    model = "E5, EmbeddingGemma"
+    if len(set(runs.values())) == 1:
+        return [Where(model, "", runs[BULK], each[BULK].embedders.why)]
+    return [Where(model, w, runs[w], each[w].embedders.why) for w in WORKLOADS]
+
+
+def embedder_runs(embedders: EmbedderPlacement, placement: Placement) -> str:
+    """Where the embedders run and on what: "CPU, OpenVINO", "PyTorch on CUDA"."""
+    if embedders.onnx:
+        return _("CPU, {runtime}").format(runtime=NAMES[graph_runtime(embedders.runtime)])
+    device = placement.device if placement.device != "auto" else placement.gpu or "cpu"
+    return _("PyTorch on {device}").format(device=device.upper())
+
+
+def planned_answer(placement: Placement) -> str:
+    """Where the answer model will run, before it is loaded."""
+    llama = placement.llama
+    if llama is None:
+        return _("not installed")
+    if placement.answer_on_gpu:
+        return _("GPU ({backend}), in a process of its own").format(backend=llama.backend)
+    return _("CPU, in a process of its own")
+
+
+def speech_reason(placement: Placement, asr: str, gpus: list[Gpu]) -> str:
+    """Why speech recognition runs where CTranslate2 put it."""
+    if asr.startswith("cuda"):
+        return _("CTranslate2 sees a GPU")
+    if placement.device == "cpu":
+        return device_reason("cpu")
+    if placement.device == "mps" or placement.gpu == "mps":
+        return _("CTranslate2 has no Metal backend")
+    return _("CTranslate2 sees no GPU") if gpus else no_gpu_reason()
+
+
+def model_report(generator: object | None) -> Any:
+    """What the answer model's process says of itself (core/llm/process.py `report()`: its pid,
+    what it imported, the GPU libraries it loaded twice); None for a model without one."""
+    report = getattr(generator, "report", None)
+    if not callable(report):
+        return None
+    try:
+        return report()
+    except LectureTuiError:  # the process ended: the next request starts another
+        return None
+
+
+def twice(libraries: tuple[str, ...], pid: int, process: str) -> list[str]:
+    """The warning for GPU libraries a process has mapped from two files (none: no line)."""
+    if not libraries:
+        return []
+    return [
+        _(
+            "{libraries} loaded from two files in {process} (pid {pid}): two copies of a GPU"
+            " library in one process can crash it. Install torch and llama.cpp for the same CUDA."
+        ).format(libraries=", ".join(libraries), process=process, pid=pid)
+    ]
 
 
 def speech_device(placement: Placement) -> str:

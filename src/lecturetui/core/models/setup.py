@@ -75,16 +75,18 @@ def _speech(models_dir: Path, progress: Progress) -> Path:
 
 
 def _runtime(models_dir: Path, progress: Progress) -> Path:
-    """The embedders exported once to ONNX, where they run from it (a CPU), and compiled for
-    OpenVINO once (core/models/ov_cache.py), so that no command compiles them."""
+    """The embedders exported once to ONNX, where they run from it (a CPU; a one-shot command
+    on a GPU machine), and compiled for OpenVINO once (core/models/ov_cache.py), so that no
+    command compiles them."""
     from lecturetui.core.models import gemma
     from lecturetui.core.models.locate import setup_default_embedder
-    from lecturetui.core.models.placement import Placement
+    from lecturetui.core.models.placement import ONE_SHOT, Placement
     from lecturetui.core.models.runtime import compile_ahead, prepare_export
 
     folder = models_dir / "onnx"
-    if not Placement().embedders.onnx:  # as `auto` places them
-        progress(_("ONNX exports (not used: a GPU runs PyTorch)"), 1, 1)
+    # a one-shot command runs them from it even where a GPU is (`auto`, core/models/placement.py)
+    if not Placement(workload=ONE_SHOT).embedders.onnx:
+        progress(_("ONNX exports (not used: the embedders run on PyTorch)"), 1, 1)
         return folder
     models = [setup_default_embedder(models_dir)]
     found = gemma.status(models_dir)
