@@ -80,6 +80,7 @@ def test_ask_answers_through_the_server_with_citations(
     speeds = json.loads((home / "llm_speed.json").read_text())
     assert [k for k in speeds if k.startswith("server ")] == [f"server {server} qwen-small"]
     assert "qwen-small reads" in result.stderr and "prompt tokens/s here" in result.stderr
+    assert "no token probabilities" in result.stderr  # what is done without them is said
 
 
 @pytest.mark.slow

@@ -3,9 +3,7 @@ JSON, and as study notes; the answer model is a fake that answers every prompt a
 
 from __future__ import annotations
 
-import importlib
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,9 +12,6 @@ from click.testing import CliRunner
 from lecturetui.cli import cli
 from tests.conftest import SEED_CORPUS
 from tests.fakes import FakeGenerator
-
-#: the module (the package's `ingest_cmd` is the command)
-ingest_cmd = importlib.import_module("lecturetui.cli.ingest_cmd")
 
 
 @pytest.fixture
@@ -120,7 +115,7 @@ def test_ctrl_c_stops_summary_all_keeping_the_parts_written(
 ) -> None:
     from lecturetui.core.library import Library
     from lecturetui.core.paths import DataHome
-    from lecturetui.core.summary.writing import overview_key, summary_language
+    from lecturetui.core.summary.writing import summary_key, summary_language
 
     runner = CliRunner()
     _gpu(monkeypatch, False)
@@ -140,7 +135,7 @@ def test_ctrl_c_stops_summary_all_keeping_the_parts_written(
     assert result.exit_code == 130 and "kept" in result.output
     library = Library(DataHome.resolve())
     kept = [
-        library.overviews.written(overview_key(x, fake_model[0].name, summary_language(x)))
+        library.overviews.written(summary_key(x, fake_model[0].name, summary_language(x)))
         for x in library.lectures()
     ]
     # the one part written before Ctrl+C is kept (the gist is ordinal 0), nothing of the next
@@ -161,7 +156,6 @@ def test_ingest_writes_the_summaries_on_a_gpu_and_says_where_they_are_written_el
     writes: bool,
 ) -> None:
     _gpu(monkeypatch, gpu)
-    monkeypatch.setattr(ingest_cmd, "torch_loaded", lambda: False)
     result = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS), *([flag] if flag else [])])
     assert result.exit_code == 0, result.output
     lines = [x for x in result.stdout.splitlines() if x.startswith("✓")]
@@ -174,45 +168,3 @@ def test_ingest_writes_the_summaries_on_a_gpu_and_says_where_they_are_written_el
         fake_model.clear()
         again = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS), *([flag] if flag else [])])
         assert again.exit_code == 0 and fake_model == [] and "summary --all" not in again.output
-
-
-def _on_torch_and_a_gpu(monkeypatch: pytest.MonkeyPatch, code: int) -> list[list[str]]:
-    """The embedders ran on torch and the answer model would run on a GPU; a process started
-    ends with `code` at once. The commands started, as they are started."""
-    _gpu(monkeypatch, True)
-    monkeypatch.setattr(ingest_cmd, "torch_loaded", lambda: True)
-    ran: list[list[str]] = []
-
-    def run(command: list[str], check: bool = False) -> subprocess.CompletedProcess[str]:
-        ran.append(command)
-        return subprocess.CompletedProcess(command, code)
-
-    monkeypatch.setattr(subprocess, "run", run)
-    return ran
-
-
-def test_after_an_ingest_on_torch_the_summaries_are_written_in_a_process_of_their_own(
-    home: Path,
-    models_env: Path,
-    fake_model: list[FakeGenerator],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    ran = _on_torch_and_a_gpu(monkeypatch, 0)
-    result = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS)])
-    assert result.exit_code == 0, result.output
-    # llama.cpp is never loaded beside torch's CUDA: `summary --all` runs on this home instead
-    assert fake_model == [] and len(ran) == 1
-    assert ran[0][1:3] == ["-m", "lecturetui"] and ran[0][-2:] == ["summary", "--all"]
-    assert ran[0][ran[0].index("--home") + 1] == str(home.resolve())
-
-
-def test_summaries_a_process_of_their_own_could_not_write_are_said_to_be_left(
-    home: Path,
-    models_env: Path,
-    fake_model: list[FakeGenerator],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    _on_torch_and_a_gpu(monkeypatch, -6)
-    result = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS)])
-    assert result.exit_code == 0 and "Traceback" not in result.output
-    assert "summary --all" in result.output and "-6" in result.output

@@ -20,7 +20,6 @@ from lecturetui.cli.output import (
     console,
     fail,
     lecture_count,
-    note,
     renamed,
     segment_count,
 )
@@ -192,8 +191,9 @@ def ingest_cmd(
 
 def _summaries(obj: Context, library: Library, report: IngestReport, wanted: bool | None) -> None:
     """The summaries of the lectures this ingest added or changed: written now where asked, or
-    by default where the answer model runs on a GPU (seconds each); else one hint of where they
-    are written (a summary takes minutes on a CPU)."""
+    by default where the answer model runs on a GPU (seconds each; in the model's own process,
+    beside the embedders' torch); else one hint of where they are written (a summary takes
+    minutes on a CPU)."""
     if wanted is False:
         return
     ids = {i for r in report.results if r.status in ("added", "updated") for i in r.lectures}
@@ -210,38 +210,12 @@ def _summaries(obj: Context, library: Library, report: IngestReport, wanted: boo
             soft_wrap=True,
         )  # fmt: skip
         return
-    if torch_loaded() and obj.placement.answer_on_gpu:
-        # the embedders ran on torch here: llama.cpp's CUDA build is loaded in a process of its
-        # own (the two CUDA runtimes in one process can abort it; bench/RESULTS.md, "Cold start
-        # on a GPU"); the child writes every summary not written yet, with its own bar
-        session.close()
-        _summaries_apart(obj)
-        return
     from lecturetui.cli.summaries import write_pending
 
     try:
         write_pending(library, session, added)
     finally:
         session.close()
-
-
-def torch_loaded() -> bool:
-    """Whether torch was imported in this process (the embedders ran on it)."""
-    return "torch" in sys.modules
-
-
-def _summaries_apart(obj: Context) -> None:
-    """`lecturetui summary --all` on this data home and device, as a process of its own."""
-    import subprocess
-
-    command = [sys.executable, "-m", "lecturetui", "--home", str(obj.home.root),
-               "--device", obj.device, "summary", "--all"]  # fmt: skip
-    done = subprocess.run(command, check=False)
-    if done.returncode == 130:
-        raise SystemExit(130)
-    if done.returncode != 0:
-        note(_("The summaries could not be written now (exit {code}); the lectures are kept, and"
-               " `lecturetui summary --all` writes them.").format(code=done.returncode))  # fmt: skip
 
 
 def _ingest(library: Library, paths: Sequence[Path], options: IngestOptions) -> IngestReport:

@@ -25,7 +25,7 @@ from lecturetui.core.answer.prompt_speed import SPEED_FILE, PromptSpeed, prepare
 from lecturetui.core.answer.question import ModelSource
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.library import Library
-from lecturetui.core.llm.model import Generator
+from lecturetui.core.llm.model import Generator, lacks
 from lecturetui.core.models.locate import Notify
 from lecturetui.core.models.placement import Placement
 from lecturetui.core.paths import DataHome
@@ -103,8 +103,10 @@ class ModelSession:
                 path = None if self.answer.server else self.answer_path()
                 generator = self._build(self.answer, path)
                 notice = getattr(generator, "notice", None)  # e.g. the model cannot use the GPU
-                if notice and self.notify:
-                    self.notify(notice)
+                # a model server gives no probabilities: what is done without them is said
+                for said in (notice, lacks(generator)):
+                    if said and self.notify:
+                        self.notify(said)
                 self._generator = generator
                 self._prepare(remeasure)
             elif remeasure:

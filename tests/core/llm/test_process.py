@@ -95,21 +95,25 @@ def test_a_killed_process_is_one_sentence_and_the_next_reply_starts_another(
     assert remote.report().pid != pid
 
 
-def test_the_process_that_asks_never_imports_llama_cpp(model_path: Path, tmp_path: Path) -> None:
-    """The side that embeds (numpy, the embedders' runtimes) only talks to the model."""
+def test_the_process_that_embeds_never_imports_llama_cpp(model_path: Path, e5_dir: Path) -> None:
+    """E5 embeds on torch in this process while the model answers from its own."""
     code = (
-        "import sys, numpy\n"
+        "import sys\nfrom pathlib import Path\n"
+        "from lecturetui.core.models.embedding import E5Embedder\n"
         "from lecturetui.core.llm.process import ProcessGenerator\n"
         "from lecturetui.core.llm.worker import WorkerConfig\n"
         "from lecturetui.core.models.hardware import llama_report\n"
         f"g = ProcessGenerator(WorkerConfig({str(model_path)!r}, n_ctx=512))\n"
-        "assert g.count_tokens('olá') > 0 and llama_report() is not None\n"
+        f"e5 = E5Embedder(Path({str(e5_dir)!r}), device='cpu')\n"
+        "assert e5.embed_queries(['o que é uma GPU?']).shape[0] == 1\n"
+        "assert ''.join(g.stream([{'role': 'user', 'content': 'Olá'}], 4))\n"
+        "assert llama_report() is not None\n"
         "g.close()\n"
-        "print('llama_cpp' in sys.modules)\n"
+        "print(sorted(m for m in ('torch', 'llama_cpp') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, timeout=300, check=True)  # fmt: skip
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip().splitlines()[-1] == "['torch']"
 
 
 def test_a_model_that_cannot_load_is_one_sentence(tmp_path: Path) -> None:
