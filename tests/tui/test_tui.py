@@ -6,6 +6,7 @@ import itertools
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Input, OptionList, Static
@@ -439,18 +440,54 @@ async def test_an_empty_library_names_the_key_that_opens_it_from_the_question_bo
 
 @pytest.mark.slow
 async def test_end_to_end_with_the_real_small_models(home: Path, e5) -> None:  # type: ignore[no-untyped-def]
-    """The app over the seed corpus with the real E5 and the real 0.5B answer model."""
-    from lecturetui.core.llm.generation import LlamaGenerator
+    """The app over the seed corpus with the real E5 and the real 0.5B answer model in its own
+    process, as the product runs it: Esc while the model reads the prompt ends the answer before
+    its first word, and the next question is answered."""
+
+    from lecturetui.core.llm.process import open_model
     from lecturetui.core.models.gguf import BUNDLED, FAST_LLM, assemble
     from tests.conftest import MODELS_DIR
+
+    reading = threading.Event()
+    pieces: list[int] = []
+
+    class Watched:
+        """The product's model, telling the test when a reply is asked for and what came."""
+
+        def __init__(self, model: Any) -> None:
+            self.model = model
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.model, name)
+
+        def stream(self, messages, max_tokens, stop=None, temperature=None):  # type: ignore[no-untyped-def]
+            pieces.append(0)
+            reading.set()
+            for piece in self.model.stream(messages, max_tokens, stop, temperature):
+                pieces[-1] += 1
+                yield piece
 
     library = Library(DataHome.resolve(), embedder=e5)
     library.ingest([SEED_CORPUS])
     path = assemble(BUNDLED[FAST_LLM], MODELS_DIR)
-    app = LectureApp(AppServices(library, lambda: LlamaGenerator(path, n_ctx=4096), FAST_LLM))
+
+    def load() -> Any:
+        return Watched(open_model(path, n_ctx=4096, log=library.home.log_file))
+
+    app = LectureApp(AppServices(library, load, FAST_LLM))
     async with app.run_test(size=(120, 32)) as pilot:
         await app.workers.wait_for_complete()
         assert app.models.generator is not None
+        await pilot.press("slash")
+        app.query_one("#question", Input).value = "Como funciona a multiplicação de matrizes?"
+        await pilot.press("enter")
+        while not reading.is_set():
+            await pilot.pause(0.01)
+        await pilot.press("escape")  # the model is reading the prompt: it stops there
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert pieces == [0]
+        assert "stopped" in str(app.query_one("#answer-status", Static).render())
         await ask(pilot, app, "O TensorFlow prioriza a execução de operações em qual dispositivo?")
         assert app.query_one("#hits", OptionList).option_count == 10
         assert "GPU" in answer_text(app).upper()
