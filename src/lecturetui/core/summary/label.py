@@ -1,0 +1,120 @@
+"""What a part of a lecture is about, named by the answer model: a label, never a claim.
+
+A small model names a passage's subject reliably and states its facts unreliably (read by hand,
+a third of its one-sentence summaries were wrong: bench/RESULTS.md, "Summaries: the lecturer
+claims, the model names"). So the model is asked for a short noun phrase, and the phrase is
+kept only where it names this part: its content words are said in the part (the same language),
+or its E5 vector is closer to this part than to most of the lecture's others (any language).
+A label that fails, or that repeats its neighbour's, gives way to the part's key phrase, which
+the lecturer said.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from lecturetui.core.llm.model import Generator
+
+#: a label has this many words at most
+LABEL_WORDS = 6
+#: tokens the model may write for one
+LABEL_TOKENS = 16
+#: the share of a label's content words the part must say (same language)
+SAID_SHARE = 0.5
+#: ... else its part must be among this share of the lecture's parts closest to it (E5)
+CLOSEST_SHARE = 1 / 3
+
+LABEL_SYSTEM = (
+    "You write the table of contents of a recorded lecture. Name the subject of one part in "
+    "{language}: a noun phrase of two to six words, as a chapter title. No verb, no sentence, "
+    "no quotes, nothing the lecturer does not talk about."
+)
+LABEL_ASK = {
+    "Portuguese": "Título do assunto (português, duas a seis palavras):",
+    "Spanish": "Título del tema (español, dos a seis palabras):",
+}
+LABEL_ASK_ANY = "Subject title ({language}, two to six words):"
+_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+_TRIM = " \t\"“”'‘’«»*:.-–—"
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A part's label, and whether the model's phrase was kept (else the key phrase)."""
+
+    text: str
+    by_model: bool
+
+
+def label_messages(title: str, digest: str, language: str) -> list[dict[str, str]]:
+    """The prompt for one part's label: the instructions first (the same for every part, read
+    once from llama.cpp's cache), then what the lecturer says in it."""
+    ask = LABEL_ASK.get(language, LABEL_ASK_ANY.format(language=language))
+    user = f"Lecture: {title}\n\nWhat the lecturer says:\n“{digest}”\n\n{ask}"
+    system = LABEL_SYSTEM.format(language=language)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def ask_label(generator: Generator, messages: list[dict[str, str]], stop: threading.Event) -> str:
+    """The model's label: its first line, without quotes or a closing stop, LABEL_WORDS words at
+    most ("" when it wrote none)."""
+    reply = ""
+    for piece in generator.stream(messages, LABEL_TOKENS, stop, temperature=0.0):
+        reply += piece
+        if "\n" in reply.strip():
+            break
+    line = next((x for x in reply.strip().splitlines() if x.strip(_TRIM)), "")
+    words = line.strip(_TRIM).split()
+    if len(words) > LABEL_WORDS:
+        return ""  # a sentence, not a name
+    return " ".join(words).strip(_TRIM)
+
+
+def content_words(text: str, stop: frozenset[str]) -> list[str]:
+    """The text's folded words that are no stop words and have three letters or more."""
+    from lecturetui.core.study.keyphrases import fold
+
+    return [w for w in (fold(x) for x in _WORD.findall(text)) if len(w) >= 3 and w not in stop]
+
+
+def said_share(label: str, text: str, stop: frozenset[str]) -> float:
+    """The share of the label's content words the text says (a word's first five letters, so
+    "dicionários" holds where "dicionário" is said)."""
+    words = content_words(label, stop)
+    if not words:
+        return 0.0
+    said = {w[:5] for w in content_words(text, stop)}
+    return sum(w[:5] in said for w in words) / len(words)
+
+
+def closest_rank(label_vector: npt.NDArray[np.float32], part_vectors: npt.NDArray[np.float32],
+                 index: int) -> int:  # fmt: skip
+    """Where the part `index` ranks among the lecture's parts by cosine to the label (1: the
+    closest). The vectors are unit-length rows."""
+    sims = part_vectors @ label_vector
+    return int((sims > sims[index]).sum()) + 1
+
+
+def names_part(share: float, rank: int, parts: int) -> bool:
+    """Whether a label names its part: said there, or closer to it than to most others."""
+    return share >= SAID_SHARE or rank <= max(1, round(parts * CLOSEST_SHARE))
+
+
+def distinct(labels: Sequence[str], fallback: Sequence[str], stop: frozenset[str]) -> list[str]:
+    """Each label, or its part's key phrase where it names what its neighbour before it names
+    (the same content words)."""
+    out: list[str] = []
+    for label, other in zip(labels, fallback, strict=True):
+        same = out and set(content_words(label, stop)) == set(content_words(out[-1], stop))
+        out.append(other if same and other else label)
+    return out
+
+
+#: E5 query vectors of texts, in their order
+EmbedQueries = Callable[[list[str]], npt.NDArray[np.float32]]
