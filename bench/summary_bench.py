@@ -1,6 +1,6 @@
 """Summaries of whole lectures against their authors' chapters: on lectures of the chapter
 benchmark (bench/data/chapters/), ingested WITHOUT their chapters, the product's own
-`overview_events` (core/answer/overview.py) writes each summary with the default answer model, in
+`summary_events` (core/summary/writing.py) writes each summary with the default answer model, in
 English and in Portuguese; each row holds the parts with their times, the lecturer's sentences,
 the part summaries, the struck sentences, the gist, the authors' chapters and the seconds.
 
@@ -116,16 +116,16 @@ def ingested(ids: list[str], home: Path = HOME) -> Any:
 
 
 def summarise(lib: Any, lecture: Any, generator: Any, language: str) -> dict[str, Any]:
-    """One summary through the product's overview_events, timed part by part."""
-    from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
-    from lecturetui.core.summary.writing import overview_events
+    """One summary through the product's summary_events, timed part by part."""
+    from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
+    from lecturetui.core.summary.writing import summary_events
 
     t0 = time.perf_counter()
     parts: list[dict[str, Any]] = []
     gist = None
     ready = 0.0
     last = t0
-    for event in overview_events(lib, lecture, lambda: generator, language, threading.Event()):
+    for event in summary_events(lib, lecture, lambda: generator, language, threading.Event()):
         now = time.perf_counter()
         if isinstance(event, PartsReady):
             ready = now - t0
@@ -323,7 +323,7 @@ def main() -> None:
     if args.cli:
         cli(args.cli)
         return
-    from lecturetui.core.answer.generation import LlamaGenerator
+    from lecturetui.core.llm.generation import LlamaGenerator
     from lecturetui.core.models.gguf import resolve_llm
 
     t0 = time.perf_counter()

@@ -147,9 +147,9 @@ async def test_a_question_stops_it_at_once_and_it_goes_on_when_idle_again(
 
 
 def _key(lecture, gen):  # type: ignore[no-untyped-def]
-    from lecturetui.core.summary.writing import overview_key
+    from lecturetui.core.summary.writing import summary_key
 
-    return overview_key(lecture, gen.name, "Portuguese")
+    return summary_key(lecture, gen.name, "Portuguese")
 
 
 async def test_the_setting_turns_it_off(
@@ -184,7 +184,7 @@ async def test_a_failure_is_a_message_in_the_status_line_said_once(
 async def test_the_course_map_says_what_a_lecture_covers_where_its_summary_is_written(
     home: Path, idle_soon: None
 ) -> None:
-    from lecturetui.core.summary.pending import write_summaries
+    from lecturetui.core.requests import write_summaries
     from lecturetui.tui.mapscreen import MapScreen
 
     gen = Summariser()

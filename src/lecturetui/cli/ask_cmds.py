@@ -1,5 +1,6 @@
 """ask: the evidence first, then a streamed, cited answer from the local llama.cpp model (or a
-local model server, --llm-url)."""
+local model server, --llm-url); a question that asks for a lecture's summary gets it (the front
+door, core/requests.py, tells)."""
 
 from __future__ import annotations
 
@@ -24,10 +25,10 @@ from lecturetui.core.i18n import _, decimal
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lecturetui.core.answer.events import Event
     from lecturetui.core.answer.found import Retrieved
     from lecturetui.core.answer.result import Answer
     from lecturetui.core.llm.server import ServerGenerator
+    from lecturetui.core.requests import RequestEvent
     from lecturetui.core.session import AnswerModel, ModelSession
 
 
@@ -83,8 +84,9 @@ def ask_cmd(
 ) -> None:
     """Answer QUESTION from your lectures: the best evidence sentences at once, then the
     answer, citing the segments as [1], [2]."""
-    from lecturetui.core.answer.question import QuestionSettings, run_question
+    from lecturetui.core.answer.question import QuestionSettings
     from lecturetui.core.conversation import make_turn
+    from lecturetui.core.requests import Question, run_request
     from lecturetui.core.retrieval.scope import Scope, resolve
     from lecturetui.core.session import AnswerChoice
 
@@ -105,7 +107,7 @@ def ask_cmd(
     session = obj.session(AnswerChoice(llm, n_ctx, temperature, verbose=verbose, server=server))
     evidence_out = threading.Event()
     try:
-        events = run_question(library, turn, session.source(evidence_out), settings)
+        events = run_request(library, Question(turn), session.source(evidence_out), settings)
         show = _Printer(console(), as_json, session)
         for event in events:
             show(event)
@@ -119,26 +121,18 @@ class _Printer:
     (or, with --json, the answer's record alone)."""
 
     def __init__(self, out: Console, as_json: bool, session: ModelSession) -> None:
-        from lecturetui.cli.summary_cmd import OverviewPrinter
+        from lecturetui.cli.summary_cmd import SummaryPrinter
 
         self.out = out
         self.as_json = as_json
         self.session = session
-        self.overview = OverviewPrinter(out)
+        self.summary = SummaryPrinter(out)
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: RequestEvent) -> None:
         from rich.markup import escape
 
-        from lecturetui.core.answer.events import (
-            Answered,
-            Doubted,
-            EvidenceReady,
-            Failed,
-            GistWritten,
-            PartsReady,
-            PartWritten,
-            Token,
-        )
+        from lecturetui.core.answer.events import Answered, Doubted, EvidenceReady, Failed, Token
+        from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
 
         if isinstance(event, Failed):
             raise event.error
@@ -157,7 +151,7 @@ class _Printer:
         if self.as_json:
             return
         if isinstance(event, PartsReady | PartWritten | GistWritten):
-            self.overview(event)
+            self.summary(event)
         elif isinstance(event, EvidenceReady):
             found = event.found
             lines: list[str] = []

@@ -1,6 +1,7 @@
-"""The summaries still to write (core/answer/pending.py), written one after another with a
-progress bar: `summary --all`, and `ingest` for the lectures it added where the answer model
-runs on a GPU. Ctrl+C stops it, keeping the parts written."""
+"""The summaries still to write (core/summary/pending.py), written one after another through the
+front door (core/requests.py's write_summaries) with a progress bar: `summary --all`, and
+`ingest` for the lectures it added where the answer model runs on a GPU. Ctrl+C stops it,
+keeping the parts written."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def write_pending(
     """Write the summaries of the library's lectures (of `among`, else all) that the session's
     answer model has not written whole, each in its lecture's language, with a bar; one line
     per lecture written. How many were written; Ctrl+C: exit 130, the parts written kept."""
-    from lecturetui.core.summary.pending import pending_summaries, write_summaries
+    from lecturetui.core.requests import write_summaries
+    from lecturetui.core.summary.pending import pending_summaries
 
     name = session.answer_name()
     pending = pending_summaries(library, name, None, among)

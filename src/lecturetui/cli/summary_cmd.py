@@ -1,10 +1,13 @@
 """summary: a lecture's summary, part by part, from the lecturer's own words (Markdown, or its
-typed record as JSON); and how a summary's events print, for `ask` too."""
+typed record as JSON), sent through the front door (core/requests.py); and how a summary's
+events print, for `ask` too."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,55 +23,46 @@ from lecturetui.core.i18n import _
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
+    from lecturetui.core.answer.question import ModelSource
     from lecturetui.core.lectures import Lecture
     from lecturetui.core.library import Library
+    from lecturetui.core.llm.model import Generator
     from lecturetui.core.llm.server import ServerGenerator
     from lecturetui.core.records import OverviewRecord
     from lecturetui.core.session import ModelSession
+    from lecturetui.core.summary.events import SummaryEvent
 
 
-class OverviewPrinter:
-    """A summary's events on the terminal, as Markdown: the parts at once (time, title, the
-    lecturer's words), then each part's summary as it is written, then the gist."""
+class SummaryPrinter:
+    """A summary's events on the terminal, as core/summary/render.py shows them: the parts at
+    once (time, title, the lecturer's words), then each part's summary as it is written, then
+    the gist."""
 
     def __init__(self, out: Console) -> None:
+        from lecturetui.core.summary.fold import Unfolding
+
         self.out = out
-        self.parts = 0
+        self.so_far = Unfolding()
 
-    def __call__(self, event: PartsReady | PartWritten | GistWritten) -> None:
-        from rich.markup import escape
+    def __call__(self, event: SummaryEvent) -> None:
+        from lecturetui.core.summary.events import PartsReady, PartWritten
+        from lecturetui.core.summary.render import terminal_gist, terminal_part, terminal_parts
 
-        from lecturetui.core.answer.events import PartsReady, PartWritten
-        from lecturetui.core.timefmt import format_timestamp
-
+        self.so_far.feed(event)
+        summary = self.so_far.record()
+        notes: list[str] = []
         if isinstance(event, PartsReady):
-            self.parts = len(event.parts)
-            self.out.print(f"# {escape(event.lecture.title)}\n", soft_wrap=True)
-            if event.phrases:
-                said = _("Key phrases: {phrases}").format(phrases=" · ".join(event.phrases))
-                self.out.print(f"[italic]{escape(said)}[/]\n", soft_wrap=True)
-            if event.parts and event.parts[0].made:
-                self.out.print("[dim]" + _("(parts cut by lecturetui where the subject changes)")
-                               + "[/]\n")  # fmt: skip
-            for p in event.parts:
-                words = escape(" … ".join(s.text for s in p.sentences))
-                self.out.print(
-                    f"[cyan][{p.number}] {format_timestamp(p.start)}[/] [bold]{escape(p.title)}[/]"
-                    f"\n  [dim]“{words}”[/]",
-                    soft_wrap=True,
-                )
-            self.out.print()
+            shown = terminal_parts(summary)
         elif isinstance(event, PartWritten):
-            w = event.written
-            self.out.print(f"[cyan][{event.part.number}][/] {escape(w.summary)}", soft_wrap=True)
-            for sentence in w.struck:
-                note(_("(struck: the part does not say it) {sentence}").format(sentence=sentence))
+            part = next(p for p in summary.parts if p.number == event.part.number)
+            line, notes = terminal_part(part)
+            shown = [line]
         else:
-            self.out.print("\n[bold]" + _("In short") + "[/]")
-            self.out.print(escape(event.gist.summary), soft_wrap=True)
-            for sentence in event.gist.struck:
-                note(_("(struck: the parts do not say it) {sentence}").format(sentence=sentence))
+            shown, notes = terminal_gist(summary)
+        for block in shown:
+            self.out.print(block, soft_wrap=True)
+        for line in notes:
+            note(line)
 
 
 @click.command("summary")
@@ -101,7 +95,8 @@ def summary_cmd(
     parts. Written once and kept; Ctrl+C keeps the parts already written. With --all instead of
     LECTURE: every summary not written yet, in course order, with a progress bar."""
     from lecturetui.core.session import AnswerChoice
-    from lecturetui.core.study.export import Targets, export_summary
+    from lecturetui.core.study.export import Targets
+    from lecturetui.core.summary.render import export_summary
     from lecturetui.core.summary.writing import summary_language
 
     _check_one_or_all(lecture, every, parts_only or as_json or bool(md or anki or csv_path))
@@ -149,30 +144,55 @@ def _summarise(
     parts_only: bool,
     quiet: bool,
 ) -> OverviewRecord:
-    """The summary's events printed as they come (`quiet`: a progress bar instead), and its
-    record; Ctrl+C stops it, keeping the parts written."""
+    """The summary through the front door (a LectureSummary, not kept in the history), its
+    events printed as they come (`quiet`: a progress bar instead), and its record; Ctrl+C stops
+    it, keeping the parts written."""
+    from lecturetui.core.answer.events import Answered, Failed
+    from lecturetui.core.answer.question import QuestionSettings
+    from lecturetui.core.requests import LectureSummary, run_request
+    from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
     from lecturetui.core.summary.fold import Unfolding
-    from lecturetui.core.summary.writing import overview_events
 
     stop = threading.Event()
     source = session.source()
-    show = OverviewPrinter(console())
+    models = _PartsOnly(source) if parts_only else source
+    show = SummaryPrinter(console())
     so_far = Unfolding(language)
-    model = (lambda: None) if parts_only else (lambda: source.for_answer(stop))
+    record: OverviewRecord | None = None
     with progress_bars() if quiet else nullcontext() as bar:
         task = bar.add_task(_("summary"), total=None, rate="") if bar is not None else None
         try:
-            for event in overview_events(library, lecture, model, language, stop,
-                                         source.model_name()):  # fmt: skip
-                so_far.feed(event)
-                if bar is not None and task is not None:
-                    done = len(so_far.written) + (so_far.gist is not None)
-                    bar.update(task, completed=done, total=len(so_far.parts) + 1)
-                else:
-                    show(event)
+            for event in run_request(library, LectureSummary(lecture.id, language), models,
+                                     QuestionSettings(keep=False), stop):  # fmt: skip
+                if isinstance(event, Failed):
+                    raise event.error
+                if isinstance(event, Answered):
+                    record = event.answer.overview
+                elif isinstance(event, PartsReady | PartWritten | GistWritten):
+                    so_far.feed(event)
+                    if bar is not None and task is not None:
+                        bar.update(task, completed=so_far.done, total=len(so_far.parts) + 1)
+                    else:
+                        show(event)
         except KeyboardInterrupt:
             stop.set()
             note(_("(stopped: the parts written so far are kept)"))
             raise SystemExit(130) from None
-    answer = session.loaded_answer_model()
-    return so_far.record(answer.name if answer else source.model_name())
+    assert record is not None
+    return record
+
+
+@dataclass(frozen=True, slots=True)
+class _PartsOnly:
+    """--parts-only: the answer model is never loaded (a summary it wrote whole is read back)."""
+
+    source: ModelSource
+
+    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
+        return None
+
+    def for_answer(self, stop: threading.Event) -> Generator | None:
+        return None
+
+    def model_name(self) -> str | None:
+        return self.source.model_name()

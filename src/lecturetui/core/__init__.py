@@ -10,6 +10,12 @@ those below it (tests/test_architecture.py checks it):
 - study/: bookmarks, moments, saved answers and their export
 - library.py (the Library every face uses; what it holds in library_contents.py, its embedding
   model in library_embedder.py) and watch.py (a watched folder)
-- answer/: evidence, prompts, the answer models, and the question pipeline (answer/question.py)
+- answer/: the question's path: evidence, the verdict, prompts, the cited answer
+  (answer/question.py)
+- summary/: a lecture's summary: which lecture a request names, writing it, the pending ones,
+  folding its events and showing it (its parts and key phrases are study/'s, found at ingest)
+- requests.py: the one front door: a typed request (a question, a lecture's summary, a course's
+  overview) answered as events, and why it is answered that way
+- session.py: the one door to the models
 - evaluation/: the evaluation of questions, as the seed reports do it
 """

@@ -186,7 +186,7 @@ class Library(LibraryContents):
         """Use `transcriber` for --asr-model `model` (tests, benchmarks: a model already loaded)."""
         self._transcribers[model] = transcriber
 
-    # -- a lecture's parts and summaries (core/study/parts.py, core/answer/overview.py) ------
+    # -- a lecture's parts and summaries (core/study/parts.py, core/summary/writing.py) ------
     def parts(self, lecture: Lecture) -> list[Part]:
         """The lecture's parts, with their key phrases (core/study/lecture_keyphrases.py)."""
         return parts_of(self._sources(), lecture)

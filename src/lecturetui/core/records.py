@@ -220,7 +220,7 @@ class AnswerRecord:
 
 @dataclass(frozen=True, slots=True)
 class PartRecord:
-    """A part of a lecture's summary (core/answer/overview.py)."""
+    """A part of a lecture's summary (core/summary/writing.py)."""
 
     number: int
     start_s: float = 0.0

@@ -28,17 +28,18 @@ from lecturetui.tui.messages import (
     AnswerDone,
     AnswerGrew,
     EvidenceShown,
-    OverviewGrew,
     PromptShown,
     QuestionMessage,
     QuestionStarted,
+    SummaryGrew,
     WorkFailed,
 )
-from lecturetui.tui.render import answer_text, evidence_text, hit_legend, hit_row, overview_rich
+from lecturetui.tui.render import answer_text, evidence_text, hit_legend, hit_row
 
 if TYPE_CHECKING:
     from lecturetui.core.conversation import Exchange
     from lecturetui.core.llm.model import Generator
+    from lecturetui.core.requests import LectureSummary
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,55 +114,65 @@ class AskingScreen(Screen[None]):
 
     def ask(self, question: str) -> None:
         self.asked = question  # the course map's question (c)
-        self.stop_event.set()  # the answer in flight stops between tokens
-        self.stop_event = threading.Event()
-        self.serial += 1  # what the worker of an earlier question still posts is dropped
-        self.run_question(question, self.stop_event, self.serial)
+        self._send(question)
 
     def ask_summary(self, lecture_id: str) -> None:
-        """Ask for a lecture's summary as a student would ("summarise this lecture"), with that
-        lecture as the one open (core/answer/whole.py)."""
+        """Ask for a lecture's summary (a LectureSummary, in the language the app speaks), that
+        lecture then the one open ("this lecture"); the question box says what was asked."""
+        from lecturetui.core.requests import LectureSummary
+        from lecturetui.tui.background import app_language
+
         lecture = self.ctx.services.library.lecture(lecture_id)
         if lecture is None:
             return
         self.lecture = lecture_id
-        question = _("Summarise this lecture: {title}").format(title=lecture.title)
-        self.query_one("#question", Input).value = question
-        self.ask(question)
+        words = _("Summarise this lecture: {title}").format(title=lecture.title)
+        self.query_one("#question", Input).value = words
+        self.asked = words
+        self._send(words, LectureSummary(lecture_id, app_language(), words))
+
+    def _send(self, question: str, summary: LectureSummary | None = None) -> None:
+        self.stop_event.set()  # the answer in flight stops between tokens
+        self.stop_event = threading.Event()
+        self.serial += 1  # what the worker of an earlier question still posts is dropped
+        self.run_request(question, summary, self.stop_event, self.serial)
 
     @work(thread=True, exclusive=True, group="answer", exit_on_error=False)
-    def run_question(self, question: str, stop: threading.Event, serial: int) -> None:
-        """The question through the core's pipeline (core/answer/question.py), each of its events
-        posted to this screen as a message; no widget is touched from this thread."""
+    def run_request(
+        self, question: str, summary: LectureSummary | None, stop: threading.Event, serial: int
+    ) -> None:
+        """The question (or the summary asked for) through the core's front door
+        (core/requests.py), each of its events posted to this screen as a message; no widget is
+        touched from this thread."""
         from lecturetui.core.answer.events import (
             Answered,
             Doubted,
             EvidenceReady,
             Failed,
-            GistWritten,
-            PartsReady,
-            PartWritten,
             PromptReady,
             Started,
             Token,
         )  # fmt: skip
-        from lecturetui.core.answer.question import QuestionSettings, run_question
-        from lecturetui.core.conversation import make_turn
+        from lecturetui.core.answer.question import QuestionSettings
+        from lecturetui.core.conversation import Turn, make_turn
+        from lecturetui.core.requests import Question, run_request
+        from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
         from lecturetui.core.summary.fold import Unfolding
 
         ctx = self.ctx
         ctx.models.ready.wait()
         worker = get_current_worker()
         settings = QuestionSettings(mode=self.mode, scope=self.scope, guess=self.guess,
-                                    ttft_s=self.ttft, lecture=self.lecture)  # fmt: skip
-        turn = make_turn(question, self.previous)
+                                    ttft_s=self.ttft)  # fmt: skip
+        turn = make_turn(question, self.previous) if summary is None else Turn(question, question)
+        request = summary or Question(turn, self.lecture)
         text = ""
-        so_far: Unfolding | None = None
+        so_far = Unfolding()
         self.idle.clear()
         ctx.hush_summaries()  # the model writes one thing at a time
         try:
-            for event in run_question(ctx.services.library, turn, AppModels(ctx.models), settings,
-                                      stop):  # fmt: skip
+            for event in run_request(ctx.services.library, request, AppModels(ctx.models),
+                                     settings, stop):  # fmt: skip
                 if worker.is_cancelled:
                     return  # superseded by a newer question
                 if isinstance(event, Started):
@@ -173,10 +184,9 @@ class AskingScreen(Screen[None]):
                     text = found.opening
                     self.post_message(EvidenceShown(serial, found))
                 elif isinstance(event, PartsReady | PartWritten | GistWritten):
-                    # a whole lecture: its parts, then each part's summary, then the gist
-                    so_far = so_far or Unfolding()
+                    # a lecture's summary: its parts, then each part's summary, then the gist
                     so_far.feed(event)
-                    self.post_message(OverviewGrew(serial, so_far.record(), len(so_far.written)))
+                    self.post_message(SummaryGrew(serial, so_far.record(), len(so_far.written)))
                 elif isinstance(event, PromptReady):
                     self.post_message(PromptShown(serial, *event.records()))
                 elif isinstance(event, Token):
@@ -204,15 +214,17 @@ class AskingScreen(Screen[None]):
         if self._current(message):
             self.show_hits(message.hits, message.passages)
 
-    def on_overview_grew(self, message: OverviewGrew) -> None:
+    def on_summary_grew(self, message: SummaryGrew) -> None:
+        from lecturetui.core.summary.render import summary_rich
+
         if not self._current(message):
             return
-        overview = message.overview
+        summary = message.summary
         self.show_hits([], [])
         status = _("summary: {done} of {parts} parts").format(
-            done=message.done, parts=len(overview.parts)
+            done=message.done, parts=len(summary.parts)
         )
-        self.query_one("#answer", Static).update(overview_rich(overview))
+        self.query_one("#answer", Static).update(summary_rich(summary))
         self.query_one("#answer-status", Static).update(status)
 
     def on_answer_grew(self, message: AnswerGrew) -> None:
@@ -291,8 +303,10 @@ class AskingScreen(Screen[None]):
         option_list.highlighted = 0
 
     def show_answer(self, record: AnswerRecord) -> None:
-        if record.overview is not None:  # a whole lecture's summary
-            self.query_one("#answer", Static).update(overview_rich(record.overview))
+        if record.overview is not None:  # a lecture's summary
+            from lecturetui.core.summary.render import summary_rich
+
+            self.query_one("#answer", Static).update(summary_rich(record.overview))
             t = record.timings
             status = _("parts {parts} · summary {whole}").format(
                 parts=seconds(t.get("parts_ms", 0.0) / 1000),

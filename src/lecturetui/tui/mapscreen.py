@@ -90,9 +90,9 @@ class MapScreen(Translated, Screen[None]):
 
     def show_gist(self, lecture_id: str | None) -> None:
         """What the lecture covers, from its summary as the app's model wrote it in the app's
-        language (the course's overview line: core/answer/overview_view.py); nothing where it
+        language (the course's overview line: core/summary/course.py); nothing where it
         was not written."""
-        from lecturetui.core.summary.fold import gist_line
+        from lecturetui.core.summary.course import gist_line
         from lecturetui.tui.background import app_language
 
         line = ""

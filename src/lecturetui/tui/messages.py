@@ -49,16 +49,16 @@ class PromptShown(QuestionMessage):
         self.passages = passages
 
 
-class OverviewGrew(QuestionMessage):
+class SummaryGrew(QuestionMessage):
     """A lecture's summary so far: its parts, then each part's summary, then the gist."""
 
-    def __init__(self, serial: int, overview: OverviewRecord, done: int) -> None:
+    def __init__(self, serial: int, summary: OverviewRecord, done: int) -> None:
         super().__init__(serial)
-        self.overview = overview
+        self.summary = summary
         self.done = done  # parts written so far
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, OverviewGrew) and message.serial == self.serial
+        return isinstance(message, SummaryGrew) and message.serial == self.serial
 
 
 class AnswerGrew(QuestionMessage):

@@ -1,4 +1,5 @@
-"""Rich renderables for hits, answers and segments (no widget state here)."""
+"""Rich renderables for hits, answers and segments (no widget state here; a lecture's summary is
+core/summary/render.py's)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from rich.text import Text
 
 from lecturetui.core.citing import CITATION
 from lecturetui.core.i18n import _, decimal
-from lecturetui.core.records import EvidenceRecord, HitRecord, OverviewRecord, PassageRecord
+from lecturetui.core.records import EvidenceRecord, HitRecord, PassageRecord
 from lecturetui.core.timefmt import format_timestamp
 
 
@@ -111,33 +112,6 @@ def answer_text(
             if ref.url:
                 out.append(f"  {ref.url}", style="dim underline")
             out.append("\n")
-    return out
-
-
-def overview_rich(overview: OverviewRecord) -> Text:
-    """A lecture's summary: each part's number, time and title, what it explains (struck what
-    the part does not say), the lecturer's words; then the gist, its citations highlighted."""
-    out = Text()
-    out.append(overview.title + "\n", style="bold")
-    if overview.phrases:
-        out.append(_("Key phrases: {phrases}").format(phrases=" · ".join(overview.phrases)) + "\n",
-                   style="italic")  # fmt: skip
-    if overview.parts and overview.parts[0].made:
-        out.append(_("(parts cut by lecturetui where the subject changes)") + "\n", style="dim")
-    for part in overview.parts:
-        out.append("\n")
-        out.append(f"[{part.number}] ", style="bold magenta")
-        out.append(part.start, style="cyan")
-        out.append(f" {part.title}\n", style="bold")
-        if part.summary:
-            out.append(part.summary + "\n")
-        for sentence in part.struck:
-            out.append(sentence + "\n", style="dim strike")
-        if part.said:
-            out.append("“" + " … ".join(part.said) + "”\n", style="italic cyan")
-    if overview.gist:
-        out.append("\n" + _("In short") + "\n", style="bold")
-        out.append(answer_text(overview.gist, []))
     return out
 
 

@@ -1,11 +1,11 @@
-"""Which questions ask about a whole lecture, and which lecture (core/answer/whole.py)."""
+"""Which questions ask for a lecture's summary, and which lecture (core/summary/named.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from lecturetui.core.lectures import Lecture
-from lecturetui.core.summary.named import whole_lecture
+from lecturetui.core.summary.named import named_lecture
 
 
 def _lecture(lecture_id: str, title: str, course: str = "Álgebra linear") -> Lecture:
@@ -37,7 +37,7 @@ LECTURES = [
     ],
 )
 def test_a_request_for_a_summary_names_its_lecture(question: str, lecture: str, by: str) -> None:
-    found = whole_lecture(question, LECTURES)
+    found = named_lecture(question, LECTURES)
     assert found is not None and (found.lecture.id, found.by) == (lecture, by)
 
 
@@ -53,20 +53,20 @@ def test_a_request_for_a_summary_names_its_lecture(question: str, lecture: str, 
     ],
 )
 def test_a_question_about_a_moment_is_not_a_summary(question: str) -> None:
-    assert whole_lecture(question, LECTURES) is None
+    assert named_lecture(question, LECTURES) is None
 
 
 def test_the_lecture_in_scope_or_open_is_the_one_summarised() -> None:
-    assert whole_lecture("resuma esta aula", LECTURES, open_="a2").lecture.id == "a2"  # type: ignore[union-attr]
-    scoped = whole_lecture("resuma a aula", LECTURES, scoped=["a1"])
+    assert named_lecture("resuma esta aula", LECTURES, open_="a2").lecture.id == "a2"  # type: ignore[union-attr]
+    scoped = named_lecture("resuma a aula", LECTURES, scoped=["a1"])
     assert scoped is not None and (scoped.lecture.id, scoped.by) == ("a1", "scope")
     # no lecture named, none open: the last one
-    latest = whole_lecture("resuma a aula", LECTURES)
+    latest = named_lecture("resuma a aula", LECTURES)
     assert latest is not None and latest.by == "latest"
     # a number no title carries: the lecture in that place, else none
-    assert whole_lecture("resuma a aula 4", LECTURES[:4]) is not None
-    assert whole_lecture("resuma a aula 40", LECTURES) is None
-    assert whole_lecture("resuma a aula 3", []) is None
+    assert named_lecture("resuma a aula 4", LECTURES[:4]) is not None
+    assert named_lecture("resuma a aula 40", LECTURES) is None
+    assert named_lecture("resuma a aula 3", []) is None
 
 
 def test_a_subject_no_title_names_is_found_by_the_search() -> None:
@@ -76,11 +76,11 @@ def test_a_subject_no_title_names_is_found_by_the_search() -> None:
         asked.append(words)
         return LECTURES[2]
 
-    found = whole_lecture("resuma a aula sobre diagonalização", LECTURES, find=find)
+    found = named_lecture("resuma a aula sobre diagonalização", LECTURES, find=find)
     assert found is not None and (found.lecture.id, found.by) == ("a3", "search")
     assert asked == ["diagonalizacao"]
     # without a search, a subject no title names is not taken for another lecture
-    assert whole_lecture("resuma a aula sobre diagonalização", LECTURES) is None
+    assert named_lecture("resuma a aula sobre diagonalização", LECTURES) is None
 
 
 @pytest.mark.parametrize(
@@ -94,15 +94,15 @@ def test_a_subject_no_title_names_is_found_by_the_search() -> None:
         ("o curso usa Python?", False),  # a question about a moment
     ],
 )
-def test_a_question_about_the_whole_course(question: str, course: bool) -> None:
-    from lecturetui.core.summary.named import whole_course
+def test_a_question_about_the_asks_course(question: str, course: bool) -> None:
+    from lecturetui.core.summary.named import asks_course
 
-    assert whole_course(question) is course
+    assert asks_course(question) is course
 
 
 def test_a_lecture_named_by_a_letter() -> None:
     lettered = [_lecture(f"aula-{x}", f"Aula {x.upper()}") for x in "abc"]
-    found = whole_lecture("resuma a aula B", lettered)
+    found = named_lecture("resuma a aula B", lettered)
     assert found is not None and found.lecture.id == "aula-b"
     # "a" is also a word of the question, never a lecture's name by itself
-    assert whole_lecture("resuma a aula", lettered).by == "latest"  # type: ignore[union-attr]
+    assert named_lecture("resuma a aula", lettered).by == "latest"  # type: ignore[union-attr]

@@ -1,4 +1,4 @@
-"""The summaries still to write (core/answer/pending.py): which lectures, in course order, and
+"""The summaries still to write (core/summary/pending.py): which lectures, in course order, and
 writing them one after another, a stop keeping what was written; with fakes."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from pathlib import Path
 
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
+from lecturetui.core.requests import write_summaries
 from lecturetui.core.summary.named import course_order
-from lecturetui.core.summary.pending import pending_summaries, write_summaries
+from lecturetui.core.summary.pending import pending_summaries
 from tests.conftest import SEED_CORPUS
 from tests.core.summary.test_writing import PartsThenGist
 from tests.fakes import FakeEmbedder, FakeGenerator

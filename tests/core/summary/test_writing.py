@@ -1,33 +1,22 @@
-"""A whole lecture's summary (core/answer/overview.py) and the questions that ask for one: the
-parts at once, each part's summary checked, the gist, kept part by part; with fakes."""
+"""A lecture's summary (core/summary/writing.py): the parts at once, each part's summary
+checked, the gist, kept part by part; with fakes. (The questions that ask for one:
+tests/core/test_requests.py.)"""
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
 
-import pytest
-
-from lecturetui.core.answer.events import (
-    Answered,
-    EvidenceReady,
-    GistWritten,
-    PartsReady,
-    PartWritten,
-    Started,
-)
-from lecturetui.core.answer.question import Loaded, QuestionSettings, run_question
-from lecturetui.core.conversation import Turn
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.records import AnswerRecord, from_json, to_json
 from lecturetui.core.storage.overviews import Written
 from lecturetui.core.study.parts import Part
+from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
 from lecturetui.core.summary.writing import (
     borne_out,
     gist_groups,
-    overview_events,
     sentences,
+    summary_events,
     write_gist,
 )
 from tests.conftest import SEED_CORPUS
@@ -95,7 +84,7 @@ def test_the_parts_come_first_then_each_summary_then_the_gist_and_all_is_kept(
     library = _library()
     lecture = library.lectures()[0]
     gen = PartsThenGist("Esta parte explica o que o professor diz [1].", "A aula explica [1].")
-    events = list(overview_events(library, lecture, lambda: gen, "Portuguese"))
+    events = list(summary_events(library, lecture, lambda: gen, "Portuguese"))
     ready = events[0]
     assert isinstance(ready, PartsReady) and ready.parts and ready.lecture == lecture
     written = [e for e in events if isinstance(e, PartWritten)]
@@ -110,18 +99,18 @@ def test_the_parts_come_first_then_each_summary_then_the_gist_and_all_is_kept(
     assert len(gen.prompts) == len(written) + len(groups)
     # asked again: read back, the model not asked
     again = FakeGenerator("nunca")
-    events = list(overview_events(library, lecture, lambda: again, "Portuguese"))
+    events = list(summary_events(library, lecture, lambda: again, "Portuguese"))
     assert again.prompts == [] and isinstance(events[-1], GistWritten)
 
     def not_loaded() -> None:
         raise AssertionError("the model was loaded for a summary it wrote already")
 
     # its name known before it loads: read back without loading it
-    events = list(overview_events(library, lecture, not_loaded, "Portuguese", name="fake.gguf"))
+    events = list(summary_events(library, lecture, not_loaded, "Portuguese", name="fake.gguf"))
     assert isinstance(events[-1], GistWritten) and len(events) == len(written) + 2
     # in another language, or by another model, it is written again
     other = FakeGenerator("This part explains it.")
-    list(overview_events(library, lecture, lambda: other, "English"))
+    list(summary_events(library, lecture, lambda: other, "English"))
     assert other.prompts
     library.close()
 
@@ -132,13 +121,13 @@ def test_stopped_between_parts_it_keeps_what_was_written(home: Path) -> None:
     stop = threading.Event()
     gen = FakeGenerator("Uma parte.")
     seen = 0
-    for event in overview_events(library, lecture, lambda: gen, "Portuguese", stop):
+    for event in summary_events(library, lecture, lambda: gen, "Portuguese", stop):
         if isinstance(event, PartWritten):
             seen += 1
             stop.set()  # Esc after the first part
     assert seen == 1
     again = FakeGenerator("Outra parte.")
-    parts = list(overview_events(library, lecture, lambda: again, "Portuguese"))
+    parts = list(summary_events(library, lecture, lambda: again, "Portuguese"))
     written = [e.written.summary for e in parts if isinstance(e, PartWritten)]
     assert written[0] == "Uma parte."  # the part written before the stop, read back
     library.close()
@@ -146,46 +135,8 @@ def test_stopped_between_parts_it_keeps_what_was_written(home: Path) -> None:
 
 def test_without_a_model_there_are_the_parts_alone(home: Path) -> None:
     library = _library()
-    events = list(overview_events(library, library.lectures()[0], lambda: None, "Portuguese"))
+    events = list(summary_events(library, library.lectures()[0], lambda: None, "Portuguese"))
     assert len(events) == 1 and isinstance(events[0], PartsReady)
-    library.close()
-
-
-def test_a_request_for_a_summary_is_answered_with_it_not_a_moment(home: Path) -> None:
-    library = _library()
-    gen = FakeGenerator("Esta parte explica o conteúdo.")
-    question = "Resuma esta aula"
-    open_ = library.lectures()[1].id
-    events = list(run_question(library, Turn(question, question), Loaded(gen),
-                               QuestionSettings(lecture=open_)))  # fmt: skip
-    kinds = [type(e) for e in events]
-    assert kinds[:2] == [Started, PartsReady] and EvidenceReady not in kinds  # no search
-    done = events[-1]
-    assert isinstance(done, Answered) and done.entry_id is not None  # kept in the history
-    record = done.record.overview
-    assert record is not None and record.lecture == open_ and record.language == "Portuguese"
-    assert record.parts and all(p.summary == "Esta parte explica o conteúdo." for p in record.parts)
-    assert done.answer.text.startswith("**Resumo de")
-    # the record reads back from JSON as it was written
-    assert from_json(to_json(done.record), AnswerRecord).overview == record
-    # a question about a moment still finds a moment
-    point = "O TensorFlow prioriza qual dispositivo?"
-    events = list(run_question(library, Turn(point, point), Loaded(gen)))
-    assert any(isinstance(e, EvidenceReady) for e in events)
-    library.close()
-
-
-@pytest.mark.parametrize("question", ["summarize this lecture", "resuma esta aula"])
-def test_the_summary_is_in_the_question_s_language(home: Path, question: str) -> None:
-    library = _library()
-    gen = FakeGenerator("Resumo.")
-    open_ = library.lectures()[0].id
-    done = list(run_question(library, Turn(question, question), Loaded(gen),
-                             QuestionSettings(lecture=open_)))[-1]  # fmt: skip
-    assert isinstance(done, Answered) and done.record.overview is not None
-    language = "English" if question.startswith("summ") else "Portuguese"
-    assert done.record.overview.language == language
-    assert f"in {language}" in gen.prompts[0][0]["content"]
     library.close()
 
 
@@ -216,7 +167,7 @@ def test_a_part_keeps_two_sentences_and_its_reply_stops_there(home: Path) -> Non
     lecture = library.lectures()[0]
     part = "A parte apresenta o assunto. Depois mostra um exemplo. E ainda conclui algo longo."
     gen = PartsThenGist(part, "A aula inteira trata do assunto.")
-    events = list(overview_events(library, lecture, lambda: gen, "Portuguese"))
+    events = list(summary_events(library, lecture, lambda: gen, "Portuguese"))
     written = [e.written for e in events if isinstance(e, PartWritten)]
     assert written[0].summary == "A parte apresenta o assunto. Depois mostra um exemplo."
     # the third sentence was never written: the reply stops at the end of the second
@@ -225,31 +176,11 @@ def test_a_part_keeps_two_sentences_and_its_reply_stops_there(home: Path) -> Non
     library.close()
 
 
-def test_a_question_about_the_course_gets_a_line_per_lecture(home: Path) -> None:
-    library = _library()
-    gen = PartsThenGist("Uma parte.", "Esta aula trata de núcleos de processamento.")
-    first = library.lectures()[0]
-    list(overview_events(library, first, lambda: gen, "Portuguese"))  # one summary written
-    question = "O que este curso cobre?"
-    events = list(run_question(library, Turn(question, question), Loaded(gen)))
-    done = events[-1]
-    assert isinstance(done, Answered) and not any(isinstance(e, EvidenceReady) for e in events)
-    lines = done.answer.text.splitlines()
-    assert lines[0] == "**O que o curso cobre, aula por aula**"
-    rows = [line for line in lines if line.startswith("[")]
-    assert len(rows) == len(library.lectures())
-    mine = next(row for row in rows if first.title in row)
-    assert "Esta aula trata de núcleos de processamento." in mine
-    others = [row for row in rows if row is not mine]
-    assert all("ainda sem resumo" in row for row in others)
-    library.close()
-
-
 def test_a_sentence_cut_off_by_the_token_limit_is_not_shown(home: Path) -> None:
     library = _library()
     lecture = library.lectures()[0]
     gen = PartsThenGist("A parte apresenta o assunto. E depois mostra um exemplo de", "E a aula")
-    events = list(overview_events(library, lecture, lambda: gen, "Portuguese"))
+    events = list(summary_events(library, lecture, lambda: gen, "Portuguese"))
     written = [e.written for e in events if isinstance(e, PartWritten)]
     assert written and all(w.summary == "A parte apresenta o assunto." for w in written)
     gist = events[-1]

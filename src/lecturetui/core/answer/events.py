@@ -4,7 +4,6 @@ when it is in doubt (core/answer/verdict.py).
 
     Started -> EvidenceReady -> PromptReady -> Token ... -> Answered     (or Failed, at any point)
     Started -> EvidenceReady [-> Doubted] -> Answered    (abstained, or two moments in doubt)
-    Started -> PartsReady -> PartWritten ... -> GistWritten -> Answered   (a whole lecture)
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from lecturetui.core.answer.result import Answer, passage_record
 from lecturetui.core.answer.unexplained import also_line, quoted, unsure_opening
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.lectures import Lecture
 from lecturetui.core.library import Hit
 from lecturetui.core.records import (
     AnswerRecord,
@@ -27,8 +25,6 @@ from lecturetui.core.records import (
     PassageRecord,
     QuoteRecord,
 )
-from lecturetui.core.storage.overviews import Written
-from lecturetui.core.study.parts import Part
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,45 +119,7 @@ class Failed:
     error: LectureTuiError
 
 
-@dataclass(frozen=True, slots=True)
-class PartsReady:
-    """A question about a whole lecture (core/answer/overview.py): its parts, each with its time
-    and the lecturer's most representative sentences, before any model writes."""
-
-    lecture: Lecture
-    parts: tuple[Part, ...]
-    language: str = ""  # what the summary is written in, by name
-    phrases: tuple[str, ...] = ()  # what the lecture is about (core/study/keyphrases.py)
-
-
-@dataclass(frozen=True, slots=True)
-class PartWritten:
-    """The answer model's summary of one part (what the part did not bear out struck)."""
-
-    part: Part
-    written: Written
-
-
-@dataclass(frozen=True, slots=True)
-class GistWritten:
-    """The lecture's gist, citing its parts as [n]."""
-
-    lecture: Lecture
-    gist: Written
-
-
-Event = (
-    Started
-    | EvidenceReady
-    | Doubted
-    | PromptReady
-    | Token
-    | Answered
-    | Failed
-    | PartsReady
-    | PartWritten
-    | GistWritten
-)
+Event = Started | EvidenceReady | Doubted | PromptReady | Token | Answered | Failed
 
 
 def opening(found: Retrieved) -> str:

@@ -10,9 +10,11 @@ once (core/retrieval/asked.py), translates a question in another language
 hits and chooses the lecturer's sentences the answer opens with (core/answer/found.py,
 quote.py), and then, as the verdict says: refuses or shows two moments without any model
 (core/answer/unexplained.py), has the answer model read two moments first (core/answer/doubt.py),
-or streams the model's short explanation (core/answer/explain.py). `ask` prints the events,
-`ask --json` prints the last one, the app's worker posts each as a Textual message, and `eval`
-reads the answer from `Answered`. Cancelling goes through `stop` (Esc, a new question) or Ctrl+C
+or streams the model's short explanation (core/answer/explain.py). The faces send a question
+through the front door (core/requests.py), which tells first whether it asks for a lecture's
+summary or what a course covers instead; `ask` prints the events, `ask --json` prints the last
+one, the app's worker posts each as a Textual message, and `eval` reads the answer from
+`Answered`. Cancelling goes through `stop` (Esc, a new question) or Ctrl+C
 (KeyboardInterrupt while the answer streams): the answer keeps what was written.
 
 The answer model may still be loading when the question starts: a `ModelSource` gives it to the
@@ -46,38 +48,19 @@ from lecturetui.core.answer.found import (
     search_as_asked,
     warm_sentences,
 )
-from lecturetui.core.answer.generation import Generator
 from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
 from lecturetui.core.answer.result import Answer
 from lecturetui.core.answer.translate import Translator, target_language
 from lecturetui.core.answer.unexplained import abstention, unsure_answer
-from lecturetui.core.answer.verdict import (
-    CourseOverview,
-    Explain,
-    Overview,
-    ReadFirst,
-    Refuse,
-    Unsure,
-    asked_about,
-    read,
-)
+from lecturetui.core.answer.verdict import Explain, ReadFirst, Refuse, Unsure, read
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
-from lecturetui.core.lectures import Lecture
 from lecturetui.core.library import Library
+from lecturetui.core.llm.model import Generator
 from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE, DEFAULT_TTFT_S
 from lecturetui.core.retrieval.asked import Asked
 from lecturetui.core.retrieval.scope import Scope
-from lecturetui.core.summary.fold import Unfolding, course_text
-from lecturetui.core.summary.named import (
-    WholeLecture,
-    asks_whole,
-    course_order,
-    whole_course,
-    whole_lecture,
-)
-from lecturetui.core.summary.writing import overview_events
 
 
 # -- what a question needs -------------------------------------------------------------------
@@ -90,7 +73,6 @@ class QuestionSettings:
     ttft_s: float | None = DEFAULT_TTFT_S
     answer_tokens: int = 512
     keep: bool = True  # keep the answer in the history (eval does not)
-    lecture: str | None = None  # the lecture open in the app ("resuma esta aula")
 
 
 class ModelSource(Protocol):
@@ -137,110 +119,52 @@ def run_question(
 ) -> Iterator[Event]:
     """The events of one question (see the module's docstring); ends with Answered or Failed,
     or after EvidenceReady when `stop` is set before the answer model is there. The verdict
-    (core/answer/verdict.py) says what the answer is; this acts on it."""
+    (core/answer/verdict.py) says what the answer is; this acts on it. (A question that asks
+    for a lecture's summary is the front door's to tell: core/requests.py.)"""
     s = settings or QuestionSettings()
     stop = stop or threading.Event()
     try:
         yield Started(turn)
         asked = library.asked(turn.question, turn.search_text, s.scope)
-        course = whole_course(asked.question)
-        wanted = asked_about(None if course else _whole(library, asked, s), course)
-        if isinstance(wanted, CourseOverview):  # a whole course: a line per lecture
-            yield _kept(library, _course(library, turn, asked, models, s), s.keep)
-            return
-        if wanted is not None:  # a whole lecture: its summary, part by part
-            yield from _overview(library, turn, asked, wanted, models, s, stop)
-            return
-        translator, guesser = _search_helpers(library, asked, models, s)
-        found = retrieve(library, turn, s.k, s.mode, None, translator, guesser, asked)
-        found = _read_now(found, models)
-        yield EvidenceReady(found)
-        generator: Generator | None = None
-        if isinstance(found.verdict, ReadFirst):  # the quote is on screen, or "checking…"
-            near = found.verdict.near
-            # a question about to be refused is refused when the model cannot be had
-            generator = _checker(models, stop) if near else models.for_answer(stop)
-            if generator is None and not near:
-                return
-            found = _read(found, generator)
-            if isinstance(found.verdict, Unsure):
-                yield Doubted(found, shown=not near)
-        match found.verdict:
-            case Refuse():
-                yield _kept(library, abstention(found), s.keep)
-            case Unsure():
-                yield _kept(library, unsure_answer(found), s.keep)
-            case Explain():
-                generator = generator or models.for_answer(stop)
-                if generator is None:
-                    return
-                yield from _explained(library, generator, found, s, stop)
+        yield from answer_question(library, turn, asked, models, s, stop)
     except LectureTuiError as exc:
         yield Failed(exc)
 
 
-def _whole(library: Library, asked: Asked, s: QuestionSettings) -> WholeLecture | None:
-    """The lecture a request for a summary names (core/answer/whole.py), if it is one: the
-    library's lectures and the scope are read only for such a request."""
-    if not asks_whole(asked.question):
-        return None
-    scoped = sorted(resolved.lecture_ids) if (resolved := library.scoped(s.scope)) else []
-
-    def find(words: str) -> Lecture | None:
-        hits = library.search(library.asked(words), 10).hits
-        votes: dict[str, float] = {}
-        for h in hits:
-            votes[h.lecture.id] = votes.get(h.lecture.id, 0.0) + 1.0 / h.rank
-        return library.lecture(max(votes, key=lambda k: votes[k])) if votes else None
-
-    return whole_lecture(asked.question, library.lectures(), scoped, s.lecture, find)
-
-
-def _course(
-    library: Library, turn: Turn, asked: Asked, models: ModelSource, s: QuestionSettings
-) -> Answer:
-    """One line per lecture of the scope (or the library), from what their summaries say."""
-    scoped = library.scoped(s.scope)
-    lectures = [x for x in library.lectures() if scoped is None or x.id in scoped.lecture_ids]
-    ordered = sorted(lectures, key=course_order)
-    text = course_text(library, ordered, models.model_name(), asked.language_name)
-    return Answer(question=turn.question, text=text, passages=[], hits=[], cited=[], turn=turn)
-
-
-def _overview(
+def answer_question(
     library: Library,
     turn: Turn,
     asked: Asked,
-    wanted: Overview,
     models: ModelSource,
     s: QuestionSettings,
     stop: threading.Event,
 ) -> Iterator[Event]:
-    """The lecture's summary: its parts at once, then each part's summary, then the gist; the
-    answer is the summary as one text, kept in the history."""
-    lecture = library.lecture(wanted.lecture_id)
-    assert lecture is not None
-    t0 = time.perf_counter()
-    so_far = Unfolding(asked.language_name)
-    shown = 0.0
-    for event in overview_events(library, lecture, lambda: models.for_answer(stop),
-                                 so_far.language, stop, models.model_name()):  # fmt: skip
-        yield event
-        so_far.feed(event)
-        shown = shown or time.perf_counter() - t0
-    model = models.for_search(lambda: False) if so_far.written else None
-    done = Answer(
-        question=turn.question,
-        text=so_far.text(),
-        passages=[],
-        hits=[],
-        cited=[],
-        stopped=stop.is_set(),
-        timings={"parts_ms": shown * 1000, "total_ms": (time.perf_counter() - t0) * 1000},
-        turn=turn,
-        overview=so_far.record(model.name if model else None),
-    )
-    yield _kept(library, done, s.keep)
+    """The question's events after Started, its facts told (`asked`: Library.asked); raises
+    LectureTuiError where it cannot go on (run_question says it as Failed)."""
+    translator, guesser = _search_helpers(library, asked, models, s)
+    found = retrieve(library, turn, s.k, s.mode, None, translator, guesser, asked)
+    found = _read_now(found, models)
+    yield EvidenceReady(found)
+    generator: Generator | None = None
+    if isinstance(found.verdict, ReadFirst):  # the quote is on screen, or "checking…"
+        near = found.verdict.near
+        # a question about to be refused is refused when the model cannot be had
+        generator = _checker(models, stop) if near else models.for_answer(stop)
+        if generator is None and not near:
+            return
+        found = _read(found, generator)
+        if isinstance(found.verdict, Unsure):
+            yield Doubted(found, shown=not near)
+    match found.verdict:
+        case Refuse():
+            yield kept(library, abstention(found), s.keep)
+        case Unsure():
+            yield kept(library, unsure_answer(found), s.keep)
+        case Explain():
+            generator = generator or models.for_answer(stop)
+            if generator is None:
+                return
+            yield from _explained(library, generator, found, s, stop)
 
 
 def _explained(
@@ -290,7 +214,7 @@ def _checker(models: ModelSource, stop: threading.Event) -> Generator | None:
         return None
 
 
-def _kept(library: Library, done: Answer, keep: bool) -> Answered:
+def kept(library: Library, done: Answer, keep: bool) -> Answered:
     """An answer no model wrote, kept in the history when wanted."""
     entry = library.history.add(done.record()) if keep else None
     return Answered(done, done.record(), entry)

@@ -46,7 +46,8 @@ class Answer:
     #: no explanation was written
     unsure: bool = False
     moments: tuple[Quote, ...] = ()
-    #: a question about a whole lecture: its summary, part by part (core/answer/overview.py)
+    #: a lecture's summary, part by part (core/summary/writing.py), asked for as such or by a
+    #: question (core/requests.py)
     overview: OverviewRecord | None = None
 
     @property

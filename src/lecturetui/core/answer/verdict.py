@@ -8,10 +8,9 @@ on the verdict; every face shows it through the events (core/answer/events.py).
     covered ────── the first two moments close ─────────── ReadFirst(close) ── Explain | Unsure
                 └─ otherwise ─── Explain ── the explanation borne out? ──────── Explain | Refuse
 
-Before any of it, a question about a whole lecture ("resuma a aula 3", "main topics of the
-lecture on graphs": core/answer/whole.py) is answered with the lecture's summary, part by part
-(Overview: core/answer/overview.py), and one about a whole course ("o que este curso cobre?")
-with one line per lecture (CourseOverview); neither is searched (`asked_about`).
+Before any of it, the front door (core/requests.py, `route`) answers a question that asks for a
+lecture's summary ("resuma a aula 3") or what a course covers with the summary or a line per
+lecture instead; neither is searched, and neither comes here.
 
 Covered: EmbeddingGemma's cosine of the question (or its translation) to the best-ranked window
 reaches COVERAGE_THRESHOLD (OTHER_LANGUAGE_THRESHOLD across languages, UNKNOWN_NAME_THRESHOLD
@@ -49,7 +48,6 @@ from enum import Enum
 
 from lecturetui.core.answer.doubt import MomentCheck
 from lecturetui.core.answer.quote import Quote
-from lecturetui.core.summary.named import WholeLecture
 
 #: below this EmbeddingGemma cosine between the question and the best-ranked window, the
 #: lectures are taken not to cover the question (chosen on the answer benchmark: RESULTS.md) ...
@@ -181,32 +179,7 @@ class Refuse:
     checked: tuple[float, float] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Overview:
-    """A question about a whole lecture: its summary, part by part, from the lecturer's words."""
-
-    lecture_id: str
-    by: str  # how the lecture was found (core/answer/whole.py)
-
-
-@dataclass(frozen=True, slots=True)
-class CourseOverview:
-    """A question about a whole course: one line per lecture, from its summary."""
-
-    #: the lectures are those of the question's scope, else every one of the library
-
-
-Verdict = Explain | Unsure | ReadFirst | Refuse | Overview | CourseOverview
-
-
-def asked_about(
-    whole: WholeLecture | None, course: bool = False
-) -> Overview | CourseOverview | None:
-    """The verdict before any search: a request about a whole course gets one line per
-    lecture, one about a whole lecture its summary."""
-    if course:
-        return CourseOverview()
-    return Overview(whole.lecture.id, whole.by) if whole is not None else None
+Verdict = Explain | Unsure | ReadFirst | Refuse
 
 
 def first_verdict(signals: Signals, first: Quote | None, second: Quote | None) -> Verdict:

@@ -1,6 +1,6 @@
 """A lecture's summary as an answer model wrote it, part by part (the `overview_parts` table):
 each part is kept as soon as it is written, so an interrupted summary keeps its parts, and read
-back while the lecture's content and the model are the same (core/answer/overview.py)."""
+back while the lecture's content and the model are the same (core/summary/writing.py)."""
 
 from __future__ import annotations
 

@@ -173,7 +173,7 @@ MIGRATIONS: dict[int, str] = {
     ALTER TABLE lectures ADD COLUMN chapters_read INTEGER NOT NULL DEFAULT 0;
     """,
     # a lecture's summary, part by part, as an answer model wrote it in a language: kept until
-    # the lecture's content or the model changes (core/answer/overview.py); ordinal 0 is the gist
+    # the lecture's content or the model changes (core/summary/writing.py); ordinal 0 is the gist
     12: """
     CREATE TABLE overview_parts (
         lecture_id   TEXT NOT NULL REFERENCES lectures (id) ON DELETE CASCADE,

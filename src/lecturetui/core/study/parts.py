@@ -1,5 +1,5 @@
 """A lecture's parts, each with its time and the lecturer's most representative sentences: what a
-summary is built from, part by part (core/answer/overview.py), and a lecture's outline when its
+summary is built from, part by part (core/summary/writing.py), and a lecture's outline when its
 video has no chapters of its author's.
 
 The parts are the author's chapters where yt-dlp kept them. Otherwise they are cut where the

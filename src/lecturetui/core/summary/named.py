@@ -1,12 +1,13 @@
-"""Whether a question asks about a whole lecture ("resuma a aula 3", "main topics of the lecture on
-graphs", "o que vimos na aula passada?"), and which lecture: answered with the lecture's summary
-(core/answer/overview.py) instead of one moment (core/answer/verdict.py's Overview).
+"""Whether a question asks for a lecture's summary ("resuma a aula 3", "main topics of the
+lecture on graphs", "o que vimos na aula passada?"), and which lecture; or what a whole course
+covers. The front door (core/requests.py) answers such a question with that lecture's summary
+(core/summary/writing.py), or a line per lecture, instead of one moment.
 
-A question is about a whole lecture when it asks for a summary, an overview or the main topics
-(in the languages below) and names a lecture: by its number ("aula 3", "lecture 5": a number in
-its title, else the lecture in that place), by a word of its title ("a aula de autovetores"),
-as this one or the last one (the last in course order: by date, then by the numbers in the
-titles), or by the question's scope or the lecture open in the app. A
+A question asks for a lecture's summary when it asks for a summary, an overview or the main
+topics (in the languages below) and names a lecture: by its number ("aula 3", "lecture 5": a
+number in its title, else the lecture in that place), by a word of its title ("a aula de
+autovetores"), as this one or the last one (the last in course order: by date, then by the
+numbers in the titles), or by the question's scope or the lecture open in the app. A
 request for a summary that names no lecture ("resuma a aula") is about the lecture in scope or
 open, else the last one. "Resuma o que é um tensor" names no lecture and asks about one
 idea: it is a question about a moment.
@@ -98,7 +99,7 @@ _COURSE = re.compile(r"\b(curso|course|disciplina|materia|cadeira|asignatura)\b"
 _COVERS = re.compile(r"\b(cobre|aborda|ensina|trata|cover\w*|teach\w*|cubre|ensena)\b")
 
 
-def whole_course(question: str) -> bool:
+def asks_course(question: str) -> bool:
     """Whether a question asks what a whole course covers ("o que este curso cobre?", "course
     overview"), naming no lecture."""
     text = " ".join(fold(question).split())
@@ -107,71 +108,71 @@ def whole_course(question: str) -> bool:
     return bool(_COURSE.search(text) and asks and not named)
 
 
-def asks_whole(question: str) -> bool:
+def asks_summary(question: str) -> bool:
     """Whether a question asks for a summary, an overview or the main topics (of a lecture or
     a course): nothing more is looked up for any other question."""
     return _ASKS.search(" ".join(fold(question).split())) is not None
 
 
 @dataclass(frozen=True, slots=True)
-class WholeLecture:
-    """A question about a whole lecture, and how the lecture was found."""
+class NamedLecture:
+    """The lecture a request for a summary names, and how it was found."""
 
     lecture: Lecture
     by: str  # number, title, search, this, last, scope, open, only, latest
 
 
-def whole_lecture(
+def named_lecture(
     question: str,
     lectures: Sequence[Lecture],
     scoped: Sequence[str] = (),
     open_: str | None = None,
     find: Callable[[str], Lecture | None] | None = None,
-) -> WholeLecture | None:
+) -> NamedLecture | None:
     """The lecture a request for a summary asks about, or None when the question is not one
     (or names a lecture that is not in the library). `scoped`: the lectures of the question's
     scope; `open_`: the lecture open in the app; `find`: the lecture that speaks most of a
     subject ("a aula sobre autovetores" when no title says it: the search's)."""
     text = " ".join(fold(question).split())
-    if not lectures or not asks_whole(question):
+    if not lectures or not asks_summary(question):
         return None
     by_id = {lec.id: lec for lec in lectures}
     ordered = sorted(lectures, key=course_order)
     if m := _NUMBER.search(text):
         found = _numbered(ordered, int(m.group(3)))
-        return WholeLecture(found, "number") if found else None
+        return NamedLecture(found, "number") if found else None
     if (m := _LETTER.search(text)) and (found := _lettered(ordered, m.group(2))) is not None:
-        return WholeLecture(found, "number")
+        return NamedLecture(found, "number")
     if m := _NAMED.search(text):
         found = _titled(ordered, m.group(3))
         if found is not None:
-            return WholeLecture(found, "title")
+            return NamedLecture(found, "title")
         found = find(m.group(3)) if find is not None else None
-        return WholeLecture(found, "search") if found is not None else None
+        return NamedLecture(found, "search") if found is not None else None
     if _LAST.search(text):
-        return WholeLecture(ordered[-1], "last")
+        return NamedLecture(ordered[-1], "last")
     here = _here(by_id, scoped, open_)
     if _THIS.search(text) and here is not None:
         return here
     found = _titled(ordered, text)
     if found is not None:
-        return WholeLecture(found, "title")
+        return NamedLecture(found, "title")
     if not _ANY_LECTURE.search(text) and here is None:
         return None  # "resuma o que é um tensor": one idea, not a lecture
     if here is not None:
         return here
     if len(lectures) == 1:
-        return WholeLecture(lectures[0], "only")
-    return WholeLecture(ordered[-1], "latest")
+        return NamedLecture(lectures[0], "only")
+    return NamedLecture(ordered[-1], "latest")
 
 
 def _here(
     by_id: dict[str, Lecture], scoped: Sequence[str], open_: str | None
-) -> WholeLecture | None:
+) -> NamedLecture | None:
     if len(scoped) == 1 and scoped[0] in by_id:
-        return WholeLecture(by_id[scoped[0]], "scope")
+        return NamedLecture(by_id[scoped[0]], "scope")
     if open_ is not None and open_ in by_id:
-        return WholeLecture(by_id[open_], "open")
+        return NamedLecture(by_id[open_], "open")
     return None
 
 

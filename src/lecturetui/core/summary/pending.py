@@ -1,28 +1,21 @@
 """The summaries still to write: the lectures whose summary by a model, in a language, is not
-whole yet (core/answer/overview.py), in course order; and writing them one after another, each
-kept part by part as it is written, so a stop keeps what was written and the next run goes on
-from there. The CLI's `summary --all`, its `ingest` on a GPU and the app while it is idle drive
-it."""
+whole yet (core/summary/writing.py), in course order; and where their writing stands
+(`SummaryProgress`). The front door writes them one after another (core/requests.py,
+`write_summaries`), for the CLI's `summary --all`, its `ingest` on a GPU and the app while it is
+idle."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
-from lecturetui.core.answer.generation import Generator
 from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Lecture
 from lecturetui.core.library import Library
 from lecturetui.core.storage.overviews import Written
 from lecturetui.core.summary.named import course_order
-from lecturetui.core.summary.writing import (
-    is_written,
-    overview_events,
-    overview_key,
-    summary_language,
-)
+from lecturetui.core.summary.writing import is_written, summary_key, summary_language
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +69,7 @@ def pending_summaries(
             break
         kept = (
             library.overviews.written(
-                overview_key(lecture, model, summary_language(lecture, language))
+                summary_key(lecture, model, summary_language(lecture, language))
             )
             if model
             else {}
@@ -85,35 +78,3 @@ def pending_summaries(
         if parts and not is_written(kept, parts):
             pending.append(lecture)
     return pending
-
-
-def write_summaries(
-    library: Library,
-    lectures: Sequence[Lecture],
-    model: Callable[[], Generator | None],
-    language: str | None = None,
-    stop: threading.Event | None = None,
-    name: str | None = None,
-) -> Iterator[SummaryProgress]:
-    """Write the summaries of `lectures` one after another (overview_events: each part kept as
-    it is written), saying where it stands at each lecture's start, after each part, and when a
-    lecture is whole. Setting `stop` ends it between tokens (the part being written is dropped,
-    those written are kept); without a model (`model` gives None) it ends at the first
-    lecture."""
-    stop = stop or threading.Event()
-    total = len(lectures)
-    for number, lecture in enumerate(lectures, 1):
-        parts = written = 0
-        whole = False
-        events = overview_events(library, lecture, model, summary_language(lecture, language), stop,
-                                 name)  # fmt: skip
-        for event in events:
-            if isinstance(event, PartsReady):
-                parts = len(event.parts)
-            elif isinstance(event, PartWritten):
-                written += 1
-            whole = isinstance(event, GistWritten)
-            gist = event.gist if isinstance(event, GistWritten) else None
-            yield SummaryProgress(lecture, number, total, written, parts, gist)
-        if stop.is_set() or (parts and not whole):
-            return  # stopped, or no model to write with

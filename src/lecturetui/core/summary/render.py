@@ -1,35 +1,149 @@
-"""A lecture's summary as study notes: Markdown with a link at every part's time, and one card
-per part (its title, or what it explains, on the front; its summary and the lecturer's words on
-the back)."""
+"""How a lecture's summary looks, from its record (core/summary/fold.py), wherever it is shown:
+as the answer's Markdown text (kept in the history), in the app (Rich text), on the terminal
+(`summary` and `ask`, piece by piece as it is written), and as study notes (Markdown with a link
+at every part's time) and cards (one per part)."""
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING
+
+from lecturetui.core.citing import CITATION
 from lecturetui.core.i18n import _
 from lecturetui.core.records import OverviewRecord, PartRecord
+from lecturetui.core.study.export import Targets, Written, write_targets
 from lecturetui.core.study.export.cards import Card, Source, unique
 from lecturetui.core.study.export.markdown import heading, link, paragraphs, quoted
 from lecturetui.core.study.export.text import one_line
 from lecturetui.core.study.moments import Moment
 
+if TYPE_CHECKING:
+    from rich.text import Text
 
-def part_moment(overview: OverviewRecord, part: PartRecord) -> Moment:
-    return Moment(overview.lecture, overview.title, None, part.start_s, part.end_s, part.url)
+# -- the answer's text: Markdown, in the summary's language ------------------------------------
+_HEADING = {
+    "Portuguese": "Resumo de “{title}”, em {n} partes",
+    "Spanish": "Resumen de “{title}”, en {n} partes",
+}
+_HEADING_EN = "Summary of “{title}”, in {n} parts"
+_PHRASES = {"Portuguese": "Palavras-chave: {phrases}", "Spanish": "Palabras clave: {phrases}"}
+_PHRASES_EN = "Key phrases: {phrases}"
 
 
-def summary_markdown(overview: OverviewRecord) -> str:
+def summary_text(summary: OverviewRecord) -> str:
+    """The summary as one text (Markdown): a heading and the lecture's key phrases, each part
+    with its time, title, summary and the lecturer's words, then the gist."""
+    head = _HEADING.get(summary.language, _HEADING_EN).format(title=summary.title,
+                                                               n=len(summary.parts))  # fmt: skip
+    lines = [f"**{head}**", ""]
+    if summary.phrases:
+        about = _PHRASES.get(summary.language, _PHRASES_EN)
+        lines[1:1] = [f"*{about.format(phrases=' · '.join(summary.phrases))}*"]
+    for p in summary.parts:
+        title = f" {p.title}" if p.title else ""
+        lines.append(f"[{p.number}] {p.start}{title}")
+        if p.summary:
+            lines.append(p.summary)
+        words = " … ".join(p.said)
+        if words:
+            lines.append(f"“{words}”")
+        lines.append("")
+    if summary.gist:
+        lines.append(summary.gist)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+# -- the app ------------------------------------------------------------------------------------
+def summary_rich(summary: OverviewRecord) -> Text:
+    """Each part's number, time and title, what it explains (struck what the part does not
+    say), the lecturer's words; then the gist, its citations highlighted."""
+    from rich.text import Text
+
+    out = Text()
+    out.append(summary.title + "\n", style="bold")
+    if summary.phrases:
+        out.append(_("Key phrases: {phrases}").format(phrases=" · ".join(summary.phrases)) + "\n",
+                   style="italic")  # fmt: skip
+    if summary.parts and summary.parts[0].made:
+        out.append(_("(parts cut by lecturetui where the subject changes)") + "\n", style="dim")
+    for part in summary.parts:
+        out.append("\n")
+        out.append(f"[{part.number}] ", style="bold magenta")
+        out.append(part.start, style="cyan")
+        out.append(f" {part.title}\n", style="bold")
+        if part.summary:
+            out.append(part.summary + "\n")
+        for sentence in part.struck:
+            out.append(sentence + "\n", style="dim strike")
+        if part.said:
+            out.append("“" + " … ".join(part.said) + "”\n", style="italic cyan")
+    if summary.gist:
+        out.append("\n" + _("In short") + "\n", style="bold")
+        at = 0
+        for m in CITATION.finditer(summary.gist):
+            out.append(summary.gist[at : m.start()])
+            out.append(m.group(0), style="bold magenta")
+            at = m.end()
+        out.append(summary.gist[at:])
+    return out
+
+
+# -- the terminal, piece by piece as the summary is written (Rich markup) -----------------------
+def terminal_parts(summary: OverviewRecord) -> list[str]:
+    """What is printed once the parts are out: the title, the key phrases, each part's time,
+    title and the lecturer's words (one item a print)."""
+    from rich.markup import escape
+
+    out = [f"# {escape(summary.title)}\n"]
+    if summary.phrases:
+        said = _("Key phrases: {phrases}").format(phrases=" · ".join(summary.phrases))
+        out.append(f"[italic]{escape(said)}[/]\n")
+    if summary.parts and summary.parts[0].made:
+        out.append("[dim]" + _("(parts cut by lecturetui where the subject changes)") + "[/]\n")
+    for p in summary.parts:
+        words = escape(" … ".join(p.said))
+        out.append(f"[cyan][{p.number}] {p.start}[/] [bold]{escape(p.title)}[/]\n"
+                   f"  [dim]“{words}”[/]")  # fmt: skip
+    return [*out, ""]
+
+
+def terminal_part(part: PartRecord) -> tuple[str, list[str]]:
+    """A part's summary once written, and a note for each sentence struck from it."""
+    from rich.markup import escape
+
+    struck = _("(struck: the part does not say it) {sentence}")
+    return (f"[cyan][{part.number}][/] {escape(part.summary)}",
+            [struck.format(sentence=s) for s in part.struck])  # fmt: skip
+
+
+def terminal_gist(summary: OverviewRecord) -> tuple[list[str], list[str]]:
+    """The gist once written, and a note for each sentence struck from it."""
+    from rich.markup import escape
+
+    struck = _("(struck: the parts do not say it) {sentence}")
+    return (["\n[bold]" + _("In short") + "[/]", escape(summary.gist)],
+            [struck.format(sentence=s) for s in summary.gist_struck])  # fmt: skip
+
+
+# -- study notes and cards ----------------------------------------------------------------------
+def part_moment(summary: OverviewRecord, part: PartRecord) -> Moment:
+    return Moment(summary.lecture, summary.title, None, part.start_s, part.end_s, part.url)
+
+
+def notes_markdown(summary: OverviewRecord) -> str:
     """The lecture as the title; each part a heading with a link at its time, what it explains
     and the lecturer's words quoted; then the gist."""
-    out = [heading(1, overview.title)]
-    if overview.phrases:
-        out += ["", "*" + _("Key phrases: {phrases}").format(phrases=" · ".join(overview.phrases))
+    out = [heading(1, summary.title)]
+    if summary.phrases:
+        out += ["", "*" + _("Key phrases: {phrases}").format(phrases=" · ".join(summary.phrases))
                 + "*"]  # fmt: skip
-    if overview.parts and overview.parts[0].made:
+    if summary.parts and summary.parts[0].made:
         out += ["", "*Parts cut by lecturetui where the subject changes.*"]
-    if overview.gist:
-        out += ["", paragraphs(overview.gist)]
-    for part in overview.parts:
+    if summary.gist:
+        out += ["", paragraphs(summary.gist)]
+    for part in summary.parts:
         title = f"{part.number}. {part.title}" if part.title else str(part.number)
-        out += ["", heading(2, title), "", link(part_moment(overview, part))]
+        out += ["", heading(2, title), "", link(part_moment(summary, part))]
         if part.phrases:
             out += ["", "*" + " · ".join(part.phrases) + "*"]
         if part.summary:
@@ -39,15 +153,20 @@ def summary_markdown(overview: OverviewRecord) -> str:
     return "\n".join(out) + "\n"
 
 
-def summary_cards(overview: OverviewRecord) -> list[Card]:
+def notes_cards(summary: OverviewRecord) -> list[Card]:
     """One card per part that was summarised: its title (or its place in the lecture) on the
     front, its summary and the lecturer's words on the back."""
     cards = []
-    for part in overview.parts:
+    for part in summary.parts:
         if not part.summary:
             continue
-        front = (f"{one_line(overview.title)}: {one_line(part.title)}" if part.title
-                 else f"{one_line(overview.title)}, {part.start}")  # fmt: skip
+        front = (f"{one_line(summary.title)}: {one_line(part.title)}" if part.title
+                 else f"{one_line(summary.title)}, {part.start}")  # fmt: skip
         back = part.summary + ("\n\n“" + " … ".join(part.said) + "”" if part.said else "")
-        cards.append(Card(front, back, (Source(f"[{part.number}]", part_moment(overview, part)),)))
+        cards.append(Card(front, back, (Source(f"[{part.number}]", part_moment(summary, part)),)))
     return unique(cards)
+
+
+def export_summary(summary: OverviewRecord, to: Targets) -> list[Written]:
+    """Write a lecture's summary as study notes (Markdown) and cards, one per part."""
+    return write_targets(notes_markdown(summary), len(summary.parts), notes_cards(summary), to)

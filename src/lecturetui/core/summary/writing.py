@@ -22,16 +22,16 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 from lecturetui.core.answer.check import facts, holds
-from lecturetui.core.answer.events import GistWritten, PartsReady, PartWritten
-from lecturetui.core.answer.generation import Generator
 from lecturetui.core.citing import CITATION
 from lecturetui.core.language import language_name
 from lecturetui.core.lectures import Lecture
 from lecturetui.core.lexical import fold
 from lecturetui.core.library import Library
+from lecturetui.core.llm.model import Generator
 from lecturetui.core.storage.overviews import GIST, OverviewKey, Written
 from lecturetui.core.storage.phrases import PhraseTable
 from lecturetui.core.study.parts import Part
+from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
 from lecturetui.core.timefmt import format_timestamp
 
 _P = TypeVar("_P")
@@ -224,7 +224,7 @@ def summary_language(lecture: Lecture, question: str | None = None) -> str:
     return language_name(lecture.language) if lecture.language else "English"
 
 
-def overview_events(
+def summary_events(
     library: Library,
     lecture: Lecture,
     model: Callable[[], Generator | None],
@@ -243,16 +243,16 @@ def overview_events(
     yield PartsReady(lecture, parts, language, found.lecture if found else ())
     if not parts:
         return
-    kept = library.overviews.written(overview_key(lecture, name, language)) if name else {}
+    kept = library.overviews.written(summary_key(lecture, name, language)) if name else {}
     generator: Generator | None = None
     if not is_written(kept, parts):
         generator = model()
         if generator is None:
             return
         name = generator.name
-        kept = library.overviews.written(overview_key(lecture, name, language))
+        kept = library.overviews.written(summary_key(lecture, name, language))
     assert name is not None
-    key = overview_key(lecture, name, language)
+    key = summary_key(lecture, name, language)
     said = " ".join(p.text for p in parts)
     done: list[tuple[Part, Written]] = []
     for part in parts:
@@ -278,7 +278,7 @@ def overview_events(
     yield GistWritten(lecture, gist)
 
 
-def overview_key(lecture: Lecture, model: str | None, language: str) -> OverviewKey:
+def summary_key(lecture: Lecture, model: str | None, language: str) -> OverviewKey:
     """Which summary is kept: this lecture as it is now, by this model, in this language."""
     return OverviewKey(lecture.id, lecture.content_hash, model or "", language)
 

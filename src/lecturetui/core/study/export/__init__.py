@@ -1,6 +1,7 @@
 """Bookmarks and answers leave the app: Markdown (markdown.py), flashcards (cards.py) as an
 Anki package (anki.py) and as CSV (csvfile.py). Both faces call `export_bookmarks` and
-`export_answer` with the files wanted."""
+`export_answer` with the files wanted; a lecture's summary is written the same way
+(`write_targets`, from core/summary/render.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from pathlib import Path
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Chapter
-from lecturetui.core.records import OverviewRecord
 from lecturetui.core.study.bookmarks import Bookmark
 from lecturetui.core.study.export.cards import Card, answer_cards, bookmark_cards
 from lecturetui.core.study.export.markdown import answer_markdown, bookmarks_markdown
@@ -23,8 +23,8 @@ __all__ = [
     "Written",
     "export_answer",
     "export_bookmarks",
-    "export_summary",
     "no_bookmarks",
+    "write_targets",
 ]
 
 
@@ -47,7 +47,9 @@ class Written:
     count: int  # moments (Markdown) or cards
 
 
-def _write(markdown: str, moments: int, cards: Sequence[Card], to: Targets) -> list[Written]:
+def write_targets(markdown: str, moments: int, cards: Sequence[Card], to: Targets) -> list[Written]:
+    """Write the Markdown and the cards to the files wanted (`moments`: how many the Markdown
+    holds)."""
     from lecturetui.core.study.export.anki import write_anki
     from lecturetui.core.study.export.csvfile import write_csv
 
@@ -81,7 +83,7 @@ def export_bookmarks(
     if not bookmarks:
         raise no_bookmarks()
     markdown = bookmarks_markdown(bookmarks, title, chapters)
-    return _write(markdown, len(bookmarks), bookmark_cards(bookmarks), to)
+    return write_targets(markdown, len(bookmarks), bookmark_cards(bookmarks), to)
 
 
 def no_bookmarks() -> LectureTuiError:
@@ -93,11 +95,4 @@ def no_bookmarks() -> LectureTuiError:
 
 def export_answer(answer: SavedAnswer, to: Targets) -> list[Written]:
     """Write an answer (question, answer, citations) to the target files."""
-    return _write(answer_markdown(answer), len(answer.citations), answer_cards(answer), to)
-
-
-def export_summary(overview: OverviewRecord, to: Targets) -> list[Written]:
-    """Write a lecture's summary as study notes (Markdown) and cards, one per part."""
-    from lecturetui.core.summary.render import summary_cards, summary_markdown
-
-    return _write(summary_markdown(overview), len(overview.parts), summary_cards(overview), to)
+    return write_targets(answer_markdown(answer), len(answer.citations), answer_cards(answer), to)

@@ -1,0 +1,151 @@
+"""The front door (core/requests.py): a typed request answered as events, and why it is
+answered that way; a question that asks for a lecture's summary, or what a course covers, gets
+it instead of a moment; with fakes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lecturetui.core.answer.events import Answered, EvidenceReady, Failed, Started
+from lecturetui.core.answer.question import Loaded, QuestionSettings
+from lecturetui.core.conversation import Turn
+from lecturetui.core.library import Library
+from lecturetui.core.paths import DataHome
+from lecturetui.core.records import AnswerRecord, from_json, to_json
+from lecturetui.core.requests import (
+    ASKED,
+    COURSE,
+    MOMENT,
+    CourseOverview,
+    LectureSummary,
+    Question,
+    route,
+    run_request,
+)
+from lecturetui.core.summary.events import PartsReady
+from lecturetui.core.summary.writing import summary_events
+from tests.conftest import SEED_CORPUS
+from tests.core.summary.test_writing import PartsThenGist
+from tests.fakes import FakeEmbedder, FakeGenerator
+
+
+def _library() -> Library:
+    library = Library(DataHome.resolve(), embedder=FakeEmbedder())
+    library.ingest([SEED_CORPUS])
+    return library
+
+
+def _asking(text: str, lecture: str | None = None) -> Question:
+    return Question(Turn(text, text), lecture)
+
+
+def test_why_a_request_is_answered_as_it_is_is_said_in_one_place(home: Path) -> None:
+    library = _library()
+    s = QuestionSettings()
+    named = route(library, _asking("Resuma a aula 2"), s)  # no title holds a 2: the second
+    assert named.answered == LectureSummary("aula-b", "Portuguese") and named.why == "number"
+    here = route(library, _asking("resuma esta aula", "aula-c"), s)
+    assert here.answered == LectureSummary("aula-c", "Portuguese") and here.why == "open"
+    course = route(library, _asking("O que este curso cobre?"), s)
+    assert course.answered == CourseOverview(language="Portuguese") and course.why == COURSE
+    point = _asking("O TensorFlow prioriza qual dispositivo?")
+    moment = route(library, point, s)
+    assert moment.answered is point and moment.why == MOMENT and moment.asked is not None
+    # a typed request is answered as sent: no words are read
+    sent = LectureSummary("aula-b", "English")
+    assert route(library, sent, s).answered is sent and route(library, sent, s).why == ASKED
+    library.close()
+
+
+def test_a_lecture_s_summary_sent_as_such_is_answered_as_sent(home: Path) -> None:
+    library = _library()
+    gen = PartsThenGist("This part explains it.", "It explains it all.")
+    words = "Summarise this lecture: Aula D"
+    events = list(run_request(library, LectureSummary("aula-d", "English", words), Loaded(gen)))
+    kinds = [type(e) for e in events]
+    assert kinds[:2] == [Started, PartsReady] and EvidenceReady not in kinds  # no search
+    done = events[-1]
+    assert isinstance(done, Answered) and done.entry_id is not None  # kept in the history
+    assert done.answer.question == words and done.record.overview is not None
+    assert done.record.overview.lecture == "aula-d" and done.record.overview.language == "English"
+    assert "in English" in gen.prompts[0][0]["content"]
+    # not kept where the settings say so; no language: the lecture's own
+    quiet = QuestionSettings(keep=False)
+    again = list(run_request(library, LectureSummary("aula-e"), Loaded(gen), quiet))[-1]
+    assert isinstance(again, Answered) and again.entry_id is None
+    assert again.record.overview is not None and again.record.overview.language == "Portuguese"
+    # a lecture that is not there is said in one sentence
+    missing = list(run_request(library, LectureSummary("aula-z"), Loaded(gen)))
+    assert len(missing) == 1 and isinstance(missing[0], Failed)
+    library.close()
+
+
+def test_a_course_s_overview_has_a_line_per_lecture_of_that_course(home: Path) -> None:
+    library = _library()
+    for lecture_id in ("aula-a", "aula-b"):
+        library.update_lecture(lecture_id, course="Redes")
+    gen = FakeGenerator("nunca")
+    done = list(run_request(library, CourseOverview("Redes", "Portuguese"), Loaded(gen)))[-1]
+    assert isinstance(done, Answered)
+    rows = [line for line in done.answer.text.splitlines() if line.startswith("[")]
+    assert [row.split(":")[0] for row in rows] == ["[1] Aula A", "[2] Aula B"]
+    assert gen.prompts == []  # no model writes a course's overview
+    library.close()
+
+
+def test_a_request_for_a_summary_is_answered_with_it_not_a_moment(home: Path) -> None:
+    library = _library()
+    gen = FakeGenerator("Esta parte explica o conteúdo.")
+    question = "Resuma esta aula"
+    open_ = library.lectures()[1].id
+    events = list(run_request(library, Question(Turn(question, question), open_), Loaded(gen)))
+    kinds = [type(e) for e in events]
+    assert kinds[:2] == [Started, PartsReady] and EvidenceReady not in kinds  # no search
+    done = events[-1]
+    assert isinstance(done, Answered) and done.entry_id is not None  # kept in the history
+    record = done.record.overview
+    assert record is not None and record.lecture == open_ and record.language == "Portuguese"
+    assert record.parts and all(p.summary == "Esta parte explica o conteúdo." for p in record.parts)
+    assert done.answer.text.startswith("**Resumo de")
+    # the record reads back from JSON as it was written
+    assert from_json(to_json(done.record), AnswerRecord).overview == record
+    # a question about a moment still finds a moment
+    point = "O TensorFlow prioriza qual dispositivo?"
+    events = list(run_request(library, Question(Turn(point, point)), Loaded(gen)))
+    assert any(isinstance(e, EvidenceReady) for e in events)
+    library.close()
+
+
+@pytest.mark.parametrize("question", ["summarize this lecture", "resuma esta aula"])
+def test_the_summary_is_in_the_question_s_language(home: Path, question: str) -> None:
+    library = _library()
+    gen = FakeGenerator("Resumo.")
+    open_ = library.lectures()[0].id
+    done = list(run_request(library, Question(Turn(question, question), open_), Loaded(gen)))[-1]
+    assert isinstance(done, Answered) and done.record.overview is not None
+    language = "English" if question.startswith("summ") else "Portuguese"
+    assert done.record.overview.language == language
+    assert f"in {language}" in gen.prompts[0][0]["content"]
+    library.close()
+
+
+def test_a_question_about_the_course_gets_a_line_per_lecture(home: Path) -> None:
+    library = _library()
+    gen = PartsThenGist("Uma parte.", "Esta aula trata de núcleos de processamento.")
+    first = library.lectures()[0]
+    list(summary_events(library, first, lambda: gen, "Portuguese"))  # one summary written
+    question = "O que este curso cobre?"
+    events = list(run_request(library, Question(Turn(question, question)), Loaded(gen)))
+    done = events[-1]
+    assert isinstance(done, Answered) and not any(isinstance(e, EvidenceReady) for e in events)
+    lines = done.answer.text.splitlines()
+    assert lines[0] == "**O que o curso cobre, aula por aula**"
+    rows = [line for line in lines if line.startswith("[")]
+    assert len(rows) == len(library.lectures())
+    mine = next(row for row in rows if first.title in row)
+    assert "Esta aula trata de núcleos de processamento." in mine
+    others = [row for row in rows if row is not mine]
+    assert all("ainda sem resumo" in row for row in others)
+    library.close()
