@@ -106,3 +106,39 @@ def test_a_lecture_named_by_a_letter() -> None:
     assert found is not None and found.lecture.id == "aula-b"
     # "a" is also a word of the question, never a lecture's name by itself
     assert named_lecture("resuma a aula", lettered).by == "latest"  # type: ignore[union-attr]
+
+
+def test_the_longest_title_the_request_holds_is_the_one_named() -> None:
+    """ "Revisão da aula 1" holds "aula 1", another lecture's whole title, and its number: the
+    longer title wins, whatever the course order."""
+    review = [_lecture("r1", "Revisão da aula 1"), _lecture("a1", "Aula 1")]
+    for lectures in (review, review[::-1]):
+        found = named_lecture("Resuma a revisão da aula 1", lectures)
+        assert found is not None and (found.lecture.id, found.by) == ("r1", "title")
+        found = named_lecture("Summarise this lecture: Revisão da aula 1", lectures)
+        assert found is not None and found.lecture.id == "r1"
+        found = named_lecture("resuma a aula 1", lectures)  # the shorter title, whole
+        assert found is not None and (found.lecture.id, found.by) == ("a1", "title")
+    # a title that does not hold the number named is no answer: the number decides
+    intro = [_lecture("i", "Introdução"), *LECTURES]
+    found = named_lecture("resuma a introdução da aula 3", intro)
+    assert found is not None and (found.lecture.id, found.by) == ("a3", "number")
+
+
+def test_the_course_in_scope_or_open_tells_two_lectures_named_alike_apart() -> None:
+    files = _lecture("files", "Lecture 5: Files", "Python")
+    graphs = _lecture("graphs", "Lecture 5: Graphs", "Algorithms")
+    other = _lecture("p4", "Lecture 4: Strings", "Python")
+    lectures = [graphs, files, other]  # "Algorithms" comes first in course order
+    found = named_lecture("Summarise this lecture: Lecture 5: Files", lectures)
+    assert found is not None and (found.lecture.id, found.by) == ("files", "title")
+    # "lecture 5" alone: the course in scope, else the open lecture's, decides
+    found = named_lecture("summarise lecture 5", lectures, scoped=["files", "p4"])
+    assert found is not None and (found.lecture.id, found.by) == ("files", "number")
+    found = named_lecture("summarise lecture 5", lectures, open_="p4")
+    assert found is not None and found.lecture.id == "files"
+    found = named_lecture("summarise lecture 5", lectures, open_="graphs")
+    assert found is not None and found.lecture.id == "graphs"
+    # and the last lecture is that course's
+    last = named_lecture("summary of the last lecture", lectures, open_="p4")
+    assert last is not None and (last.lecture.id, last.by) == ("files", "last")

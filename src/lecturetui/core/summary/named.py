@@ -4,13 +4,15 @@ covers. The front door (core/requests.py) answers such a question with that lect
 (core/summary/writing.py), or a line per lecture, instead of one moment.
 
 A question asks for a lecture's summary when it asks for a summary, an overview or the main
-topics (in the languages below) and names a lecture: by its number ("aula 3", "lecture 5": a
-number in its title, else the lecture in that place), by a word of its title ("a aula de
-autovetores"), as this one or the last one (the last in course order: by date, then by the
-numbers in the titles), or by the question's scope or the lecture open in the app. A
+topics (in the languages below) and names a lecture: by its whole title ("Revisão da aula 1":
+the longest title the question holds, before any number in it), by its number ("aula 3",
+"lecture 5": a number in its title, else the lecture in that place), by a word of its title ("a
+aula de autovetores"), as this one or the last one (the last in course order: by date, then by
+the numbers in the titles), or by the question's scope or the lecture open in the app. A
 request for a summary that names no lecture ("resuma a aula") is about the lecture in scope or
 open, else the last one. "Resuma o que é um tensor" names no lecture and asks about one
-idea: it is a question about a moment.
+idea: it is a question about a moment. Where two lectures answer alike ("Lecture 5" of two
+courses), the course in scope, else the open lecture's, decides.
 """
 
 from __future__ import annotations
@@ -119,7 +121,7 @@ class NamedLecture:
     """The lecture a request for a summary names, and how it was found."""
 
     lecture: Lecture
-    by: str  # number, title, search, this, last, scope, open, only, latest
+    by: str  # title, number, search, this, last, scope, open, only, latest
 
 
 def named_lecture(
@@ -131,30 +133,35 @@ def named_lecture(
 ) -> NamedLecture | None:
     """The lecture a request for a summary asks about, or None when the question is not one
     (or names a lecture that is not in the library). `scoped`: the lectures of the question's
-    scope; `open_`: the lecture open in the app; `find`: the lecture that speaks most of a
-    subject ("a aula sobre autovetores" when no title says it: the search's)."""
+    scope; `open_`: the lecture open in the app (their course decides between two lectures
+    named alike); `find`: the lecture that speaks most of a subject ("a aula sobre autovetores"
+    when no title says it: the search's)."""
     text = " ".join(fold(question).split())
     if not lectures or not asks_summary(question):
         return None
     by_id = {lec.id: lec for lec in lectures}
     ordered = sorted(lectures, key=course_order)
-    if m := _NUMBER.search(text):
-        found = _numbered(ordered, int(m.group(3)))
+    course = _course(by_id, scoped, open_)
+    number = _NUMBER.search(text)
+    if (found := _entitled(ordered, text, course, number)) is not None:
+        return NamedLecture(found, "title")
+    if number:
+        found = _numbered(ordered, int(number.group(3)), course)
         return NamedLecture(found, "number") if found else None
-    if (m := _LETTER.search(text)) and (found := _lettered(ordered, m.group(2))) is not None:
+    if (m := _LETTER.search(text)) and (found := _lettered(ordered, m.group(2), course)):
         return NamedLecture(found, "number")
     if m := _NAMED.search(text):
-        found = _titled(ordered, m.group(3))
+        found = _titled(ordered, m.group(3), course)
         if found is not None:
             return NamedLecture(found, "title")
         found = find(m.group(3)) if find is not None else None
         return NamedLecture(found, "search") if found is not None else None
     if _LAST.search(text):
-        return NamedLecture(ordered[-1], "last")
+        return NamedLecture(_among(ordered, course)[-1], "last")
     here = _here(by_id, scoped, open_)
     if _THIS.search(text) and here is not None:
         return here
-    found = _titled(ordered, text)
+    found = _titled(ordered, text, course)
     if found is not None:
         return NamedLecture(found, "title")
     if not _ANY_LECTURE.search(text) and here is None:
@@ -163,7 +170,7 @@ def named_lecture(
         return here
     if len(lectures) == 1:
         return NamedLecture(lectures[0], "only")
-    return NamedLecture(ordered[-1], "latest")
+    return NamedLecture(_among(ordered, course)[-1], "latest")
 
 
 def _here(
@@ -176,39 +183,80 @@ def _here(
     return None
 
 
+def _course(by_id: dict[str, Lecture], scoped: Sequence[str], open_: str | None) -> str | None:
+    """The course a request is about where it names none: the one course of the lectures in
+    scope, else the open lecture's."""
+    courses = {by_id[x].course for x in scoped if x in by_id}
+    if len(courses) == 1:
+        return courses.pop()
+    return by_id[open_].course if open_ is not None and open_ in by_id else None
+
+
+def _among(ordered: Sequence[Lecture], course: str | None) -> list[Lecture]:
+    """The lectures of `course` (all of them when it has none, or none is given)."""
+    return [lec for lec in ordered if course and lec.course == course] or list(ordered)
+
+
+def _one(found: Sequence[Lecture], course: str | None) -> Lecture | None:
+    """The one lecture found, or the one of them in `course`; None when that does not decide."""
+    if len(found) == 1:
+        return found[0]
+    ours = [lec for lec in found if course and lec.course == course]
+    return ours[0] if len(ours) == 1 else None
+
+
 def course_order(lecture: Lecture) -> tuple[str, str, list[object]]:
     """Course order: by course, date when known, then the title's numbers as numbers."""
     key = [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", fold(lecture.title))]
     return (lecture.course or "", lecture.date or "", key)
 
 
-def _numbered(ordered: Sequence[Lecture], n: int) -> Lecture | None:
-    """The lecture whose title carries number `n` (its first number), else the n-th."""
-    for lec in ordered:
-        first = re.search(r"\d+", lec.title)
-        if first is not None and int(first.group()) == n:
-            return lec
-    return ordered[n - 1] if 1 <= n <= len(ordered) else None
+def _numbered(ordered: Sequence[Lecture], n: int, course: str | None) -> Lecture | None:
+    """The lecture whose title carries number `n` (its first number; of `course` first), else
+    the n-th (of `course`)."""
+    carrying = [lec for lec in ordered
+                if (first := re.search(r"\d+", lec.title)) and int(first.group()) == n]  # fmt: skip
+    if carrying:
+        return next((lec for lec in carrying if course and lec.course == course), carrying[0])
+    among = _among(ordered, course)
+    return among[n - 1] if 1 <= n <= len(among) else None
 
 
-def _lettered(ordered: Sequence[Lecture], letter: str) -> Lecture | None:
+def _lettered(ordered: Sequence[Lecture], letter: str, course: str | None) -> Lecture | None:
     """The one lecture whose title has `letter` as a word of its own ("Aula B")."""
-    found = [lec for lec in ordered if letter in re.findall(r"[^\W\d_]+", fold(lec.title))]
-    return found[0] if len(found) == 1 else None
+    return _one([lec for lec in ordered if letter in re.findall(r"[^\W\d_]+", fold(lec.title))],
+                course)  # fmt: skip
 
 
-def _titled(ordered: Sequence[Lecture], words: str) -> Lecture | None:
+def _entitled(
+    ordered: Sequence[Lecture], text: str, course: str | None, number: re.Match[str] | None
+) -> Lecture | None:
+    """The lecture whose whole title the request holds ("resuma a revisão da aula 1"): the
+    longest such title, so "Revisão da aula 1" before "Aula 1"; where a lecture's number is
+    named too, only a title that holds it ("Lecture 5: Files" holds "lecture 5")."""
+    held: list[tuple[int, Lecture]] = []
+    for lec in ordered:
+        words = re.findall(r"\w+", fold(lec.title))
+        if len(words) < 2 and not (words and len(words[0]) >= 4 and words[0] not in _STOP):
+            continue  # one short or common word ("Aula") names no lecture by itself
+        at = re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b", text)
+        if at and (number is None or at.start() <= number.start() <= number.end() <= at.end()):
+            held.append((len(words), lec))
+    if not held:
+        return None
+    longest = max(n for n, _ in held)
+    return _one([lec for n, lec in held if n == longest], course)
+
+
+def _titled(ordered: Sequence[Lecture], words: str, course: str | None) -> Lecture | None:
     """The lecture whose title shares the most words with `words` (a word's first five letters
     will do: "autovetores" finds "Autovetores e autovalores"), when one shares more than any
-    other."""
+    other (or is the one of `course` among those)."""
     wanted = {w[:5] for w in _WORD.findall(fold(words)) if w not in _STOP}
     if not wanted:
         return None
-    scored = sorted(
-        ((len(wanted & {w[:5] for w in _WORD.findall(fold(lec.title))}), i) for i, lec in
-         enumerate(ordered)),
-        reverse=True,
-    )  # fmt: skip
-    if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+    shared = [len(wanted & {w[:5] for w in _WORD.findall(fold(lec.title))}) for lec in ordered]
+    best = max(shared, default=0)
+    if best == 0:
         return None
-    return ordered[scored[0][1]]
+    return _one([lec for lec, n in zip(ordered, shared, strict=True) if n == best], course)
