@@ -109,6 +109,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("retrieval",),
     ("study",),
     ("indexes", "library", "library_contents", "library_embedder", "watch"),
+    ("pack",),
     ("answer",),
     ("summary",),
     ("requests",),

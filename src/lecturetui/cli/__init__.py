@@ -16,6 +16,7 @@ from lecturetui.cli.manage_cmds import edit_cmd, remove_cmd
 from lecturetui.cli.models_cmds import models_group
 from lecturetui.cli.notes_cmds import bookmarks_group, export_cmd
 from lecturetui.cli.outline_cmd import outline_cmd
+from lecturetui.cli.pack_cmds import pack_group
 from lecturetui.cli.search_cmds import reindex_cmd, search_cmd
 from lecturetui.cli.summary_cmd import summary_cmd
 from lecturetui.core.i18n import _
@@ -37,6 +38,7 @@ for command in (
     bookmarks_group,
     export_cmd,
     reindex_cmd,
+    pack_group,
     models_group,
     config_group,
     doctor_cmd,

@@ -248,6 +248,26 @@ class VectorIndex:
             self._labels.update(labels)
             self._exact = None
 
+    def add_stored(self, labels: list[int], vectors: npt.NDArray[np.float32]) -> None:
+        """Add new labels' unit vectors as given: an inner-product index does not scale them."""
+        import hnswlib
+
+        path = self.folder / f".vectors-{os.getpid()}-{threading.get_ident()}.tmp"
+        with self._lock:
+            size = self._index.get_max_elements() + len(labels)
+            try:
+                for space, step in (("ip", labels), (self.manifest.space, [])):
+                    self._index.save_index(str(path))
+                    self._index = hnswlib.Index(space=space, dim=self.manifest.dim)
+                    self._index.load_index(str(path), max_elements=size)
+                    if step:
+                        self._index.add_items(vectors, np.asarray(step, dtype=np.int64))
+            finally:
+                path.unlink(missing_ok=True)
+            self._index.set_ef(self.manifest.ef)
+            self._labels.update(labels)
+            self._exact = None
+
     def remove(self, labels: list[int]) -> None:
         with self._lock:
             for label in labels:
