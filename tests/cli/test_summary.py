@@ -135,7 +135,7 @@ def test_ctrl_c_stops_summary_all_keeping_the_parts_written(
     assert result.exit_code == 130 and "kept" in result.output
     library = Library(DataHome.resolve())
     kept = [
-        library.overviews.written(summary_key(x, fake_model[0].name, summary_language(x)))
+        library.summaries.written(summary_key(x, fake_model[0].name, summary_language(x)))
         for x in library.lectures()
     ]
     # the one part written before Ctrl+C is kept (the gist is ordinal 0), nothing of the next

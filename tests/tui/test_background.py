@@ -139,7 +139,7 @@ async def test_a_question_stops_it_at_once_and_it_goes_on_when_idle_again(
         assert app.idle_summaries.quiet.is_set() and gen.most == 1  # never two replies at once
         library = app.services.library
         first = pending_summaries(library, gen.name, "Portuguese")[0]
-        assert library.overviews.written(_key(first, gen)) == {}  # the part cut short: dropped
+        assert library.summaries.written(_key(first, gen)) == {}  # the part cut short: dropped
         parts = gen.parts
         _idle(monkeypatch)  # idle again: the same part is written from its start
         await _until(pilot, lambda: gen.parts > parts)

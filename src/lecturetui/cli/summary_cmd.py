@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from lecturetui.core.library import Library
     from lecturetui.core.llm.model import Generator
     from lecturetui.core.llm.server import ServerGenerator
-    from lecturetui.core.records import OverviewRecord
+    from lecturetui.core.records import SummaryRecord
     from lecturetui.core.session import ModelSession
     from lecturetui.core.summary.events import SummaryEvent
 
@@ -143,7 +143,7 @@ def _summarise(
     session: ModelSession,
     parts_only: bool,
     quiet: bool,
-) -> OverviewRecord:
+) -> SummaryRecord:
     """The summary through the front door (a LectureSummary, not kept in the history), its
     events printed as they come (`quiet`: a progress bar instead), and its record; Ctrl+C stops
     it, keeping the parts written."""
@@ -158,7 +158,7 @@ def _summarise(
     models = _PartsOnly(source) if parts_only else source
     show = SummaryPrinter(console())
     so_far = Unfolding(language)
-    record: OverviewRecord | None = None
+    record: SummaryRecord | None = None
     with progress_bars() if quiet else nullcontext() as bar:
         task = bar.add_task(_("summary"), total=None, rate="") if bar is not None else None
         try:

@@ -45,7 +45,7 @@ from lecturetui.core.retrieval.vector_index import (
     VectorIndex,
     unit_vector,
 )
-from lecturetui.core.storage.overviews import Overviews
+from lecturetui.core.storage.summaries import Summaries
 from lecturetui.core.study.course_map import MapRow, course_map
 from lecturetui.core.study.lecture_keyphrases import (
     Sources,
@@ -203,9 +203,9 @@ class Library(LibraryContents):
         return resolve(self.store, scope) if scope else None
 
     @property
-    def overviews(self) -> Overviews:
-        """The summaries written of the lectures, part by part (core/storage/overviews.py)."""
-        return Overviews(self.store)
+    def summaries(self) -> Summaries:
+        """The summaries written of the lectures, part by part (core/storage/summaries.py)."""
+        return Summaries(self.store)
 
     def warm(self, rerank: bool = True) -> None:
         """Load the embedding models and the index now (the app does this while the user types);

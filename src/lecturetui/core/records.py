@@ -214,8 +214,9 @@ class AnswerRecord:
     #: with no explanation
     unsure: bool = False
     moments: tuple[QuoteRecord, ...] = ()
-    #: a question about a whole lecture: `answer` is that lecture's summary (`overview`)
-    overview: OverviewRecord | None = None
+    #: a request for a lecture's summary: `answer` is its text, this its record (the field keeps
+    #: the name the JSON and the history have always given it)
+    overview: SummaryRecord | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +237,7 @@ class PartRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class OverviewRecord:
+class SummaryRecord:
     """A lecture's summary, part by part, then its gist citing the parts as [n]."""
 
     lecture: str

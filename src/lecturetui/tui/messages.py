@@ -13,8 +13,8 @@ from lecturetui.core.records import (
     AnswerRecord,
     FoundRecord,
     HitRecord,
-    OverviewRecord,
     PassageRecord,
+    SummaryRecord,
 )
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ class PromptShown(QuestionMessage):
 class SummaryGrew(QuestionMessage):
     """A lecture's summary so far: its parts, then each part's summary, then the gist."""
 
-    def __init__(self, serial: int, summary: OverviewRecord, done: int) -> None:
+    def __init__(self, serial: int, summary: SummaryRecord, done: int) -> None:
         super().__init__(serial)
         self.summary = summary
         self.done = done  # parts written so far

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.storage.overviews import Written
+from lecturetui.core.storage.summaries import Written
 from lecturetui.core.study.parts import Part
 from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
 from lecturetui.core.summary.writing import (

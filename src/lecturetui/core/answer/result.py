@@ -13,8 +13,8 @@ from lecturetui.core.conversation import Turn
 from lecturetui.core.library import Hit
 from lecturetui.core.records import (
     AnswerRecord,
-    OverviewRecord,
     PassageRecord,
+    SummaryRecord,
     UnsupportedRecord,
     to_json,
 )
@@ -48,7 +48,7 @@ class Answer:
     moments: tuple[Quote, ...] = ()
     #: a lecture's summary, part by part (core/summary/writing.py), asked for as such or by a
     #: question (core/requests.py)
-    overview: OverviewRecord | None = None
+    overview: SummaryRecord | None = None
 
     @property
     def citations(self) -> list[Passage]:

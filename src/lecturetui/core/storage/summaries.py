@@ -25,7 +25,7 @@ class Written:
 
 
 @dataclass(frozen=True, slots=True)
-class OverviewKey:
+class SummaryKey:
     """Which summary: a lecture as it is now, by one model, in one language."""
 
     lecture_id: str
@@ -34,13 +34,13 @@ class OverviewKey:
     language: str
 
 
-class Overviews:
-    """The overview_parts table of a library's store."""
+class Summaries:
+    """The summaries kept in a library's store (its overview_parts table)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def written(self, key: OverviewKey) -> dict[int, Written]:
+    def written(self, key: SummaryKey) -> dict[int, Written]:
         """What was written for this lecture, model and language, by ordinal (nothing when the
         lecture changed since)."""
         rows = self.store.connection.execute(
@@ -53,7 +53,7 @@ class Overviews:
             for o, s, text, struck in rows
         }
 
-    def keep(self, key: OverviewKey, part: Written) -> None:
+    def keep(self, key: SummaryKey, part: Written) -> None:
         """Keep one written part (replacing what an older content of the lecture had)."""
         with self.store.transaction():
             self.store.connection.execute(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from lecturetui.core.lectures import Lecture
 from lecturetui.core.library import Library
-from lecturetui.core.storage.overviews import GIST
+from lecturetui.core.storage.summaries import GIST
 from lecturetui.core.summary.writing import first_sentence, summary_key
 
 _COURSE_HEADING = {
@@ -42,5 +42,5 @@ def gist_line(library: Library, lecture: Lecture, model: str | None, language: s
     this language, else "" (the course's overview line; the course map's too)."""
     if model is None:
         return ""
-    kept = library.overviews.written(summary_key(lecture, model, language)).get(GIST)
+    kept = library.summaries.written(summary_key(lecture, model, language)).get(GIST)
     return first_sentence(kept.summary) if kept is not None and kept.summary else ""

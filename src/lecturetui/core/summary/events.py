@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lecturetui.core.lectures import Lecture
-from lecturetui.core.storage.overviews import Written
+from lecturetui.core.storage.summaries import Written
 from lecturetui.core.study.parts import Part
 
 

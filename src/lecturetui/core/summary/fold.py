@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from lecturetui.core.lectures import Lecture
 from lecturetui.core.links import deep_link
-from lecturetui.core.records import OverviewRecord, PartRecord
-from lecturetui.core.storage.overviews import Written
+from lecturetui.core.records import PartRecord, SummaryRecord
+from lecturetui.core.storage.summaries import Written
 from lecturetui.core.study.parts import Part
 from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten, SummaryEvent
 from lecturetui.core.timefmt import format_timestamp
@@ -24,10 +24,10 @@ def summary_record(
     language: str,
     model: str | None,
     phrases: Sequence[str] = (),
-) -> OverviewRecord:
+) -> SummaryRecord:
     """The summary as the faces show it and `--json` prints it."""
     by_number = {w.ordinal: w for w in written}
-    return OverviewRecord(
+    return SummaryRecord(
         lecture=lecture.id,
         title=lecture.title,
         language=language,
@@ -80,7 +80,7 @@ class Unfolding:
         """How many of the summary's steps are done: the parts written, then the gist."""
         return len(self.written) + (self.gist is not None)
 
-    def record(self, model: str | None = None) -> OverviewRecord:
+    def record(self, model: str | None = None) -> SummaryRecord:
         """What the summary is so far (`model`: the answer model's name, kept where it wrote
         any part)."""
         assert self.lecture is not None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Lecture
 from lecturetui.core.library import Library
-from lecturetui.core.storage.overviews import Written
+from lecturetui.core.storage.summaries import Written
 from lecturetui.core.summary.named import course_order
 from lecturetui.core.summary.writing import is_written, summary_key, summary_language
 
@@ -68,7 +68,7 @@ def pending_summaries(
         if stop is not None and stop.is_set():
             break
         kept = (
-            library.overviews.written(
+            library.summaries.written(
                 summary_key(lecture, model, summary_language(lecture, language))
             )
             if model

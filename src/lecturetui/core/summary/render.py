@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from lecturetui.core.citing import CITATION
 from lecturetui.core.i18n import _
-from lecturetui.core.records import OverviewRecord, PartRecord
+from lecturetui.core.records import PartRecord, SummaryRecord
 from lecturetui.core.study.export import Targets, Written, write_targets
 from lecturetui.core.study.export.cards import Card, Source, unique
 from lecturetui.core.study.export.markdown import heading, link, paragraphs, quoted
@@ -30,7 +30,7 @@ _PHRASES = {"Portuguese": "Palavras-chave: {phrases}", "Spanish": "Palabras clav
 _PHRASES_EN = "Key phrases: {phrases}"
 
 
-def summary_text(summary: OverviewRecord) -> str:
+def summary_text(summary: SummaryRecord) -> str:
     """The summary as one text (Markdown): a heading and the lecture's key phrases, each part
     with its time, title, summary and the lecturer's words, then the gist."""
     head = _HEADING.get(summary.language, _HEADING_EN).format(title=summary.title,
@@ -54,7 +54,7 @@ def summary_text(summary: OverviewRecord) -> str:
 
 
 # -- the app ------------------------------------------------------------------------------------
-def summary_rich(summary: OverviewRecord) -> Text:
+def summary_rich(summary: SummaryRecord) -> Text:
     """Each part's number, time and title, what it explains (struck what the part does not
     say), the lecturer's words; then the gist, its citations highlighted."""
     from rich.text import Text
@@ -89,7 +89,7 @@ def summary_rich(summary: OverviewRecord) -> Text:
 
 
 # -- the terminal, piece by piece as the summary is written (Rich markup) -----------------------
-def terminal_parts(summary: OverviewRecord) -> list[str]:
+def terminal_parts(summary: SummaryRecord) -> list[str]:
     """What is printed once the parts are out: the title, the key phrases, each part's time,
     title and the lecturer's words (one item a print)."""
     from rich.markup import escape
@@ -116,7 +116,7 @@ def terminal_part(part: PartRecord) -> tuple[str, list[str]]:
             [struck.format(sentence=s) for s in part.struck])  # fmt: skip
 
 
-def terminal_gist(summary: OverviewRecord) -> tuple[list[str], list[str]]:
+def terminal_gist(summary: SummaryRecord) -> tuple[list[str], list[str]]:
     """The gist once written, and a note for each sentence struck from it."""
     from rich.markup import escape
 
@@ -126,11 +126,11 @@ def terminal_gist(summary: OverviewRecord) -> tuple[list[str], list[str]]:
 
 
 # -- study notes and cards ----------------------------------------------------------------------
-def part_moment(summary: OverviewRecord, part: PartRecord) -> Moment:
+def part_moment(summary: SummaryRecord, part: PartRecord) -> Moment:
     return Moment(summary.lecture, summary.title, None, part.start_s, part.end_s, part.url)
 
 
-def notes_markdown(summary: OverviewRecord) -> str:
+def notes_markdown(summary: SummaryRecord) -> str:
     """The lecture as the title; each part a heading with a link at its time, what it explains
     and the lecturer's words quoted; then the gist."""
     out = [heading(1, summary.title)]
@@ -153,7 +153,7 @@ def notes_markdown(summary: OverviewRecord) -> str:
     return "\n".join(out) + "\n"
 
 
-def notes_cards(summary: OverviewRecord) -> list[Card]:
+def notes_cards(summary: SummaryRecord) -> list[Card]:
     """One card per part that was summarised: its title (or its place in the lecture) on the
     front, its summary and the lecturer's words on the back."""
     cards = []
@@ -167,6 +167,6 @@ def notes_cards(summary: OverviewRecord) -> list[Card]:
     return unique(cards)
 
 
-def export_summary(summary: OverviewRecord, to: Targets) -> list[Written]:
+def export_summary(summary: SummaryRecord, to: Targets) -> list[Written]:
     """Write a lecture's summary as study notes (Markdown) and cards, one per part."""
     return write_targets(notes_markdown(summary), len(summary.parts), notes_cards(summary), to)

@@ -9,7 +9,7 @@ Then the gist: the parts in three runs (the lecture's beginning, middle and end)
 each from its parts' summaries, citing them as [n] and checked against them the same way.
 
 What the model wrote is kept in the library part by part as it is written (an interrupted
-summary keeps its parts: core/storage/overviews.py), for the lecture as it is, the model and the
+summary keeps its parts: core/storage/summaries.py), for the lecture as it is, the model and the
 language, so the summary is written once and read back after.
 """
 
@@ -28,8 +28,8 @@ from lecturetui.core.lectures import Lecture
 from lecturetui.core.lexical import fold
 from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator
-from lecturetui.core.storage.overviews import GIST, OverviewKey, Written
 from lecturetui.core.storage.phrases import PhraseTable
+from lecturetui.core.storage.summaries import GIST, SummaryKey, Written
 from lecturetui.core.study.parts import Part
 from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
 from lecturetui.core.timefmt import format_timestamp
@@ -243,14 +243,14 @@ def summary_events(
     yield PartsReady(lecture, parts, language, found.lecture if found else ())
     if not parts:
         return
-    kept = library.overviews.written(summary_key(lecture, name, language)) if name else {}
+    kept = library.summaries.written(summary_key(lecture, name, language)) if name else {}
     generator: Generator | None = None
     if not is_written(kept, parts):
         generator = model()
         if generator is None:
             return
         name = generator.name
-        kept = library.overviews.written(summary_key(lecture, name, language))
+        kept = library.summaries.written(summary_key(lecture, name, language))
     assert name is not None
     key = summary_key(lecture, name, language)
     said = " ".join(p.text for p in parts)
@@ -262,7 +262,7 @@ def summary_events(
             written = write_part(generator, lecture, part, language, stop, said)
             if stop.is_set():
                 return  # cut short: not kept
-            library.overviews.keep(key, written)
+            library.summaries.keep(key, written)
             kept.pop(GIST, None)  # a part written anew: the gist too
         done.append((part, written))
         yield PartWritten(part, written)
@@ -274,17 +274,17 @@ def summary_events(
         gist = write_gist(generator, lecture, done, language, stop)
         if stop.is_set():
             return
-        library.overviews.keep(key, gist)
+        library.summaries.keep(key, gist)
     yield GistWritten(lecture, gist)
 
 
-def summary_key(lecture: Lecture, model: str | None, language: str) -> OverviewKey:
+def summary_key(lecture: Lecture, model: str | None, language: str) -> SummaryKey:
     """Which summary is kept: this lecture as it is now, by this model, in this language."""
-    return OverviewKey(lecture.id, lecture.content_hash, model or "", language)
+    return SummaryKey(lecture.id, lecture.content_hash, model or "", language)
 
 
 def is_written(kept: dict[int, Written], parts: Sequence[Part]) -> bool:
-    """Whether every part and the gist were written (`kept`: library.overviews.written(key))
+    """Whether every part and the gist were written (`kept`: library.summaries.written(key))
     for the parts as they are now."""
     return GIST in kept and all(
         p.number in kept and abs(kept[p.number].start - p.start) <= 0.5 for p in parts
