@@ -23,7 +23,7 @@ from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Chapter
 from lecturetui.core.pack.format import E5, GEMMA, EmbedderInfo, PackManifest
 from lecturetui.core.pack.plan import ADDED, UPDATED, Decision, Plan, plan_import, record_for
-from lecturetui.core.pack.reader import PackContents, read_pack, refuse
+from lecturetui.core.pack.reader import PackContents, read_pack
 from lecturetui.core.pack.vectors import Matrix
 from lecturetui.core.retrieval import small_unit_index
 from lecturetui.core.retrieval.small_units import split_units
@@ -169,9 +169,7 @@ def _pack_units(contents: PackContents, rows: Sequence[int]) -> Matrix:
     """The pack's unit vectors of these segments (its count checked against their texts)."""
     if contents.manifest.unit_settings != small_unit_index.SETTINGS:
         return np.zeros((0, contents.units.shape[1]), np.float32)
-    counts = _unit_counts(contents, range(len(contents.segments)))
-    if sum(counts) != len(contents.units):
-        raise refuse(_("The pack's unit vectors do not match its segments."))
+    counts = _unit_counts(contents, range(len(contents.segments)))  # reader.py checked them
     starts = np.concatenate([[0], np.cumsum(counts)])
     picked = [r for i in rows for r in range(starts[i], starts[i + 1])]
     return contents.units[picked]

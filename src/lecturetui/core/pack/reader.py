@@ -50,6 +50,8 @@ from lecturetui.core.pack.format import (
     PackSummary,
 )
 from lecturetui.core.pack.vectors import Matrix, from_npy
+from lecturetui.core.retrieval import small_unit_index
+from lecturetui.core.retrieval.small_units import split_units
 
 T = TypeVar("T")
 #: what reading a damaged zip or JSON raises, turned into one sentence
@@ -231,6 +233,10 @@ def _contents(manifest: PackManifest, members: dict[str, bytes]) -> PackContents
     assert e5 is not None  # check_manifest requires it
     windows = from_npy(members[WINDOWS], manifest.segments, e5.dimensions, WINDOWS)
     units = from_npy(members[UNITS], manifest.units, e5.dimensions, UNITS)
+    if manifest.unit_settings == small_unit_index.SETTINGS and manifest.units != sum(
+        len(split_units(s.text)) for s in segments
+    ):
+        raise refuse(_("The pack's unit vectors do not match its segments."))
     gemma = manifest.embedder(GEMMA)
     if (gemma is None) != (RERANK not in members):
         raise refuse(_("The pack's manifest and its re-ranking vectors do not agree."))

@@ -57,7 +57,7 @@ def from_npy(data: bytes, rows: int, dim: int, member: str) -> Matrix:
     matrix = np.frombuffer(data, dtype=FLOAT32, offset=offset).reshape(rows, dim)
     if not np.isfinite(matrix).all():
         raise _bad(member, _("it holds values that are not finite numbers"))
-    if rows and float(np.linalg.norm(matrix, axis=1).max()) > 1 + NORM_SLACK:
+    if rows and float(np.linalg.norm(matrix.astype(np.float64), axis=1).max()) > 1 + NORM_SLACK:
         raise _bad(member, _("it holds vectors longer than 1"))
     return matrix.astype(np.float32)
 
