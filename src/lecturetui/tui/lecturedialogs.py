@@ -1,5 +1,5 @@
-"""Managing lectures in the app's library screen: delete one (after a confirmation), or edit its
-title, course and link (nothing is embedded again)."""
+"""Managing lectures in the app's library screen: delete one (after a confirmation), edit its
+title, course and link (nothing is embedded again), or name a course pack to import."""
 
 from __future__ import annotations
 
@@ -83,6 +83,29 @@ class EditLectureScreen(Translated, ModalScreen[LectureEdit | None]):
         course = self.query_one("#edit-course", Input).value.strip()
         url = self.query_one("#edit-url", Input).value.strip()
         self.dismiss(LectureEdit(title, course, url))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class PackPathScreen(Translated, ModalScreen[str | None]):
+    """The path of a course pack to import: Enter imports, Esc cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
+    DEFAULT_CSS = """
+    PackPathScreen { align: center middle; }
+    PackPathScreen > #pack-box { width: 80%; height: auto; border: round $accent; padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="pack-box") as box:
+            box.border_title = _("Import a course pack") + " · " + _("Enter imports · Esc cancels")
+            yield Input(placeholder=_("the pack's path, e.g. ~/Downloads/course.ltpack"),
+                        id="pack-path")  # fmt: skip
+
+    @on(Input.Submitted)
+    def chosen(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -24,7 +24,7 @@ from lecturetui.tui.messages import Diagnosed, IngestLog, IngestProgress, Librar
 
 #: an ingested file's status, as the library screen names it
 STATUS = {"added": N_("added"), "updated": N_("updated"), "unchanged": N_("unchanged"),
-          "duplicate": N_("duplicate"), "failed": N_("failed")}  # fmt: skip
+          "duplicate": N_("duplicate"), "failed": N_("failed"), "skipped": N_("skipped")}  # fmt: skip
 
 
 #: every key, with what it does (the help screen; the footer shows the main ones)
@@ -45,6 +45,7 @@ KEYS = (
     ("`O`", N_("the lecture's outline: its chapters (or its segments by time); Enter opens one (segment screen; Enter on a lecture in the library)")),
     ("`S`", N_("the lecture's summary, part by part: the lecturer's words for each part, what it explains, then the gist (library, outline and segment screens; or ask \"summarise lecture 3\")")),
     ("`l`", N_("library: lectures, models, device; `i` adds lectures, `d` deletes one, `e` edits its title, course and link")),
+    ("`p`", N_("in the library: import a course pack (a class's library made once, shared as one file)")),
     ("`h`", N_("history of questions")),
     ("`m`", N_("search mode: hybrid (E5 + BM25), meaning (E5), words (BM25)")),
     ("`n`", N_("new thread: the next question is not taken as a follow-up")),
@@ -125,9 +126,11 @@ class LibraryScreen(Translated, Screen[None]):
         Binding("e", "edit_lecture", N_("Edit")),
         Binding("O", "outline", N_("Outline"), key_display="O"),
         Binding("S", "summary", N_("Summary"), key_display="S"),
+        Binding("p", "import_pack", N_("Import a pack")),
     ]
 
     ingesting: Path | None = None
+    packing = False  # what runs is a course pack's import
 
     def compose(self) -> ComposeResult:
         yield Static(id="library-info")
@@ -297,7 +300,7 @@ class LibraryScreen(Translated, Screen[None]):
             )
             self.post_message(IngestLog(line))
 
-        self.ingesting = path
+        self.ingesting, self.packing = path, False
         self.post_message(IngestProgress(0, 1, path.name))
         try:
             report = context(self).services.library.ingest(
@@ -320,11 +323,43 @@ class LibraryScreen(Translated, Screen[None]):
                 lines += ["          " + _("note: {note}").format(note=note) for note in r.notes]
         self.post_message(IngestLog("\n".join(lines), done=True))
 
+    def action_import_pack(self) -> None:
+        from lecturetui.tui.lecturedialogs import PackPathScreen
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self.import_pack(Path(path).expanduser())
+
+        self.app.push_screen(PackPathScreen(), chosen)
+
+    @work(thread=True, exclusive=True, group="ingest", exit_on_error=False)
+    def import_pack(self, path: Path) -> None:
+        """A course pack merged into the library (core/pack/importer.py), with progress; a
+        refused pack is one sentence in place (on_work_failed), the library unchanged."""
+        from lecturetui.core.pack.importer import import_pack
+
+        def on_progress(_stage: str, done: int, total: int) -> None:
+            self.post_message(IngestProgress(done, max(total, 1), path.name))
+
+        self.ingesting, self.packing = path, True
+        self.post_message(IngestProgress(0, 1, path.name))
+        result = import_pack(context(self).services.library, path, on_progress)
+        lines = []
+        for lec in result.lectures:
+            note = f": {lec.note}" if lec.note else ""
+            lines.append(f"{_(STATUS.get(lec.status, lec.status)):9} {lec.id}{note}")
+        said = {lec.note for lec in result.lectures}
+        lines += [_("note: {note}").format(note=n) for n in result.notes if n not in said]
+        self.post_message(IngestLog("\n".join(lines), done=True))
+
     def on_ingest_progress(self, message: IngestProgress) -> None:
         self.query_one("#ingest-running").display = True
-        what = _("adding {name}: {done}/{total} files").format(
-            name=message.name, done=message.done, total=message.total
+        label = (
+            _("importing {name}: step {done} of {total}")
+            if self.packing
+            else _("adding {name}: {done}/{total} files")
         )
+        what = label.format(name=message.name, done=message.done, total=message.total)
         self.query_one("#ingest-what", Static).update(what)
         self.query_one(ProgressBar).update(total=message.total, progress=message.done)
 
