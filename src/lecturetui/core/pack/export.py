@@ -44,6 +44,7 @@ from lecturetui.core.pack.format import (
     PackSummary,
 )
 from lecturetui.core.pack.reader import read_pack
+from lecturetui.core.pack.saved import saved_rerank
 from lecturetui.core.pack.vectors import Matrix, to_npy
 from lecturetui.core.retrieval import small_unit_index
 from lecturetui.core.retrieval.small_units import split_units
@@ -93,8 +94,8 @@ def export_pack(
         raise PackError(
             _("The library has no search index yet."), hint=_("run `lecturetui reindex`")
         )
-    rerank = _rerank_index(library, progress)
     gathered = _gather(library, lectures)
+    rerank = _rerank_index(library, gathered.ids, progress)
     members = {
         LECTURES: _jsonl(gathered.lectures),
         SEGMENTS: _jsonl(gathered.segments),
@@ -120,13 +121,19 @@ def export_pack(
                         len(gathered.summaries), rerank is not None, size)  # fmt: skip
 
 
-def _rerank_index(library: Library, progress: Progress | None) -> VectorIndex | None:
-    """EmbeddingGemma's vectors, all of them written first; None without the model."""
+def _rerank_index(
+    library: Library, ids: Sequence[int], progress: Progress | None
+) -> VectorIndex | None:
+    """EmbeddingGemma's vectors, those missing written first (only then is the model loaded);
+    None where re-ranking is off or not installed."""
     stage = library.rerank_stage()
     if stage is None:
         return None
-    library.sync_rerank(progress)
-    return stage.index()
+    index = saved_rerank(library)
+    if index is None or any(i not in index for i in ids):
+        library.sync_rerank(progress)
+        index = stage.index()
+    return index
 
 
 def _info(role: str, manifest: Manifest) -> EmbedderInfo:

@@ -24,6 +24,7 @@ from lecturetui.core.lectures import Chapter
 from lecturetui.core.pack.format import E5, GEMMA, EmbedderInfo, PackManifest
 from lecturetui.core.pack.plan import ADDED, UPDATED, Decision, Plan, plan_import, record_for
 from lecturetui.core.pack.reader import PackContents, read_pack
+from lecturetui.core.pack.saved import saved_rerank
 from lecturetui.core.pack.vectors import Matrix
 from lecturetui.core.retrieval import small_unit_index
 from lecturetui.core.retrieval.small_units import split_units
@@ -82,6 +83,7 @@ class _Vectors:
     rerank: Matrix | None
     windows_made_here: bool = False
     units_made_here: bool = False
+    rerank_index: VectorIndex | None = None  # where `rerank` goes
 
 
 def import_pack(
@@ -137,12 +139,10 @@ def drop_leftovers(library: Library) -> None:
     if units is not None and (gone := small_unit_index.indexed_segments(units) - stored):
         small_unit_index.remove_segments(units, sorted(gone))
         units.save()
-    stage = library.rerank_stage()
-    if stage is not None and VectorIndex.read_manifest(library.home.rerank_dir) is not None:
-        rerank = stage.index()
-        if extra := sorted(rerank.labels() - stored):
-            rerank.remove(extra)
-            rerank.save()
+    rerank = saved_rerank(library)
+    if rerank is not None and (extra := sorted(rerank.labels() - stored)):
+        rerank.remove(extra)
+        rerank.save()
 
 
 def _embedder_note(index: VectorIndex | None, info: EmbedderInfo | None) -> str:
@@ -203,10 +203,11 @@ def _rerank(library: Library, contents: PackContents, rows: Sequence[int],
                           " vectors are not used") if info else "")  # fmt: skip
     if info is None or contents.rerank is None:
         return "pending", _("the pack has no EmbeddingGemma vectors: they are made here")
-    note = _embedder_note(stage.index(), info)
+    index = saved_rerank(library) or stage.index()  # a new one: its model says what it is
+    note = _embedder_note(index, info)
     if note:
         return "pending", note
-    vectors.rerank = contents.rerank[list(rows)]
+    vectors.rerank, vectors.rerank_index = contents.rerank[list(rows)], index
     return "pack", ""
 
 
@@ -226,9 +227,8 @@ def _write(library: Library, contents: PackContents, plan: Plan, rows: Sequence[
          vectors.units, vectors.units_made_here)  # fmt: skip
     windows.save()
     units.save()
-    stage = library.rerank_stage()
-    if stage is not None and vectors.rerank is not None:
-        rerank = stage.index()
+    rerank = vectors.rerank_index
+    if rerank is not None and vectors.rerank is not None:
         _add(rerank, ids, vectors.rerank, False)
         rerank.save()
     report(STORING, 1, 3)
@@ -239,9 +239,10 @@ def _write(library: Library, contents: PackContents, plan: Plan, rows: Sequence[
         small_unit_index.remove_segments(units, replaced)
         windows.save()
         units.save()
-        if stage is not None and VectorIndex.read_manifest(library.home.rerank_dir) is not None:
-            stage.index().remove(replaced)
-            stage.index().save()
+        rerank = rerank or saved_rerank(library)
+        if rerank is not None:
+            rerank.remove(replaced)
+            rerank.save()
     report(STORING, 3, 3)
 
 
