@@ -83,7 +83,7 @@ def test_kill_9_during_an_import(tmp_path: Path, capsys: pytest.CaptureFixture[s
         shutil.copytree(base, home)
         proc = child(home, pack)
         ready(proc)
-        time.sleep(rng.uniform(0, took * 1.1))
+        time.sleep(rng.uniform(0, took * 0.95))
         proc.send_signal(signal.SIGKILL)
         out, _ = proc.communicate(timeout=60)
         landed.append((out.strip().splitlines() or ["started"])[-1])
