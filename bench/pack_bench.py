@@ -45,12 +45,23 @@ def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+#: the first library's models (E5, EmbeddingGemma), lent to the next ones: each is loaded once
+_MODELS: list[Any] = []
+
+
 def open_library(home: Path) -> Any:
     from lecturetui.core.library import Library
     from lecturetui.core.models.placement import ONE_SHOT, Placement
     from lecturetui.core.paths import DataHome
 
-    return Library(DataHome.resolve(home), placement=Placement("auto", workload=ONE_SHOT))
+    placement = Placement("auto", workload=ONE_SHOT)
+    if _MODELS:
+        return Library(DataHome.resolve(home), placement=placement, embedder=_MODELS[0],
+                       reranker=_MODELS[1], rerank=_MODELS[1] is not None)  # fmt: skip
+    library = Library(DataHome.resolve(home), placement=placement)
+    stage = library.rerank_stage()
+    _MODELS[:] = [library.embedder, stage.embedder if stage is not None else None]
+    return library
 
 
 def answers(home: Path, questions: list[str]) -> list[Any]:
