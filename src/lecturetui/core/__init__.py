@@ -10,6 +10,7 @@ those below it (tests/test_architecture.py checks it):
 - study/: bookmarks, moments, saved answers and their export
 - library.py (the Library every face uses; what it holds in library_contents.py, its embedding
   model in library_embedder.py) and watch.py (a watched folder)
+- pack/: course packs, a library's lectures shared as one file and imported safely
 - answer/: the question's path: evidence, the verdict, prompts, the cited answer
   (answer/question.py)
 - summary/: a lecture's summary: which lecture a request names, writing it, the pending ones,
