@@ -31,6 +31,13 @@ STATUS = {
     "unchanged": N_("unchanged"),
     "skipped": N_("skipped"),
 }
+#: the import's summary line, per status: "29 added, 1 unchanged"
+COUNTS = {
+    "added": N_("{n} added"),
+    "updated": N_("{n} updated"),
+    "unchanged": N_("{n} unchanged"),
+    "skipped": N_("{n} skipped"),
+}
 STYLE = {"added": "green", "updated": "yellow", "unchanged": "dim", "skipped": "yellow"}
 #: the import's progress bar, by stage (core/pack/importer.py)
 STAGES = {
@@ -141,7 +148,7 @@ def _print(library: Library, result: ImportResult, seconds: float) -> None:
     if result.summaries:
         err.print("[dim]" + _("Summaries came along, written by {models}.").format(
             models=", ".join(result.models)) + "[/]", soft_wrap=True)  # fmt: skip
-    counts = ", ".join(f"{result.count(s)} {_(STATUS[s])}" for s in STATUS if result.count(s))
+    counts = ", ".join(_(COUNTS[s]).format(n=result.count(s)) for s in COUNTS if result.count(s))
     n_lectures, n_segments = library.counts()
     out.print(
         # TRANSLATORS: {counts} is e.g. "29 added, 1 unchanged"
