@@ -152,3 +152,32 @@ def test_a_local_video_path_is_not_exported(source: Library, tmp_path: Path) -> 
     pack = tmp_path / "course.ltpack"
     export_pack(source, pack, source.lectures())
     assert {x.url for x in read_pack(pack).lectures} == {None}
+
+
+@pytest.mark.parametrize("at", range(7))
+def test_ctrl_c_at_any_step_keeps_the_library_whole(
+    source: Library, tmp_path: Path, at: int
+) -> None:
+    """Ctrl+C (KeyboardInterrupt) at the import's n-th progress report, re-embedding included:
+    the library as it was or with the whole pack, and the import run again completes it."""
+    pack = tmp_path / "course.ltpack"
+    export_pack(source, pack, source.lectures())
+    calls: list[str] = []
+
+    def interrupt(stage: str, done: int, total: int) -> None:
+        calls.append(stage)
+        if len(calls) > at:
+            raise KeyboardInterrupt
+
+    with opened(tmp_path / "student", e5="other-e5", dim=48) as student:
+        with pytest.raises(KeyboardInterrupt):
+            import_pack(student, pack, interrupt)
+        assert student.counts() in ((0, 0), (8, 26))
+        if student.counts()[1]:
+            assert student.search(QUESTIONS[0]).hits
+        import_pack(student, pack)
+        assert student.counts() == (8, 26)
+        finished = hits(student, QUESTIONS[0])
+    with opened(tmp_path / "reference", e5="other-e5", dim=48) as reference:
+        import_pack(reference, pack)
+        assert finished == hits(reference, QUESTIONS[0])
