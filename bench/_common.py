@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 import tempfile
 from pathlib import Path
@@ -10,6 +11,45 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 SEED_CORPUS = ROOT / "examples" / "seed_lectures.jsonl"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+#: a script's --quick (the test suite runs every script so: tests/test_bench.py): the demo
+#: library cut to these lectures (6 segments; aula-B answers the TensorFlow questions), each
+#: segment to its first QUICK_WORDS words (an answer model's prompt of a few hundred tokens)
+QUICK_LECTURES = ("aula-A", "aula-B")
+QUICK_WORDS = 30
+
+
+def quick_corpus(folder: Path) -> Path:
+    """The demo corpus cut to QUICK_LECTURES and QUICK_WORDS, written under `folder`."""
+    rows = [json.loads(x) for x in SEED_CORPUS.read_text(encoding="utf-8").splitlines()]
+    path = folder / "seed_quick.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for row in rows:
+            if row["lecture"] in QUICK_LECTURES:
+                row["text"] = " ".join(row["text"].split()[:QUICK_WORDS])
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return path
+
+
+def cut_captions(path: Path, seconds: float) -> str:
+    """The captions of a file (SRT, or JSON segments) that start before `seconds` (a short
+    lecture for a script's --quick)."""
+    text = path.read_text("utf-8")
+    if path.suffix == ".json":
+        data = json.loads(text)
+        data["segments"] = [s for s in data["segments"] if float(s["start"]) < seconds]
+        return json.dumps(data, ensure_ascii=False)
+    kept = []
+    for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n")):
+        m = re.search(r"(\d+):(\d+):(\d+)[,.]\d+\s*-->", block)
+        if m and int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3]) < seconds:
+            kept.append(block.strip())
+    return "\n\n".join(kept) + "\n"
+
+
+def quick_ids() -> set[int]:
+    """The corpus ids of the quick demo library's segments."""
+    rows = [json.loads(x) for x in SEED_CORPUS.read_text(encoding="utf-8").splitlines()]
+    return {int(r["corpus_id"]) for r in rows if r["lecture"] in QUICK_LECTURES}
 
 
 def seed_texts() -> list[str]:
@@ -31,8 +71,11 @@ def pct(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
 
 
-def demo_library(home: str | None) -> tuple[Any, tempfile.TemporaryDirectory[str] | None]:
-    """The library at `home`, or else the demo library in a temporary home (models from models/).
+def demo_library(
+    home: str | None, quick: bool = False
+) -> tuple[Any, tempfile.TemporaryDirectory[str] | None]:
+    """The library at `home`, or else the demo library in a temporary home (models from models/;
+    `quick`: cut to QUICK_LECTURES).
 
     Returns the Library and the temporary folder to keep alive while it is used (None for home).
     """
@@ -44,6 +87,6 @@ def demo_library(home: str | None) -> tuple[Any, tempfile.TemporaryDirectory[str
     tmp = tempfile.TemporaryDirectory()
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
     library = Library(DataHome.resolve(tmp.name))
-    library.ingest([SEED_CORPUS])
+    library.ingest([quick_corpus(Path(tmp.name)) if quick else SEED_CORPUS])
     library.sync_rerank()  # as `lecturetui ingest` does: EmbeddingGemma re-ranks, as by default
     return library, tmp

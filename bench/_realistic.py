@@ -9,9 +9,12 @@ cache what they compute there too. A ranking is scored with the product's own me
 
 from __future__ import annotations
 
+import atexit
 import csv
 import json
 import os
+import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import ROOT
+from _common import ROOT, cut_captions
 
 from lecturetui.core.evaluation.metrics import Gold, RetrievalScores, Span
 from lecturetui.core.timefmt import parse_timestamp
@@ -31,6 +34,35 @@ HOME = Path(os.environ.get("REALISTIC_HOME", DATA / "realistic" / "home"))
 #: window / overlap in seconds of the library's segments, as `120/35` (the product's default)
 WINDOW = os.environ.get("REALISTIC_WINDOW", "120/35")
 QUESTIONS = DATA / "realistic_questions.jsonl"
+#: a script's --quick (tests/test_bench.py runs every script so): a library of this lecture alone,
+#: from the chapter benchmark's committed captions (no download), its first QUICK_SECONDS (the
+#: gold moments of hc-09, ak-13 and ak-28 are there), in a temporary home
+QUICK_LECTURES = {
+    "py4e-ch06-p1-strings": DATA / "chapters" / "captions" / "py4e-ch06-p1-strings-en.srt"
+}
+QUICK_SECONDS = 240.0
+
+
+def use_quick() -> Path:
+    """Point LECTURES and HOME at a temporary folder holding QUICK_LECTURES (removed at exit);
+    returns the new HOME. Scripts that imported HOME by name set theirs from this."""
+    global HOME, LECTURES
+    folder = Path(tempfile.mkdtemp(prefix="lt-bench-quick-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    LECTURES = folder / "lectures"
+    LECTURES.mkdir()
+    for name, source in QUICK_LECTURES.items():
+        (LECTURES / f"{name}.srt").write_text(cut_captions(source, QUICK_SECONDS), "utf-8")
+    HOME = folder / "home"
+    return HOME
+
+
+def quick_rows(rows: list[dict[str, Any]], n: int | None = None) -> list[dict[str, Any]]:
+    """The question rows (realistic_questions.jsonl, answer_keypoints.jsonl) with a gold moment
+    in QUICK_LECTURES, at most `n`."""
+    return [
+        r for r in rows if {s["lecture"] for s in r.get("spans") or [r]} & QUICK_LECTURES.keys()
+    ][:n]
 
 
 @dataclass(frozen=True)
@@ -86,6 +118,11 @@ def library() -> Any:
             lib.ingest([f], options)
         print(f"ingested {len(files)} lectures in {time.perf_counter() - t0:.1f} s")
     return lib
+
+
+def quick_questions(questions: list[Question]) -> list[Question]:
+    """The questions with a gold moment in QUICK_LECTURES."""
+    return [q for q in questions if {s.lecture for s in q.gold.spans} & QUICK_LECTURES.keys()]
 
 
 class Corpus:

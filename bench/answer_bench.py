@@ -3,6 +3,7 @@
     .venv/bin/python bench/answer_bench.py [--llm qwen2.5-coder-1.5b] [--ttft 8] [--cold] [--seed N]
         [--questions bench/data/answer_bench.jsonl] [--answers out.jsonl]
     .venv/bin/python bench/answer_bench.py --summarize answers.jsonl   # a file another run wrote
+    .venv/bin/python bench/answer_bench.py --quick   # the whole path in seconds (a check)
 
 Over the demo library in a temporary home, as a new user has it: the model is loaded and its
 prompt speed measured (stored in that home), the sentence vectors are embedded first, as the
@@ -28,6 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, demo_library, pct
 
 QUESTIONS = ROOT / "bench" / "data" / "answer_bench.jsonl"
+#: --quick: a question of the quick demo library
+QUICK_QUESTIONS = ("seed-43",)
 
 
 def load() -> str:
@@ -71,21 +74,28 @@ def main() -> None:
     ap.add_argument("--cold", action="store_true", help="do not embed the sentences first")
     ap.add_argument("--summarize", type=Path, help="only summarise an answers file")
     ap.add_argument("--seed", type=int, help="sample with this seed (runs repeat exactly)")
+    ap.add_argument("--quick", action="store_true",
+                    help="the small model, two demo lectures, one question, a short answer:"
+                    " the whole path in seconds (a check, no figures)")  # fmt: skip
     args = ap.parse_args()
+    if args.quick:
+        from lecturetui.core.models.gguf import FAST_LLM
+
+        args.llm, args.ctx, args.max_tokens, args.ttft, args.cold = FAST_LLM, 2048, 8, 1.0, True
     if args.summarize:
         rows = [json.loads(x) for x in args.summarize.read_text(encoding="utf-8").splitlines()]
         print(summary([r for r in rows if not r.get("follows")], str(args.summarize)))
         return
 
     from lecturetui.core.answer.found import Retrieved, warm_sentences
-    from lecturetui.core.answer.generation import LlamaGenerator
     from lecturetui.core.answer.prompt_speed import prepare
     from lecturetui.core.answer.question import QuestionSettings, ask
     from lecturetui.core.conversation import Exchange, make_turn
+    from lecturetui.core.llm.generation import LlamaGenerator
     from lecturetui.core.models.gguf import resolve_llm
 
     print(f"load before: {load()}", flush=True)
-    library, tmp = demo_library(args.home)
+    library, tmp = demo_library(args.home, quick=args.quick)
     library.warm()
     t0 = time.perf_counter()
     gen = LlamaGenerator(
@@ -98,6 +108,8 @@ def main() -> None:
         n = warm_sentences(library, threading.Event())
         print(f"{n} sentences embedded in {time.perf_counter() - t0:.1f} s", flush=True)
     questions = [json.loads(x) for x in args.questions.read_text(encoding="utf-8").splitlines()]
+    if args.quick:
+        questions = [q for q in questions if q["number"] in QUICK_QUESTIONS]
     rows: list[dict[str, Any]] = []
     exchanges: dict[str, Exchange] = {}
     print(

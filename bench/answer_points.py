@@ -1,7 +1,7 @@
 """Answers by their key points: coverage, citation precision, who cited, first token, repetition.
 
     .venv/bin/python bench/answer_points.py [--half heldout|tune|both] [--ttft 8] [--seed-only]
-        [--uncovered] [--room TOKENS] [--answers out.jsonl] [--label NAME]
+        [--uncovered] [--room TOKENS] [--answers out.jsonl] [--label NAME] [--quick]
 
 The questions of bench/data/answer_keypoints.jsonl are asked the way `lecturetui eval` asks them
 (`core/evaluation/runner.evaluate_question`, no judge) with the default settings and the model
@@ -13,7 +13,9 @@ the demo library. Each answer is scored by `core/evaluation/keypoints.py`: the a
 student reads it, the quote it opens with alone, the model's explanation alone. `--uncovered`
 also asks the questions the lectures do not cover (bench/data/answer_uncovered.jsonl) and counts
 how often the product says so. The answer model's
-prompt speed is measured in the bench home, as a student's first run does.
+prompt speed is measured in the bench home, as a student's first run does. `--quick`: one
+question of a one-lecture library in a temporary home and one uncovered question, the small model,
+short answers (the whole path in seconds: a check, no figures).
 """
 
 from __future__ import annotations
@@ -63,6 +65,9 @@ def rescore(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             spec[(row["qid"], row["lang"])] = [KeyPoint.from_json(p) for p in row["key_points"]]
     out = []
     for r in rows:
+        if (r["qid"], r["lang"]) not in spec:  # an uncovered question: no key points
+            out.append(r)
+            continue
         score = score_answer(r["answer"], spec[(r["qid"], r["lang"])])
         points = [[f.point, f.stated] for f in score.points]
         out.append({**r, "coverage": score.coverage, "points": points})
@@ -84,6 +89,9 @@ def main() -> None:
     )
     ap.add_argument("--uncovered", action="store_true",
                     help="also ask bench/data/answer_uncovered.jsonl: how often it abstains")  # fmt: skip
+    ap.add_argument("--quick", action="store_true",
+                    help="one lecture, one question and one uncovered, the small model, short"
+                    " answers, no seed questions: a check in seconds, no figures")  # fmt: skip
     args = ap.parse_args()
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
     if args.summarize:
@@ -92,15 +100,23 @@ def main() -> None:
             summarize(rescore(rows), args.label or path.stem)
         return
 
+    import _realistic
     from _realistic import library as realistic_library
 
     from lecturetui.core.answer.found import warm_sentences
-    from lecturetui.core.answer.generation import LlamaGenerator
     from lecturetui.core.answer.prompt_speed import prepare
     from lecturetui.core.evaluation.evaluate import NO_JUDGE, EvalSettings, evaluate_question
     from lecturetui.core.evaluation.questions import load_questions
-    from lecturetui.core.models.gguf import resolve_llm
+    from lecturetui.core.llm.generation import LlamaGenerator
+    from lecturetui.core.models.gguf import FAST_LLM, resolve_llm
     from lecturetui.core.question_options import DEFAULT_TTFT_S
+
+    llm = None
+    if args.quick:
+        _realistic.use_quick()
+        args.no_seed, args.uncovered, llm = True, True, FAST_LLM
+        args.max_tokens = 16
+        args.ttft = 1.0 if args.ttft is None else args.ttft
 
     if args.room:
         import lecturetui.core.answer.budget as budget
@@ -113,11 +129,13 @@ def main() -> None:
         mine = []
     if args.no_seed:
         seed = []
+    if args.quick:
+        mine = _realistic.quick_rows([r for r in rows if r["half"] != "seed"], 1)
     tmp = tempfile.TemporaryDirectory()
     folder = Path(tmp.name)
     bench = realistic_library()
     # as `ask` loads it (greedy, the product's default)
-    generator = LlamaGenerator(resolve_llm(ROOT / "models", None), n_ctx=4096)
+    generator = LlamaGenerator(resolve_llm(ROOT / "models", llm), n_ctx=4096)
     speed = prepare(generator, bench.home.speed_file)
     print(f"prompt speed: {speed}", flush=True)
     ttft = DEFAULT_TTFT_S if args.ttft is None else args.ttft
@@ -167,8 +185,10 @@ def main() -> None:
     if args.uncovered:
         from lecturetui.core.answer.question import QuestionSettings, ask
 
-        for row in [json.loads(x) for x in UNCOVERED.read_text("utf-8").splitlines() if x.strip()]:
-            answer = ask(bench, generator, row["question"], QuestionSettings(ttft_s=ttft))
+        uncovered = [json.loads(x) for x in UNCOVERED.read_text("utf-8").splitlines() if x.strip()]
+        for row in uncovered[:1] if args.quick else uncovered:
+            answer = ask(bench, generator, row["question"],
+                         QuestionSettings(ttft_s=ttft, answer_tokens=args.max_tokens))  # fmt: skip
             out.append({"qid": row["qid"], "lang": row["lang"], "kind": row["kind"],
                         "half": "uncovered", "question": row["question"], "answer": answer.text,
                         "abstained": answer.abstained, "explanation": answer.explanation,
@@ -179,10 +199,15 @@ def main() -> None:
                   flush=True)  # fmt: skip
     generator.close()
     summarize(out, args.label or f"ttft {ttft:g} s")
+    if args.quick:  # and re-scored, as --summarize does
+        args.answers = args.answers or folder / "answers.jsonl"
     if args.answers:
         args.answers.write_text(
             "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), "utf-8"
         )
+    if args.quick:
+        rows = [json.loads(x) for x in args.answers.read_text("utf-8").splitlines() if x.strip()]
+        summarize(rescore(rows), "re-scored")
     del tmp, demo
 
 

@@ -1,7 +1,7 @@
 """Speech recognition for lectures without captions: real-time factor and word error rate.
 
     .venv/bin/python bench/asr_bench.py [--model whisper-base] [--device cpu] [--threads 2]
-                                        [--repeat 2]
+                                        [--repeat 2] [--quick]
 
 Data: bench/data/fleurs_pt/ (10 real Brazilian Portuguese utterances from Google's FLEURS test
 split with their reference transcripts, CC BY 4.0; see bench/data/README.md).
@@ -13,6 +13,7 @@ split with their reference transcripts, CC BY 4.0; see bench/data/README.md).
   `--repeat` times: several minutes) and transcribed in one call, as a lecture would be;
   RTF = wall-clock seconds / seconds of audio (below 1 is faster than real time). The model is
   loaded before the clock starts (its load time is printed apart).
+- `--quick`: one utterance, once (the whole path in seconds: a check, no figures).
 """
 
 from __future__ import annotations
@@ -62,7 +63,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="CTranslate2 CPU threads")
     ap.add_argument("--repeat", type=int, default=2, help="times the utterances are joined")
     ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--quick", action="store_true", help="one utterance, once: a check")
     args = ap.parse_args()
+    if args.quick:
+        args.repeat = 1
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import numpy as np
 
@@ -75,7 +79,7 @@ def main() -> None:
     t0 = time.perf_counter()
     asr.load()
     load_s = time.perf_counter() - t0
-    clips = sorted(DATA.glob("*.ogg"))
+    clips = sorted(DATA.glob("*.ogg"))[: 1 if args.quick else None]
     refs = [c.with_suffix(".txt").read_text(encoding="utf-8").strip() for c in clips]
     out: dict[str, object] = {"model": asr.name, "device": str(asr.device),
                               "threads": args.threads, "load_s": round(load_s, 2),

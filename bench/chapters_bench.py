@@ -4,33 +4,43 @@ baselines with the same number of chapters as the author's: even splits, and cut
 largest pauses between captions.
 
     .venv/bin/python bench/chapters_bench.py [--half tune|held-out|both] [--titles FILE.jsonl]
-        [--target 240] [--window 90] [--min 90]
+        [--target 240] [--window 90] [--min 90] [--oracle] [--quick]
 
 Each recording is ingested as `lecturetui ingest` does (into a bench home, once; E5 only), and
 its chapters are made by the product's parts (core/study/parts.py) from its units' vectors (the E5
 vectors of the unit index). `--oracle` gives it the author's number of chapters, as the
 baselines have.
 `--titles` writes every chapter made with its time, title and the author's nearest chapter, for
-a reader to judge the titles.
+a reader to judge the titles. `--quick`: one 9-minute lecture in a temporary home (the whole path
+in seconds: a check, no figures).
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import itertools
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT
+from _common import ROOT, cut_captions
 
 DATA = ROOT / "bench" / "data" / "chapters"
 HOME = ROOT / "bench" / "data" / "realistic" / "chapters_home"
+#: a script's --quick (here, keyphrase_bench.py, summary_bench.py): this recording alone
+QUICK_IDS = ("py4e-ch09-p2-dictionaries-en",)
+#: the recordings `entries` gives (None: all); use_quick sets QUICK_IDS
+ONLY: tuple[str, ...] | None = None
+#: where use_quick wrote shortened copies of the captions (None: the benchmark's own)
+SHORTENED: Path | None = None
 SRT_TIME = re.compile(r"(\d+):(\d+):(\d+)[,.](\d+)\s*-->\s*(\d+):(\d+):(\d+)[,.](\d+)")
 
 
@@ -95,13 +105,36 @@ def library() -> Any:
     have = {lec.title for lec in lib.lectures()}
     for row in entries("both"):
         if row["id"] not in have:
-            lib.ingest([DATA / row["captions_file"]], IngestOptions(title=row["id"]))
+            lib.ingest([captions(row)], IngestOptions(title=row["id"]))
     return lib
 
 
 def entries(half: str) -> list[dict[str, Any]]:
     rows = [json.loads(x) for x in (DATA / "lectures.jsonl").read_text("utf-8").splitlines()]
-    return [r for r in rows if half in ("both", r["half"])]
+    return [r for r in rows if half in ("both", r["half"]) and (ONLY is None or r["id"] in ONLY)]
+
+
+def use_quick(seconds: float | None = None) -> Path:
+    """The recordings of QUICK_IDS alone (`seconds`: their captions cut there), in a temporary
+    bench home (removed at exit): the folder it is in, for the other homes a script's --quick
+    makes."""
+    global HOME, ONLY, SHORTENED
+    folder = Path(tempfile.mkdtemp(prefix="lt-bench-quick-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    HOME, ONLY = folder / "chapters_home", QUICK_IDS
+    if seconds is not None:
+        SHORTENED = folder / "captions"
+        SHORTENED.mkdir()
+        for row in entries("both"):
+            source = DATA / row["captions_file"]
+            (SHORTENED / source.name).write_text(cut_captions(source, seconds), "utf-8")
+    return folder
+
+
+def captions(row: dict[str, Any]) -> Path:
+    """A recording's captions file (use_quick's shortened copy, where it made one)."""
+    name = DATA / row["captions_file"]
+    return SHORTENED / name.name if SHORTENED is not None else name
 
 
 def units_of(lib: Any, lecture_id: str) -> tuple[list[Any], Any, float, float]:
@@ -123,7 +156,11 @@ def main() -> None:
     ap.add_argument("--min", type=float, default=None)
     ap.add_argument("--titles", type=Path, default=None)
     ap.add_argument("--oracle", action="store_true", help="as many chapters as the author's")
+    ap.add_argument("--quick", action="store_true", help="one lecture: a check, no figures")
     args = ap.parse_args()
+    if args.quick:
+        use_quick()
+        args.half = "both"
     from lecturetui.core.study import parts as ch
 
     lib = library()
@@ -141,7 +178,7 @@ def main() -> None:
         k = len(gold)
         step = (end - start) / (k + 1)
         even = [start + step * (i + 1) for i in range(k)]
-        pause = pauses(DATA / row["captions_file"], k, start, end, min_s)
+        pause = pauses(captions(row), k, start, end, min_s)
         for name, pred in (("candidate", made), ("even split", even), ("largest pauses", pause)):
             for kind in ("all", row["kind"] if row["kind"] in ("lecture", "podcast") else "talk"):
                 for tol in (30.0, 60.0):

@@ -1,6 +1,6 @@
 """Fill .coldgpu/ for bench/cold_gpu.sh, bench/cold_start.py on the GPU machine in one call.
 
-    .venv/bin/python bench/cold_gpu_stage.py [--out .coldgpu] [--rev HEAD]
+    .venv/bin/python bench/cold_gpu_stage.py [--out .coldgpu] [--rev HEAD] [--quick]
 
 Writes (a device call carries 64 MiB with the working tree; this prints the sizes):
 
@@ -16,11 +16,16 @@ Writes (a device call carries 64 MiB with the working tree; this prints the size
               finished `models setup` (else the first command would try to prepare the models)
   lecture.srt the lecture cold_start.py's ingest face reads (bench/data/realistic/lectures/)
   tmux/       tmux and the libraries it links (the image may have none; the app face needs it)
+
+`--quick` (a check the test suite runs, offline): into a temporary folder, without the wheels and
+sdists (downloads), the skeletons compressed fast, the lecture taken from the chapter
+benchmark's captions when the realistic library is not built.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import shutil
 import subprocess
@@ -52,6 +57,8 @@ PREPARED = ".lecturetui-prepared.json"
 # time a refusal, without the answer model.
 GEMMA_COMMON, GEMMA_SEED = 0.17, 6
 LECTURE = ROOT / "bench/data/realistic/lectures/py4e-ch05-p4-loops-and-iteration.srt"
+#: --quick's lecture where LECTURE is missing (the chapter benchmark's captions are committed)
+QUICK_LECTURE = ROOT / "bench/data/chapters/captions/py4e-ch09-p2-dictionaries-en.srt"
 TMUX_LIBS = ("libutempter.so.0", "libevent_core-2.1.so.7", "libtinfo.so.6")
 
 
@@ -93,12 +100,14 @@ def sdists(dest: Path) -> None:
             slim(archive, dest / archive.name)
 
 
-def models(dest: Path) -> None:
+def models(dest: Path, preset: int = 6) -> None:
+    """`preset`: xz's for the embedders' skeletons (0: fast, a little larger)."""
     for name in (E5_DIR, GEMMA_DIR):
         if not (MODELS / name).is_dir():
             sys.exit(f"{MODELS / name} is missing: run the set-up (make setup) first.")
-    embed_standin.skeleton(MODELS / E5_DIR, dest / f"{E5_DIR}.skel")
-    embed_standin.skeleton(MODELS / GEMMA_DIR, dest / f"{GEMMA_DIR}.skel", GEMMA_COMMON, GEMMA_SEED)
+    embed_standin.skeleton(MODELS / E5_DIR, dest / f"{E5_DIR}.skel", preset=preset)
+    embed_standin.skeleton(MODELS / GEMMA_DIR, dest / f"{GEMMA_DIR}.skel", GEMMA_COMMON,
+                           GEMMA_SEED, preset)  # fmt: skip
     gguf_standin.skeleton(MODELS / LLM_FILE, dest / "answer.skel")
     record = json.loads((MODELS / PREPARED).read_text()) if (MODELS / PREPARED).is_file() else {}
     (dest / PREPARED).write_text(json.dumps(record, indent=1))
@@ -126,18 +135,28 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / ".coldgpu")
     ap.add_argument("--rev", default="HEAD")
+    ap.add_argument("--quick", action="store_true",
+                    help="no downloads, a temporary folder: a check, offline")  # fmt: skip
     args = ap.parse_args()
-    if not LECTURE.exists():
+    lecture = LECTURE
+    if args.quick:
+        args.out = Path(tempfile.mkdtemp(prefix="lt-bench-quick-")) / ".coldgpu"
+        atexit.register(shutil.rmtree, args.out.parent, ignore_errors=True)
+        lecture = LECTURE if LECTURE.exists() else QUICK_LECTURE
+    if not lecture.exists():
         sys.exit(f"{LECTURE} is missing: run bench/data/build_realistic.py first.")
     if args.out.exists():
         shutil.rmtree(args.out)
     for sub in ("whl", "sdist", "models"):
         (args.out / sub).mkdir(parents=True)
     commit = snapshot(args.rev, args.out)
-    wheels(args.out / "whl")
-    sdists(args.out / "sdist")
-    models(args.out / "models")
-    shutil.copy(LECTURE, args.out / "lecture.srt")
+    if args.quick:
+        print("--quick: no wheels or sdists downloaded")
+    else:
+        wheels(args.out / "whl")
+        sdists(args.out / "sdist")
+    models(args.out / "models", 0 if args.quick else 6)
+    shutil.copy(lecture, args.out / "lecture.srt")
     tmux(args.out / "tmux")
     files = sorted(p for p in args.out.rglob("*") if p.is_file())
     staged = sum(p.stat().st_size for p in files)

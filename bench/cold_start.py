@@ -2,7 +2,7 @@
 used data home, on the product's runtime (OpenVINO on a CPU) or on PyTorch.
 
     .venv/bin/python bench/cold_start.py [--faces search,ask,ingest,summary,app] [--runs 2]
-        [--runtime auto|torch] [--src PATH] [--lecture FILE.srt]
+        [--runtime auto|torch] [--src PATH] [--lecture FILE.srt] [--quick]
 
 - search: `lecturetui search` until the process ends (it prints its hits at the end).
 - ask: `lecturetui ask` in a terminal (a pty): the lecturer's words on screen (the quote's opening
@@ -19,6 +19,8 @@ A fresh home is new: the demo library ingested by an untimed command, nothing as
 measured prompt speed, no saved prompt start); a used home is the same after one run of the
 face. The models folder is `models/` (as the README's set-up leaves it: exported and compiled).
 `--src` runs another checkout's `src/` with this venv (PYTHONPATH), for a before/after table.
+`--quick`: the search face once, over two demo lectures (the whole path in seconds: a check, no
+figures).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _common import quick_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = str(ROOT / ".venv" / "bin" / "python")
@@ -59,7 +63,8 @@ def lt(home: Path, *words: str) -> list[str]:
 
 def demo_home(args: argparse.Namespace) -> Path:
     home = Path(tempfile.mkdtemp(prefix="lt-cold-"))
-    subprocess.run(lt(home, "ingest", str(DEMO), "--course", COURSE), env=env(args),
+    demo = str(quick_corpus(home)) if args.quick else str(DEMO)
+    subprocess.run(lt(home, "ingest", demo, "--course", COURSE), env=env(args),
                    check=True, capture_output=True)  # fmt: skip
     return home
 
@@ -146,7 +151,11 @@ def main() -> None:
     ap.add_argument("--runtime", default="auto", choices=("auto", "torch", "openvino"))
     ap.add_argument("--src", default=None, help="another checkout's src/ (PYTHONPATH)")
     ap.add_argument("--lecture", type=Path, default=LECTURE)
+    ap.add_argument("--quick", action="store_true",
+                    help="the search face once, two demo lectures: a check, no figures")  # fmt: skip
     args = ap.parse_args()
+    if args.quick:
+        args.faces, args.runs = "search", 1
     faces = args.faces.split(",")
     rows = ["| face | data home | median s | runs |", "|---|---|---|---|"]
     if "search" in faces:

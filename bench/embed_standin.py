@@ -3,6 +3,7 @@ real model's speed, ranking by the words a question shares with a passage.
 
     python bench/embed_standin.py skeleton MODEL_DIR OUT.skel [--common A]   # all but the weights
     python bench/embed_standin.py build OUT.skel MODEL_DIR                   # the weights made
+    python bench/embed_standin.py --quick    # E5's stand-in made and read back (a check)
 
 The skeleton (a tar.xz) holds the folder's files (configs, tokenizer, modules) and, for each
 .safetensors file, only its header (names, dtypes, shapes, offsets). `build` writes each weights
@@ -29,7 +30,9 @@ ids and A in `standin.json` (the tokenizer is read here, with `tokenizers`). The
 every matrix product are the real model's (a GPU does not skip zeros), so loading and running it
 take the real time. The product's cache of the weights' sha256 is left out (the first command
 that needs it makes it again). A record `.lecturetui-verified.json` in the folder (EmbeddingGemma's check
-of its files by size and mtime) is rewritten for the built files. numpy only.
+of its files by size and mtime) is rewritten for the built files. numpy only (`--quick`, a check
+that the test suite runs: the skeleton of models/'s E5, the folder built from it, its files
+against the original's sizes and its weights against the recipe, read back with safetensors).
 """
 
 from __future__ import annotations
@@ -83,9 +86,10 @@ def recipe_for(src: Path, common: float = 0.0, seed: int = 0) -> dict:
     return {"zero_tokens": zero_tokens(src), "common": common, "seed": seed}
 
 
-def skeleton(src: Path, out: Path, common: float = 0.0, seed: int = 0) -> None:
+def skeleton(src: Path, out: Path, common: float = 0.0, seed: int = 0, preset: int = 6) -> None:
+    """`preset`: xz's (0 is several times faster, the file a little larger)."""
     recipe = json.dumps(recipe_for(src, common, seed)).encode()
-    with tarfile.open(out, "w:xz") as tar:
+    with tarfile.open(out, "w:xz", preset=preset) as tar:
         info = tarfile.TarInfo(RECIPE)
         info.size = len(recipe)
         tar.addfile(info, io.BytesIO(recipe))
@@ -228,7 +232,57 @@ def build(skel: Path, dest: Path, seed: int = 0) -> None:
     print(f"{dest}: built from {skel.name}")
 
 
+def quick() -> None:
+    """E5's stand-in, made and read back: a check of the whole path in seconds (no figures)."""
+    import os
+    import tempfile
+    import time
+
+    from safetensors.numpy import load_file
+
+    root = Path(__file__).resolve().parents[1]
+    models = Path(os.environ.get("LECTURETUI_MODELS", root / "models"))
+    src = models / "multilingual-e5-small"
+    query = "o que é uma variável em python?"
+    docs = ["uma variável em python guarda um valor", "o laço while repete", "a GPU e a CPU"]
+    with tempfile.TemporaryDirectory() as tmp:
+        skel, dest = Path(tmp) / "e5.skel", Path(tmp) / "e5"
+        t0 = time.perf_counter()
+        skeleton(src, skel, preset=0)
+        skel_mib = skel.stat().st_size / 2**20
+        t1 = time.perf_counter()
+        build(skel, dest)
+        t2 = time.perf_counter()
+        sizes = {
+            p.relative_to(src).as_posix(): p.stat().st_size
+            for p in src.rglob("*")
+            if p.is_file() and p.name not in SKIP
+        }
+        made = {rel: (dest / rel).stat().st_size for rel in sizes if (dest / rel).is_file()}
+        with tarfile.open(skel, "r:xz") as tar:
+            recipe = json.loads(tar.extractfile(RECIPE).read())  # type: ignore[union-attr]
+        weights = load_file(str(dest / "model.safetensors"))
+        (name,) = (k for k in weights if EMBED.search(k))
+        table = weights[name].astype(np.float32)
+        same = bool(np.array_equal(table, embeddings(list(table.shape), recipe)))
+        zeroed = sum(bool(np.all(weights[k] == 0)) for k in weights if ZERO.search(k))
+        cosines = scores(dest, recipe, query, docs)
+    print("| step | figure |\n|---|---|")
+    print(f"| skeleton (xz preset 0) | {skel_mib:.1f} MiB, {t1 - t0:.1f} s |")
+    print(f"| build | {t2 - t1:.1f} s; {sum(made.get(k) == v for k, v in sizes.items())}"
+          f"/{len(sizes)} files of the original's size |")  # fmt: skip
+    print(f"| token embeddings as the recipe's | {same}; {zeroed} output projections zero |")
+    print(f"| cosines (`scores`) | {' '.join(f'{x:.3f}' for x in cosines)} |")
+    if made != sizes or not same or not zeroed:
+        raise SystemExit("the stand-in differs from the original's files or from its recipe")
+
+
 def main() -> None:
+    import sys
+
+    if sys.argv[1:] == ["--quick"]:
+        quick()
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("what", choices=("skeleton", "build"))
     ap.add_argument("src", type=Path)

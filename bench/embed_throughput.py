@@ -1,6 +1,8 @@
 """Embedding throughput: our ingest path against a plain SentenceTransformer.encode.
 
-.venv/bin/python bench/embed_throughput.py [--device cpu|cuda|mps] [--n 104] [--repeat 2]
+.venv/bin/python bench/embed_throughput.py [--device cpu|cuda|mps] [--n 104] [--repeat 2] [--quick]
+
+`--quick`: 8 passages, once (the whole path in seconds: a check, no figures).
 """
 
 from __future__ import annotations
@@ -22,11 +24,15 @@ def main() -> None:
         "--n", type=int, default=104, help="passages (seed segments, cycled and varied)"
     )
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--quick", action="store_true", help="8 passages, once: a check")
     args = ap.parse_args()
+    if args.quick:
+        args.n, args.repeat = 8, 1
 
     from sentence_transformers import SentenceTransformer
 
     from lecturetui.core.models.embedding import E5Embedder
+    from lecturetui.core.models.hardware import accelerator
     from lecturetui.core.models.placement import pick_device
 
     base = seed_texts()
@@ -34,7 +40,9 @@ def main() -> None:
     pool = base + [" ".join(t.split()[len(t.split()) // 2 :]) for t in base]
     texts = [pool[i % len(pool)] for i in range(args.n)]
     path = model_dir()
+    # one device for both (auto: the accelerator, else the CPU), so the two paths run alike
     device = pick_device(args.device)
+    device = (accelerator() or "cpu") if device == "auto" else device
     ours = E5Embedder(path, device=device)
     counter = ours.token_counter()
     tokens = sum(counter.total(t) for t in texts)

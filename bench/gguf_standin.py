@@ -2,12 +2,15 @@
 
     python bench/gguf_standin.py skeleton SRC.gguf OUT.skel   # the header and each tensor's start
     python bench/gguf_standin.py build OUT.skel OUT.gguf      # a file of the original size
+    python bench/gguf_standin.py --quick   # the small answer model's stand-in, made and run
 
 The skeleton keeps the GGUF file's bytes up to its data section (header, metadata with the
 tokenizer, tensor infos) and the first quantised blocks of each tensor (whole blocks, at most
 4096 bytes); `build` writes every tensor's region by repeating them. The stand-in has the real
 architecture, shapes, quantisation types and tokenizer, so llama.cpp reads and runs it like the
-real model, writing nonsense. Standard library only (GGUF v2/v3, little-endian).
+real model, writing nonsense. Standard library only (GGUF v2/v3, little-endian); `--quick` (a
+check that the test suite runs) makes the stand-in of models/'s small answer model in a temporary
+folder and has lecturetui's generator load it and write a few tokens.
 
 Skeleton format (gzip): b"GGUFSKEL1", u64 header size, the header bytes, u64 tensor count, then
 per tensor u64 offset (from the file's start), u64 byte size (to the next tensor or the end of
@@ -128,7 +131,43 @@ def build(skel: Path, out: Path) -> None:
                 left -= min(left, len(chunk))
 
 
+def quick() -> None:
+    """The small answer model's stand-in, made and run: a check in seconds (no figures)."""
+    import os
+    import tempfile
+    import time
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "src"))
+    from lecturetui.core.llm.generation import LlamaGenerator
+    from lecturetui.core.models.gguf import FAST_LLM, resolve_llm
+
+    src = resolve_llm(Path(os.environ.get("LECTURETUI_MODELS", root / "models")), FAST_LLM)
+    with tempfile.TemporaryDirectory() as tmp:
+        skel, out = Path(tmp) / "answer.skel", Path(tmp) / "answer.gguf"
+        t0 = time.perf_counter()
+        skeleton(src, skel)
+        t1 = time.perf_counter()
+        build(skel, out)
+        t2 = time.perf_counter()
+        same = out.stat().st_size == src.stat().st_size and parse(out) == parse(src)
+        skel_mib = skel.stat().st_size / 2**20
+        gen = LlamaGenerator(out, n_ctx=512)
+        text = "".join(gen.stream([{"role": "user", "content": "Olá"}], 4))
+        gen.close()
+        t3 = time.perf_counter()
+    print("| step | figure |\n|---|---|")
+    print(f"| skeleton of {src.name} | {skel_mib:.1f} MiB, {t1 - t0:.1f} s |")
+    print(f"| build | {t2 - t1:.1f} s; same size and tensors as the original: {same} |")
+    print(f"| loaded and run by LlamaGenerator | {t3 - t2:.1f} s, wrote {len(text)} characters |")
+    if not same:
+        raise SystemExit("the stand-in differs from the original")
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--quick"]:
+        quick()
+        return
     if len(sys.argv) != 4 or sys.argv[1] not in ("skeleton", "build"):
         raise SystemExit(__doc__.split("\n\n")[1])
     step = skeleton if sys.argv[1] == "skeleton" else build

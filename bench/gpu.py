@@ -20,6 +20,14 @@ Sections (each prints a table and writes SECTION.json under --out):
             over the first 40 questions of --questions (median and p90 seconds)
 
 Runs where a CUDA GPU is; the figures go to bench/RESULTS.md with the device and versions.
+
+    python bench/gpu.py --quick [SECTION...]
+
+`--quick` (a check the test suite runs on a CPU, no figures): every section (the default) on
+tiny data, on the CPU: the small answer model, E5 from models/, one short lecture
+(bench/_realistic.py's quick library), one or two questions, one session device (cpu),
+llama.cpp's CPU row with a 32-token prompt, all written to a temporary folder. embed and
+workload need CUDA in their child processes: there their child code is only compiled.
 """
 
 from __future__ import annotations
@@ -37,6 +45,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+#: --quick: tiny data on the CPU (see the module's docstring)
+QUICK = False
+SECTIONS = ("embed", "workload", "session", "llama", "app", "guess")
+QUICK_SECTIONS = list(SECTIONS)
 
 
 def sync() -> None:
@@ -78,8 +90,19 @@ print(json.dumps({{"variant": variant, "n": n, "seconds": dt, "per_s": n / dt}})
 """
 
 
+def compiled(name: str, code: str) -> dict[str, Any]:
+    """--quick on a CPU: the child code of a CUDA section, compiled (not run)."""
+    compile(code, name, "exec")
+    print(f"| {name} | needs CUDA: its child code compiles |", flush=True)
+    return {"compiled": True}
+
+
 def section_embed(args: argparse.Namespace) -> dict[str, Any]:
     import numpy as np
+
+    if QUICK:
+        return compiled("embed", EMBED_CHILD.format(src="", variant="plain", path="", texts="",
+                                                    n=1, vecs_out=""))  # fmt: skip
 
     n = 10_000
     out: dict[str, Any] = {"n": n, "rows": []}
@@ -146,6 +169,9 @@ print(json.dumps({{"load_s": loaded, "cold_query_s": cold_query, "start_to_first
 
 
 def section_workload(args: argparse.Namespace) -> dict[str, Any]:
+    if QUICK:
+        return compiled("workload", WORK_CHILD.format(src="", threads=0, texts="", e5="",
+                                                      device="cpu", move=False))  # fmt: skip
     rows = []
     for label, device, threads, move in (
         ("cpu, all cores", "cpu", 0, False),
@@ -202,11 +228,12 @@ print(json.dumps(marks))
 
 def section_session(args: argparse.Namespace) -> dict[str, Any]:
     rows = []
-    for device in ("cpu", "cuda", "auto"):
+    for device in ("cpu",) if QUICK else ("cpu", "cuda", "auto"):
         for rep in range(1):
             with tempfile.TemporaryDirectory() as home:
                 row: dict[str, Any] = {"device": device, "rep": rep}
-                for name, ingest, n in (("session", True, 20), ("one-shot search", False, 1)):
+                for name, ingest, n in (("session", True, 2 if QUICK else 20),
+                                        ("one-shot search", False, 1)):  # fmt: skip
                     code = SESSION_CHILD.format(src=str(ROOT / "src"), home=home, device=device,
                                                 questions=str(args.questions), ingest=ingest,
                                                 lectures=str(args.lectures), n_questions=n)  # fmt: skip
@@ -217,6 +244,8 @@ def section_session(args: argparse.Namespace) -> dict[str, Any]:
                     wall = time.perf_counter() - t
                     if done.returncode != 0:
                         print(device, name, "failed:", done.stderr[-2000:], flush=True)
+                        if QUICK:
+                            raise RuntimeError(f"{device} {name} failed")
                         continue
                     row[name] = {"wall_s": wall, **json.loads(done.stdout.strip().splitlines()[-1])}
                 rows.append(row)
@@ -259,6 +288,8 @@ def section_llama(args: argparse.Namespace) -> dict[str, Any]:
         ("cpu, 16 threads", 0, False, 512, 16),
         ("cpu, 2 threads", 0, False, 512, 2),
     ):
+        if QUICK and not (layers == 0 and threads == 2):
+            continue
         t = time.perf_counter()
         llm = llama_cpp.Llama(model_path=str(args.llm), n_ctx=4096, n_gpu_layers=layers,
                               flash_attn=flash, n_batch=batch, n_ubatch=batch, verbose=False,
@@ -266,9 +297,9 @@ def section_llama(args: argparse.Namespace) -> dict[str, Any]:
         load_s = time.perf_counter() - t
         cpu = layers == 0
         row: dict[str, Any] = {"label": label, "load_s": load_s}
-        sizes = (100, 512) if cpu and threads == 2 else (100, 512, 3500)
+        sizes = (32,) if QUICK else (100, 512) if cpu and threads == 2 else (100, 512, 3500)
         for n in sizes:
-            pp, tg = llama_speed(llm, n, 16 if cpu else 128, 1 if cpu else 3)
+            pp, tg = llama_speed(llm, n, 4 if QUICK else 16 if cpu else 128, 1 if cpu else 3)
             row[f"pp{n}"] = pp
             row["tg"] = tg
             row[f"prompt{n}_s"] = n / pp
@@ -315,15 +346,20 @@ def section_app(args: argparse.Namespace) -> dict[str, Any]:
 
     from textual.widgets import Static
 
-    from lecturetui.core.answer.generation import LlamaGenerator
     from lecturetui.core.library import Library
+    from lecturetui.core.llm.generation import LlamaGenerator
     from lecturetui.core.paths import DataHome
     from lecturetui.tui.app import AppServices, LectureApp
 
     os.environ["LECTURETUI_MODELS"] = str(args.e5.parent)
     home = tempfile.mkdtemp()
     library = Library(DataHome.resolve(Path(home)))
-    library.ingest([ROOT / "examples" / "seed_lectures.jsonl"])
+    if QUICK:  # two of the demo lectures (bench/_common.py)
+        from _common import quick_corpus
+
+        library.ingest([quick_corpus(Path(home))])
+    else:
+        library.ingest([ROOT / "examples" / "seed_lectures.jsonl"])
     app = LectureApp(AppServices(library, lambda: LlamaGenerator(args.llm, redirect_stderr=False),
                                  llm_label="qwen2.5-coder-1.5b"))  # fmt: skip
     line: dict[str, str] = {}
@@ -344,15 +380,17 @@ def section_app(args: argparse.Namespace) -> dict[str, Any]:
 
 # -- guess --------------------------------------------------------------------------------------
 def section_guess(args: argparse.Namespace) -> dict[str, Any]:
-    from lecturetui.core.answer.generation import LlamaGenerator
     from lecturetui.core.answer.guess import guess
     from lecturetui.core.answer.prompt_speed import prepare
     from lecturetui.core.answer.translate import translate
+    from lecturetui.core.llm.generation import LlamaGenerator
 
     gen = LlamaGenerator(args.llm)
     prepare(gen, None)
     lines = args.questions.read_text(encoding="utf-8").splitlines()
     questions = [json.loads(x) for x in lines if x.strip()][:40]
+    if QUICK:  # one question, in Portuguese: translated, then guessed
+        questions = [q for q in questions if q["lang"] != "en"][:1]
     rows: list[dict[str, Any]] = []
     try:
         for q in questions:
@@ -383,20 +421,58 @@ def section_guess(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def quick(args: argparse.Namespace) -> None:
+    """--quick's arguments: the small model, one lecture, a temporary folder (removed at exit)."""
+    import atexit
+    import shutil
+
+    global QUICK
+    QUICK = True
+    sys.path.insert(0, str(ROOT / "bench"))
+    import _realistic
+
+    from lecturetui.core.models.gguf import FAST_LLM, resolve_llm
+
+    models = Path(os.environ.get("LECTURETUI_MODELS", ROOT / "models"))
+    folder = Path(tempfile.mkdtemp(prefix="lt-bench-quick-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    _realistic.use_quick()
+    args.sections = args.sections or QUICK_SECTIONS
+    args.e5 = args.e5 or models / "multilingual-e5-small"
+    args.llm = args.llm or resolve_llm(models, FAST_LLM)
+    args.lectures = args.lectures or _realistic.LECTURES
+    args.questions = args.questions or _realistic.QUESTIONS
+    if args.texts is None:
+        args.texts = folder / "segments.jsonl"
+        seed = (ROOT / "examples" / "seed_lectures.jsonl").read_text(encoding="utf-8")
+        args.texts.write_text("".join(seed.splitlines(keepends=True)[:4]), encoding="utf-8")
+    args.out = folder
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("sections", nargs="+",
-                    choices=["embed", "workload", "session", "llama", "app", "guess"])  # fmt: skip
-    ap.add_argument("--e5", type=Path, required=True)
+    # no `choices`: argparse refuses an empty list against them (checked below instead)
+    ap.add_argument("sections", nargs="*", help="embed workload session llama app guess")
+    ap.add_argument("--e5", type=Path)
     ap.add_argument("--llm", type=Path)
     ap.add_argument("--texts", type=Path)
     ap.add_argument("--lectures", type=Path)
     ap.add_argument("--questions", type=Path)
     ap.add_argument("--llama-bench", type=Path)
     ap.add_argument("--out", type=Path, default=Path())
+    ap.add_argument("--quick", action="store_true",
+                    help="tiny data on the CPU, a temporary folder: a check, no figures")  # fmt: skip
     args = ap.parse_args()
+    if args.quick:
+        quick(args)
+    if not args.sections or args.e5 is None:
+        ap.error("SECTION... and --e5 are required (or --quick)")
+    if set(args.sections) - set(SECTIONS):
+        ap.error(f"the sections: {' '.join(SECTIONS)}")
     fns = {"embed": section_embed, "workload": section_workload, "session": section_session,
            "llama": section_llama, "app": section_app, "guess": section_guess}  # fmt: skip
+    assert set(fns) == set(SECTIONS)
+    failed = []
     for name in args.sections:
         print(f"\n## {name}", flush=True)
         t = time.perf_counter()
@@ -407,10 +483,13 @@ def main() -> None:
 
             traceback.print_exc()
             result = {"error": repr(exc)}
+            failed.append(name)
         result["section_s"] = time.perf_counter() - t
         (args.out / f"{name}.json").write_text(json.dumps(result, indent=1, default=str))
         print(f"({name}: {result['section_s']:.0f} s)", flush=True)
     _ = statistics  # imported for ad-hoc summaries when run interactively
+    if failed and QUICK:
+        sys.exit(f"failed: {' '.join(failed)}")
 
 
 if __name__ == "__main__":

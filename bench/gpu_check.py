@@ -2,11 +2,13 @@
 calls that `settle` makes for two close moments, and the model's load.
 
     python bench/gpu_check.py --model MODEL.gguf [--reps 20] [--require-gpu] [--out result.json]
+    python bench/gpu_check.py --quick   # models/'s small answer model, once
 
 On the GPU machine MODEL is the stand-in built by bench/gguf_standin.py (the answer model's
 header and shapes, nonsense weights: the same speed); bench/gpu_check.sh runs it there. Prints a
 markdown table; --out also writes the figures as JSON. --require-gpu fails unless every layer is
-on the GPU.
+on the GPU. `--quick` (a check of the whole path in seconds on any machine, no figures): the small
+answer model from models/, one repetition.
 """
 
 from __future__ import annotations
@@ -65,11 +67,21 @@ def quotes() -> list[Quote]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", type=Path, required=True)
+    ap.add_argument("--model", type=Path)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--require-gpu", action="store_true")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--quick", action="store_true", help="the small model, once: a check")
     args = ap.parse_args()
+    if args.quick:
+        import os
+
+        from lecturetui.core.models.gguf import FAST_LLM, resolve_llm
+
+        models = Path(os.environ.get("LECTURETUI_MODELS", ROOT / "models"))
+        args.model, args.reps = args.model or resolve_llm(models, FAST_LLM), 1
+    if args.model is None:
+        ap.error("--model is required")
     import llama_cpp
 
     t0 = time.perf_counter()

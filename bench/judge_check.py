@@ -1,12 +1,15 @@
 """How well the judge's context relevance tells answering segments from others.
 
     .venv/bin/python bench/judge_check.py [--questions 12] [--judge qwen2.5-coder-1.5b] [--home DIR]
+        [--quick]
 
 Uses the development set's gold evidence: for each of its first N questions (the first 12 are 8
 Portuguese and 4 English), the judge scores the best-ranked gold segment and the two
 best-ranked segments that are not gold (hybrid search: hard negatives, on the same subject). It
 prints the mean score of each group and how often a gold segment outscores a non-gold one of the
-same question (ties count half): 0.5 is chance, 1.0 is perfect.
+same question (ties count half): 0.5 is chance, 1.0 is perfect. `--quick`: the small model, one
+question over two demo lectures, one segment that is not gold (the whole path in seconds: a
+check, no figures).
 """
 
 from __future__ import annotations
@@ -14,13 +17,13 @@ from __future__ import annotations
 import argparse
 import time
 
-from _common import ROOT, demo_library
+from _common import ROOT, demo_library, quick_ids
 
-from lecturetui.core.answer.generation import LlamaGenerator
 from lecturetui.core.evaluation.judge import Judge
 from lecturetui.core.evaluation.questions import load_questions
 from lecturetui.core.evaluation.retrieval_scores import hit_is_gold
-from lecturetui.core.models.gguf import resolve_llm
+from lecturetui.core.llm.generation import LlamaGenerator
+from lecturetui.core.models.gguf import FAST_LLM, resolve_llm
 
 
 def main() -> None:
@@ -28,10 +31,15 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=12)
     ap.add_argument("--judge", default=None)
     ap.add_argument("--home")
+    ap.add_argument("--quick", action="store_true", help="the small model, one question: a check")
     args = ap.parse_args()
-    library, _tmp = demo_library(args.home)
+    library, _tmp = demo_library(args.home, quick=args.quick)
     qset = load_questions(ROOT / "bench" / "data" / "retrieval_dev.jsonl")
     questions = qset.questions[: args.questions]
+    others_n = 2
+    if args.quick:
+        questions = [q for q in qset.questions if q.gold.corpus_ids & quick_ids()][:1]
+        args.judge, others_n = FAST_LLM, 1
     model = LlamaGenerator(resolve_llm(library.home.models_dir, args.judge), n_ctx=4096)
     judge = Judge(model)
     gold_scores: list[int] = []
@@ -43,7 +51,7 @@ def main() -> None:
     for q in questions:
         hits = library.search(q.question, 10).hits
         gold = [h for h in hits if hit_is_gold(q.gold, h)][:1]
-        others = [h for h in hits if not hit_is_gold(q.gold, h)][:2]
+        others = [h for h in hits if not hit_is_gold(q.gold, h)][:others_n]
         if not gold or not others:
             continue
         scores = judge.context_relevance(q.question, [h.segment.text for h in gold + others])

@@ -3,7 +3,7 @@
 every part is cut by lecturetui), each part's title by key phrase (core/study/keyphrases.py, as
 found at ingest) and by the word-run title it had before (core/study/parts.py `title()`).
 
-    .venv/bin/python bench/keyphrase_bench.py [--candidates 40] [--out FILE.jsonl]
+    .venv/bin/python bench/keyphrase_bench.py [--candidates 40] [--out FILE.jsonl] [--quick]
 
 A part is set against the author's chapter it starts in; a phrase matches when it shares a
 content word with that chapter's title (case and accents folded, the language's stop words left
@@ -11,7 +11,8 @@ out, words compared on their first 5 letters; the titles are English, the pt-BR 
 its phrases match only by cognates). Reported per kind of recording: the share of parts whose
 title matches, whose three key phrases hold one that does, and the seconds the key phrases of a
 recording take (E5 loaded; its load is given apart). The bench home (bench/data/realistic/
-chapters_home, made by chapters_bench.py) is copied first: nothing is written to it.
+chapters_home, made by chapters_bench.py) is copied first: nothing is written to it. `--quick`:
+one lecture in a temporary home (the whole path in seconds: a check, no figures).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from chapters_bench import HOME, entries, library
+import chapters_bench
+from chapters_bench import entries, library
 
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 
@@ -71,7 +73,10 @@ def main() -> None:
     ap.add_argument("--candidates", type=int, default=None, help="MAX_CANDIDATES per text")
     ap.add_argument("--common", type=int, default=None, help="COMMON_WORDS")
     ap.add_argument("--out", type=Path, default=None, help="every part's titles, as JSON lines")
+    ap.add_argument("--quick", action="store_true", help="one lecture: a check, no figures")
     args = ap.parse_args()
+    if args.quick:
+        chapters_bench.use_quick()
 
     from lecturetui.core.study import keyphrases as kp
     from lecturetui.core.study.lecture_keyphrases import Sources, find_keyphrases
@@ -83,9 +88,7 @@ def main() -> None:
         kp.COMMON_WORDS = args.common
     library().close()  # every recording ingested once (chapters_bench's home)
     work = Path(tempfile.mkdtemp(prefix="kp-bench-"))
-    shutil.copytree(HOME, work / "home")
-    import chapters_bench
-
+    shutil.copytree(chapters_bench.HOME, work / "home")
     chapters_bench.HOME = work / "home"
     lib = library()
     t0 = time.perf_counter()

@@ -1,6 +1,6 @@
 """BM25 (FTS5) search latency at 10k and 100k segments, with the development questions.
 
-    .venv/bin/python bench/lexical_latency.py [--sizes 10000 100000]
+    .venv/bin/python bench/lexical_latency.py [--sizes 10000 100000] [--quick]
 
 The library holds lecture-like text: each segment is ~400 words drawn from the demo transcripts
 (a random window of their word stream, so common words are everywhere and rare terms are rare, as
@@ -8,6 +8,7 @@ in real lectures). Ingest cost per segment (the stemming trigger) is reported to
 timed with the store's pruning of common terms (the default) and without it, on the same library,
 and the top-10 of both are compared: the same segment ids in the same order, and the same scores
 (within 1e-4; the segments here are windows of one short word stream, so exact ties abound).
+`--quick`: 1,000 segments (the whole path in seconds: a check, no figures).
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ from _common import ROOT, pct, seed_texts
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    ap.add_argument("--quick", action="store_true", help="1,000 segments: a check, no figures")
     args = ap.parse_args()
+    if args.quick:
+        args.sizes = [1000]
     from lecturetui.core.lectures import Segment
     from lecturetui.core.storage import store as store_mod
     from lecturetui.core.storage.store import LectureRow, Store

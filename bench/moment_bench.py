@@ -2,7 +2,7 @@
 And when the answer says it is not sure (core/answer/doubt.py), is it the wrong one?
 
     .venv/bin/python bench/moment_bench.py [--half tune|heldout|both] [--out rows.jsonl]
-        [--windows 5] [--check]
+        [--windows 5] [--check] [--read] [--rules] [--quick]
 
 For each question of the realistic benchmark (bench/data/realistic_questions.jsonl, both
 languages) and of the answer benchmark (answer_keypoints.jsonl), the product's own `retrieve`
@@ -16,6 +16,8 @@ again. Each row says whether the product marks the answer unsure by the margin a
 CPU) and, with `--check`, with the answer model looking closer (as on a GPU: it is loaded and
 asked whatever the machine); the summary counts wrong moments shown without doubt and right ones
 marked unsure, per half, and over the hand-read answers of bench/data/answer_labels.jsonl.
+`--quick`: a one-lecture library in a temporary home, two questions of each file, the small
+model checking, then the rules (the whole path in seconds: a check, no figures).
 """
 
 from __future__ import annotations
@@ -51,14 +53,21 @@ def holds(spans: list[tuple[str, float, float]], lecture: str, start: float, end
     return any(lec == lecture and start < e and s < end for lec, s, e in spans)
 
 
-def questions(half: str) -> list[dict[str, Any]]:
+def questions(half: str, quick: bool = False) -> list[dict[str, Any]]:
+    """`quick`: two of each file, of the quick library's lecture (bench/_realistic.py)."""
     rows = []
     for name in ("realistic_questions.jsonl", "answer_keypoints.jsonl"):
+        mine = []
         for line in (DATA / name).read_text("utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
                 if row.get("half") != "seed" and half in ("both", row["half"]):
-                    rows.append({**row, "set": name.split("_")[0]})
+                    mine.append({**row, "set": name.split("_")[0]})
+        if quick:
+            from _realistic import quick_rows
+
+            mine = quick_rows(mine, 2)
+        rows += mine
     return rows
 
 
@@ -78,13 +87,13 @@ def dump(args: argparse.Namespace) -> list[dict[str, Any]]:
     lib.warm()
     model = None
     if args.check:
-        from lecturetui.core.answer.generation import LlamaGenerator
+        from lecturetui.core.llm.generation import LlamaGenerator
         from lecturetui.core.models.gguf import resolve_llm
 
         os.environ["LECTURETUI_CHECK_MOMENTS"] = "1"
-        model = LlamaGenerator(resolve_llm(ROOT / "models", None), n_ctx=4096)
+        model = LlamaGenerator(resolve_llm(ROOT / "models", args.llm), n_ctx=4096)
     out = []
-    for row in questions(args.half):
+    for row in questions(args.half, args.quick):
         question = row["question"]
         spans = gold_spans(row)
         t0 = time.perf_counter()
@@ -265,7 +274,24 @@ def main() -> None:
     )
     ap.add_argument("--read", action="store_true", help="summarise --out without running")
     ap.add_argument("--rules", action="store_true", help="compare choice and doubt rules on --out")
+    ap.add_argument("--quick", action="store_true",
+                    help="one lecture, two questions a file, the small model checking, the rules:"
+                    " a check, no figures")  # fmt: skip
     args = ap.parse_args()
+    args.llm = None  # the answer model that checks: the default
+    if args.quick:
+        import _realistic
+
+        from lecturetui.core.models.gguf import FAST_LLM
+
+        home = _realistic.use_quick()
+        args.half, args.out, args.check, args.rules = (
+            "both",
+            home.parent / "moments.jsonl",
+            True,
+            True,
+        )
+        args.llm, args.read = FAST_LLM, False
     if args.read:
         rows = [json.loads(x) for x in args.out.read_text("utf-8").splitlines()]
     else:

@@ -1,10 +1,11 @@
 """Query latency (p50/p95) and hnswlib recall@10 against exact search, at 10k and 100k segments.
 
-    .venv/bin/python bench/query_latency.py [--sizes 10000 100000] [--queries 200]
+    .venv/bin/python bench/query_latency.py [--sizes 10000 100000] [--queries 200] [--quick]
 
 The ANN part uses clustered synthetic 384-d vectors shaped like E5's (one shared direction,
 topic clusters, low intrinsic dimension); query embedding uses the real model; the store lookup
-runs against a SQLite library of the same size with lecture-like text.
+runs against a SQLite library of the same size with lecture-like text. `--quick`: 1,000
+segments, 10 queries (the whole path in seconds: a check, no figures).
 """
 
 from __future__ import annotations
@@ -40,7 +41,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--quick", action="store_true", help="1,000 segments, 10 queries: a check")
     args = ap.parse_args()
+    if args.quick:
+        args.sizes, args.queries = [1000], 10
 
     from lecturetui.core.lectures import Segment
     from lecturetui.core.models.embedding import E5Embedder

@@ -2,7 +2,7 @@
 do not cover a question. No answer model writes anything here (it only translates a question
 in another language than the lectures', as `ask` does).
 
-    .venv/bin/python bench/quote_bench.py [--half heldout|tune|both] [--out rows.jsonl]
+    .venv/bin/python bench/quote_bench.py [--half heldout|tune|both] [--out rows.jsonl] [--quick]
 
 Part 1, the quote: for each question of bench/data/answer_keypoints.jsonl (the realistic
 library of bench/_realistic.py, whose EmbeddingGemma vectors `bench/rerank.py` writes), the
@@ -18,6 +18,9 @@ and answer_keypoints.jsonl) and every uncovered one (bench/data/answer_uncovered
 for thresholds around the product's: abstention on uncovered, false abstention on covered; then
 the product's own rule, where the answer model reads the two best moments of a question just
 under the threshold before it is refused (core/answer/doubt.py; not with --no-translate).
+
+`--quick`: a one-lecture library in a temporary home, two questions of each file, the small
+model translating (the whole path in seconds: a check, no figures).
 """
 
 from __future__ import annotations
@@ -36,10 +39,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT
 
 DATA = ROOT / "bench" / "data"
+#: --quick: two questions of each file (of the quick library's lecture, where they have one)
+QUICK = False
 
 
 def load(name: str) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (DATA / name).read_text("utf-8").splitlines() if x.strip()]
+    rows = [json.loads(x) for x in (DATA / name).read_text("utf-8").splitlines() if x.strip()]
+    if QUICK:
+        from _realistic import quick_rows
+
+        located = [r for r in rows if "lecture" in r or "spans" in r]
+        rows = quick_rows(located, 2) if located else rows[:2]
+    return rows
 
 
 def main() -> None:
@@ -50,9 +61,12 @@ def main() -> None:
     ap.add_argument("--abstention-only", action="store_true", help="part 2 alone")
     ap.add_argument("--as-asked", action="store_true",
                     help="part 2: no translation (as `ask` does when EmbeddingGemma re-ranks)")  # fmt: skip
+    ap.add_argument("--quick", action="store_true",
+                    help="one lecture, two questions a file, the small model: a check")  # fmt: skip
     args = ap.parse_args()
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
 
+    import _realistic
     from _realistic import library as realistic_library
 
     from lecturetui.core.answer import quote as quoting
@@ -66,14 +80,23 @@ def main() -> None:
     from lecturetui.core.retrieval.sentences import SentenceVectors
     from lecturetui.core.retrieval.vector_index import unit_vector
 
+    llm = None
+    if args.quick:
+        from lecturetui.core.models.gguf import FAST_LLM
+
+        global QUICK
+        QUICK, llm, args.half = True, FAST_LLM, "both"
+        _realistic.use_quick()
     lib = realistic_library()
+    if args.quick:
+        lib.sync_rerank()  # EmbeddingGemma's vectors, which bench/rerank.py writes in the bench home
     lib.warm()
     generator = None
     if not args.no_translate:
-        from lecturetui.core.answer.generation import LlamaGenerator
+        from lecturetui.core.llm.generation import LlamaGenerator
         from lecturetui.core.models.gguf import resolve_llm
 
-        generator = LlamaGenerator(resolve_llm(ROOT / "models", None), n_ctx=4096)
+        generator = LlamaGenerator(resolve_llm(ROOT / "models", llm), n_ctx=4096)
     # a cold cache: the sentence vectors are made as a first question makes them (in memory,
     # so the library's own cache, which the app and answer_points.py fill, is left alone)
     stage = lib.rerank_stage()

@@ -1,13 +1,15 @@
 """The two-stage search on the realistic benchmark: E5 + BM25 candidates, EmbeddingGemma re-scores.
 
     .venv/bin/python bench/rerank.py [--half tune|heldout|both] [--only NAME ...] [--compare NAME]
+        [--translate] [--quick]
 
 Runs the product's own search (`Library.search`, the hnswlib index, BM25, `core/retrieval/rerank.py`) for
 every question, so what is measured is what a student gets. The first run ingests the 56
 lectures (bench/_realistic.py) and writes EmbeddingGemma's vectors of the windows with the
 product's `Library.sync_rerank` into the bench home; question vectors of both models are cached
 there, so a sweep of settings is seconds. Also reports the first stage's recall at the re-scored
-depth (it bounds everything after it).
+depth (it bounds everything after it). `--quick`: one lecture's library in a temporary home, its
+questions, translated by the small model (the whole path in seconds: a check, no figures).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 import time
 from typing import Any
 
+import _realistic
 import numpy as np
 from _common import ROOT
 from _realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
@@ -140,18 +143,18 @@ def variants(lib: Any, plain: Any) -> dict[str, Ranker]:
     return out
 
 
-def translations(questions: list[Question]) -> dict[str, str]:
-    """The product's translation (core/answer/translate.py, the 1.5B answer model, greedy) of each
-    Portuguese question into English; cached in the bench home."""
+def translations(questions: list[Question], llm: str | None = None) -> dict[str, str]:
+    """The product's translation (core/answer/translate.py, the answer model `llm`, by default the
+    1.5B, greedy) of each Portuguese question into English; cached in the bench home."""
     path = HOME / "translations_rerank.json"
     cache: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
     todo = [q.text for q in questions if q.lang == "pt" and q.text not in cache]
     if todo:
-        from lecturetui.core.answer.generation import LlamaGenerator
         from lecturetui.core.answer.translate import translate
+        from lecturetui.core.llm.generation import LlamaGenerator
         from lecturetui.core.models.gguf import resolve_llm
 
-        generator = LlamaGenerator(resolve_llm(ROOT / "models", None))
+        generator = LlamaGenerator(resolve_llm(ROOT / "models", llm))
         t0 = time.perf_counter()
         for n, text in enumerate(todo, 1):
             cache[text] = translate(generator, text, "en") or ""
@@ -181,21 +184,33 @@ def main() -> None:
     parser.add_argument(
         "--translate", action="store_true", help="also rank Portuguese questions translated first"
     )
+    parser.add_argument("--quick", action="store_true",
+                        help="one lecture, its questions, the small model translating, depths 10"
+                        " and 30: the whole path in seconds (a check, no figures)")  # fmt: skip
     args = parser.parse_args()
     from pathlib import Path
 
+    llm = None
+    if args.quick:
+        from lecturetui.core.models.gguf import FAST_LLM
+
+        global HOME
+        HOME = _realistic.use_quick()
+        args.half, args.depths, args.translate, llm = "both", "10,30", True, FAST_LLM
     questions = [
         q
         for q in load_questions(Path(args.questions))
         if args.half == "both" or q.half == args.half
     ]
+    if args.quick:
+        questions = _realistic.quick_questions(questions)
     lib, plain, corpus, caches = prepare()
     print(f"{len(questions)} questions ({args.half}), {len(corpus.segs)} segments")
     depths = [int(d) for d in args.depths.split(",")]
     first_stage_recall(corpus, questions, searcher(plain, "hybrid", k=max(depths)), depths)
     rankers = variants(lib, plain)
     if args.translate:
-        cache = translations(questions)
+        cache = translations(questions, llm)
         rankers["product before, translated"] = translated(plain, "hybrid", None, cache)
         rankers["hybrid -> Gemma, depth 100, translated"] = translated(
             lib, "hybrid", RerankConfig(100, 1.0), cache

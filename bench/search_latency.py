@@ -2,7 +2,7 @@
 with and without the re-ranking stage.
 
     .venv/bin/python bench/search_latency.py [--segments 10000] [--queries 100]
-        [--runtimes auto,torch]
+        [--runtimes auto,torch] [--quick]
 
 A real library (SQLite store, FTS5, window index, unit index and EmbeddingGemma's vectors) of
 lecture-like segments (the demo lectures' texts, repeated), searched through the product's own
@@ -10,12 +10,14 @@ lecture-like segments (the demo lectures' texts, repeated), searched through the
 on the CPU, through each runtime of --runtimes: `auto` is the product's choice, OpenVINO or ONNX
 Runtime on a CPU; `torch` is PyTorch, as before); passages get clustered synthetic vectors shaped like theirs (embedding 10,000
 windows for real would take hours on this CPU and does not change the search's cost). Also
-prints the index sizes on disk.
+prints the index sizes on disk. `--quick`: 300 segments, 5 questions, the product's runtime only
+(the whole path in seconds; the test suite runs it).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import tempfile
@@ -53,6 +55,11 @@ class SyntheticPassages:
     def embed_query(self, text: str) -> np.ndarray:
         return self.real.embed_query(text)
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Key phrases at ingest: clustered vectors too (the search's cost does not depend on
+        them, and the real model would embed every window's candidate phrases)."""
+        return clustered(self.rng, len(texts), self.dim)
+
     def token_counter(self):  # type: ignore[no-untyped-def]
         from lecturetui.core.models.tokens import TokenCounter
 
@@ -67,7 +74,11 @@ def main() -> None:
     ap.add_argument("--segments", type=int, default=10_000)
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--runtimes", default="auto,torch", help="the embedders' runtimes, in turn")
+    ap.add_argument("--quick", action="store_true",
+                    help="300 segments, 5 questions, the product's runtime (a check, no figures)")  # fmt: skip
     args = ap.parse_args()
+    if args.quick:
+        args.segments, args.queries, args.runtimes = 300, 5, "auto"
 
     from lecturetui.core.library import Library
     from lecturetui.core.paths import DataHome
@@ -126,8 +137,10 @@ def main() -> None:
         library.close()
 
 
+@functools.cache
 def real_model(which: str | None, runtime: str) -> Any:
-    """E5 (None) or EmbeddingGemma on the CPU through `runtime` (auto: the product's choice)."""
+    """E5 (None) or EmbeddingGemma on the CPU through `runtime` (auto: the product's choice),
+    loaded once."""
     import os
 
     from lecturetui.core.models.gemma import GEMMA_DIR, GEMMA_ID

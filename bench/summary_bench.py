@@ -6,6 +6,7 @@ the part summaries, the struck sentences, the gist, the authors' chapters and th
 
     .venv/bin/python bench/summary_bench.py [--ids ID ...] [--languages English Portuguese]
         [--out bench/data/summaries/rows.jsonl] [--cli ID] [--figures-only] [--labels [FILE]]
+        [--quick]
 
 Figures (printed, and recomputed from the rows with --figures-only):
 * reach: the share of the authors' chapters in which some part of the summary starts (the part's
@@ -20,7 +21,10 @@ Figures (printed, and recomputed from the rows with --figures-only):
 
 Summaries are kept in the bench home and read back on a later run: `--fresh` starts from a new
 copy of the ingested lectures. `--home H --out F --languages L` runs one language beside another.
-The hand-read labels (bench/data/summary_labels.jsonl) are scored with --labels.
+The hand-read labels (bench/data/summary_labels.jsonl) are scored with --labels. `--quick`: the
+first 2 minutes of one lecture, in English, by the small model, in a temporary folder, then the
+figures, the reader's sheet and the labels (the whole path in seconds: a check, no figures; not
+`--cli`).
 """
 
 from __future__ import annotations
@@ -40,8 +44,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import chapters_bench
 from _common import ROOT
-from chapters_bench import DATA, entries
+from chapters_bench import captions, entries
 
 OUT = ROOT / "bench" / "data" / "summaries"
 #: the ingested lectures before any summary is written (copied for each fresh run)
@@ -58,6 +63,8 @@ DEFAULT_IDS = (
     "btc-chaincode-chaincode-decoded-blockchain",
 )
 _CLOSING = re.compile(r"final|closing|conclu|wrap|summary|outro|recap", re.I)
+#: --quick: the seconds of the lecture kept
+QUICK_SECONDS = 120.0
 #: the secondary reach figure: a part starting this many seconds before a chapter reaches it
 EARLY_S = 10.0
 _CITE = re.compile(r"\[(\d+)\]")
@@ -94,9 +101,11 @@ def reached(
     ]
 
 
-def ingested(ids: list[str], home: Path = HOME) -> Any:
+def ingested(ids: list[str], home: Path | None = None) -> Any:
     """The bench library with the chosen lectures, ingested as `lecturetui ingest` does, without
-    their chapters (the caption files carry none); kept once in INGESTED, copied to HOME."""
+    their chapters (the caption files carry none); kept once in INGESTED, copied to `home`
+    (HOME)."""
+    home = home or HOME
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
     from lecturetui.core.ingest.pipeline import IngestOptions
     from lecturetui.core.library import Library
@@ -107,7 +116,7 @@ def ingested(ids: list[str], home: Path = HOME) -> Any:
     have = {lec.title for lec in lib.lectures()}
     for i in ids:
         if i not in have:
-            lib.ingest([DATA / rows[i]["captions_file"]], IngestOptions(title=i))
+            lib.ingest([captions(rows[i])], IngestOptions(title=i))
     lib.find_keyphrases()  # of lectures ingested before key phrases were found at ingest
     lib.close()
     if not home.exists():
@@ -220,7 +229,7 @@ def sheet(rows: list[dict[str, Any]], out: Path) -> None:
     items: list[dict[str, Any]] = []
     for r in rows:
         base = {"id": r["id"], "language": r["language"],
-                "captions_file": str(DATA / meta[r["id"]]["captions_file"])}  # fmt: skip
+                "captions_file": str(captions(meta[r["id"]]))}  # fmt: skip
         chapters, parts = r["chapters"], [p for p in r["parts"] if p.get("summary")]
         bounds = [c["start_s"] for c in chapters] + [float("inf")]
         if _opening(chapters):
@@ -290,6 +299,7 @@ def cli_row(home: Path, record: dict[str, Any], seconds: float, again: float) ->
 
 
 def main() -> None:
+    global OUT, INGESTED, HOME  # --quick: a temporary folder
     ap = argparse.ArgumentParser()
     ap.add_argument("--ids", nargs="*", default=list(DEFAULT_IDS))
     ap.add_argument("--languages", nargs="*", default=["English", "Portuguese"])
@@ -303,7 +313,19 @@ def main() -> None:
     ap.add_argument("--sheet", type=Path, default=None,
                     help="with --figures-only: write what a reader labels to this file")  # fmt: skip
     ap.add_argument("--cli", default=None, help="time `lecturetui summary` for this lecture")
+    ap.add_argument("--quick", action="store_true",
+                    help="2 minutes of one lecture, in English, the small model, then the figures,"
+                    " the sheet and the labels: a check, no figures")  # fmt: skip
     args = ap.parse_args()
+    llm = None
+    if args.quick:
+        from lecturetui.core.models.gguf import FAST_LLM
+
+        OUT = chapters_bench.use_quick(QUICK_SECONDS)
+        INGESTED, HOME = OUT / "ingested_home", OUT / "home"
+        args.ids, args.languages, args.out, args.home = (
+            list(chapters_bench.QUICK_IDS), ["English"], OUT / "rows.jsonl", HOME)  # fmt: skip
+        args.sheet, args.labels, args.cli, llm = OUT / "sheet.jsonl", None, None, FAST_LLM
     if args.labels:
         labels(args.labels)
         return
@@ -327,7 +349,7 @@ def main() -> None:
     from lecturetui.core.models.gguf import resolve_llm
 
     t0 = time.perf_counter()
-    generator = LlamaGenerator(resolve_llm(ROOT / "models", None), n_ctx=4096)
+    generator = LlamaGenerator(resolve_llm(ROOT / "models", llm), n_ctx=4096)
     print(f"answer model {generator.name} loaded in {time.perf_counter() - t0:.1f} s")
     meta = {r["id"]: r for r in entries("both")}
     by_title = {lec.title: lec for lec in lib.lectures()}
@@ -346,6 +368,9 @@ def main() -> None:
                 rows.append(row)
                 print(f"{language} {i}: {row['seconds']} s, {len(row['parts'])} parts", flush=True)
     figures(rows)
+    if args.quick:
+        sheet(rows, args.sheet)
+        labels()
 
 
 if __name__ == "__main__":

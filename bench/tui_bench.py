@@ -2,7 +2,10 @@
 the models are loaded, and the longest UI stall while an answer streams and while a folder is
 ingested (a 10 ms interval timer in the app; the stall is the largest gap between its ticks).
 
-    .venv/bin/python bench/tui_bench.py [--llm qwen2.5-coder-0.5b] [--files 12]
+    .venv/bin/python bench/tui_bench.py [--llm qwen2.5-coder-0.5b] [--files 12] [--quick]
+
+`--quick`: two demo lectures, one 2-minute file to ingest, an answer of at most 16 tokens, no
+summaries written while idle (the whole path in seconds: a check, no figures).
 """
 
 from __future__ import annotations
@@ -14,21 +17,22 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import SEED_CORPUS, model_dir, seed_texts
+from _common import SEED_CORPUS, model_dir, quick_corpus, seed_texts
 
 QUESTION = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
 
 
-def write_folder(folder: Path, n: int) -> None:
-    """n WebVTT lectures of 10 minutes each, made from the seed text in 5-second cues."""
+def write_folder(folder: Path, n: int, cues: int = 120) -> None:
+    """n WebVTT lectures of `cues` 5-second cues each (120: 10 minutes), from the seed text."""
     words = " ".join(seed_texts()).split()
     folder.mkdir(parents=True, exist_ok=True)
     for f in range(n):
         lines = ["WEBVTT", ""]
-        for c in range(120):
+        for c in range(cues):
             a, b = c * 5, c * 5 + 5
             chunk = " ".join(words[(f * 997 + c * 12) % (len(words) - 12) :][:12])
             lines += [
@@ -39,11 +43,24 @@ def write_folder(folder: Path, n: int) -> None:
         (folder / f"aula{f:02d}.vtt").write_text("\n".join(lines), encoding="utf-8")
 
 
+async def settle(app: Any) -> None:
+    """Wait for the app's workers; one cancelled on the way (an exclusive worker replaced by
+    another) is no failure."""
+    from textual.worker import WorkerCancelled
+
+    for _ in range(100):
+        try:
+            await app.workers.wait_for_complete()
+            return
+        except WorkerCancelled:
+            continue
+
+
 async def run(args: argparse.Namespace) -> None:
     from textual.widgets import Input
 
-    from lecturetui.core.answer.generation import LlamaGenerator
     from lecturetui.core.library import Library
+    from lecturetui.core.llm.generation import LlamaGenerator
     from lecturetui.core.models.gguf import resolve_llm
     from lecturetui.core.paths import DataHome
     from lecturetui.tui.app import AppServices, LectureApp
@@ -52,16 +69,25 @@ async def run(args: argparse.Namespace) -> None:
     models = model_dir().parent
     with tempfile.TemporaryDirectory() as tmp:
         home = DataHome(Path(tmp), models)
-        Library(home).ingest([SEED_CORPUS])  # the library exists before launch, as for a student
+        # the library exists before launch, as for a student
+        Library(home).ingest([quick_corpus(Path(tmp)) if args.quick else SEED_CORPUS])
         folder = Path(tmp) / "new-lectures"
-        write_folder(folder, args.files)
+        write_folder(folder, args.files, 24 if args.quick else 120)
         llm_path = resolve_llm(models, args.llm)
 
         t0 = time.perf_counter()
         library = Library(home)
-        app = LectureApp(
-            AppServices(library, lambda: LlamaGenerator(llm_path, n_ctx=4096), args.llm)
-        )
+        generator = LlamaGenerator
+        if args.quick:
+
+            class Capped(LlamaGenerator):  # a short answer: --quick checks the path, no figures
+                def stream(self, messages: Any, max_tokens: int, *more: Any, **kw: Any) -> Any:
+                    return super().stream(messages, min(max_tokens, 16), *more, **kw)
+
+            generator = Capped
+        # --quick: no summaries written while the app is idle (they would hold up the wait)
+        app = LectureApp(AppServices(library, lambda: generator(llm_path, n_ctx=4096), args.llm,
+                                     summaries=not args.quick))  # fmt: skip
         gaps: list[float] = []
         last = [0.0]
 
@@ -75,7 +101,7 @@ async def run(args: argparse.Namespace) -> None:
             await pilot.pause()
             first_frame = time.perf_counter() - t0
             ready_to_type = first_frame if isinstance(app.focused, Input) else float("nan")
-            while app.generator is None and app.load_error is None:
+            while not app.models.settled:  # the answer model loaded, or failed to
                 await asyncio.sleep(0.05)
             models_ready = time.perf_counter() - t0
             app.set_interval(0.01, tick)
@@ -85,7 +111,7 @@ async def run(args: argparse.Namespace) -> None:
             await pilot.press("slash")
             app.query_one("#question", Input).value = QUESTION
             await pilot.press("enter")
-            await app.workers.wait_for_complete()
+            await settle(app)
             answer_gaps = list(gaps)
             gaps.clear()
             app.push_screen(LibraryScreen())
@@ -95,7 +121,7 @@ async def run(args: argparse.Namespace) -> None:
             screen.query_one("#ingest-path", Input).focus()
             await pilot.press("enter")
             await pilot.pause(0.2)
-            await app.workers.wait_for_complete()
+            await settle(app)
             ingest_gaps = list(gaps)
         print(f"launch to first frame: {first_frame:.2f} s; ready to type: {ready_to_type:.2f} s;"
               f" models loaded (E5 + {args.llm}): {models_ready:.1f} s")  # fmt: skip
@@ -116,7 +142,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--llm", default="qwen2.5-coder-0.5b")
     ap.add_argument("--files", type=int, default=12)
-    asyncio.run(run(ap.parse_args()))
+    ap.add_argument("--quick", action="store_true",
+                    help="two demo lectures, one file, a short answer: a check, no figures")  # fmt: skip
+    args = ap.parse_args()
+    if args.quick:
+        args.files = 1
+    asyncio.run(run(args))
 
 
 if __name__ == "__main__":

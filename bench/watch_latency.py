@@ -1,11 +1,12 @@
 """How long after a file is closed in a watched folder its lecture is searchable.
 
-    .venv/bin/python bench/watch_latency.py [--real] [--files 10]
+    .venv/bin/python bench/watch_latency.py [--real] [--files 10] [--quick]
 
 Each file is tests/fixtures/lecture.vtt plus a cue of its own (identical files are duplicates,
 which are not stored again), written and closed, then
 `search` is polled until a hit from it comes back. `--real` uses the offline E5 model (the
 embedding is then most of the time); without it, a stand-in embedder isolates the watcher.
+`--quick`: one file (the whole path in seconds: a check, no figures).
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--real", action="store_true")
     ap.add_argument("--files", type=int, default=10)
+    ap.add_argument("--quick", action="store_true", help="one file: a check, no figures")
     args = ap.parse_args()
+    if args.quick:
+        args.files = 1
     import os
 
     from lecturetui.core.library import Library
