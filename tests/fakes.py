@@ -112,6 +112,25 @@ class FakeGenerator:
             yield word if i == 0 else " " + word
 
 
+class FakeLabeller(FakeGenerator):
+    """Names every part of a summary (core/summary/label.py) by the first two long words its
+    prompt quotes of the lecturer, so that the part says them and the label is kept; answers
+    any other prompt as FakeGenerator does."""
+
+    def __init__(self, answer: str = "A GPU [1].", n_ctx: int = 4096) -> None:
+        super().__init__(answer, n_ctx)
+        self.asked = 0  # labels asked for
+
+    def stream(self, messages, max_tokens, stop=None, temperature=None):  # type: ignore[no-untyped-def]
+        if "table of contents" not in messages[0]["content"]:
+            yield from super().stream(messages, max_tokens, stop, temperature)
+            return
+        self.prompts.append(messages)
+        self.asked += 1
+        quoted = messages[-1]["content"].split("“", 1)[1]
+        yield " ".join(re.findall(r"[^\W\d_]{7,}", quoted)[:2]) + "\n"
+
+
 class FakeJudgeModel:
     """Replies to the judge's prompts from a script: a list of raw replies, used in order."""
 

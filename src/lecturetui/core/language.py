@@ -85,6 +85,11 @@ def preload() -> None:
         thread.start()
 
 
+def code_of(name: str) -> str:
+    """An English language name's ISO 639-1 code ("Portuguese" -> "pt"); "" when unknown."""
+    return next((c for c, n in _LANGUAGE_NAMES.items() if n == name), "")
+
+
 def language_name(code: str) -> str:
     """An ISO 639-1 code's English name ("pt" -> "Portuguese"); the code when unknown."""
     return _LANGUAGE_NAMES.get(code, code)

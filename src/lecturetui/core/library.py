@@ -189,13 +189,13 @@ class Library(LibraryContents):
     # -- a lecture's parts and summaries (core/study/parts.py, core/summary/writing.py) ------
     def parts(self, lecture: Lecture) -> list[Part]:
         """The lecture's parts, with their key phrases (core/study/lecture_keyphrases.py)."""
-        return parts_of(self._sources(), lecture)
+        return parts_of(self.sources(), lecture)
 
     def find_keyphrases(self, stop: threading.Event | None = None) -> int:
         """Find the key phrases of the lectures kept before they were found at ingest."""
-        return find_missing(self._sources(), self.lectures(), stop)
+        return find_missing(self.sources(), self.lectures(), stop)
 
-    def _sources(self) -> Sources:
+    def sources(self) -> Sources:
         return Sources(self.store, self.unit_index(create=False), lambda: self.embedder)
 
     def scoped(self, scope: Scope | None) -> ResolvedScope | None:
@@ -256,7 +256,7 @@ class Library(LibraryContents):
             self._indexes.apply(result, embed)
             dirty = True
             for lecture in filter(None, map(self.store.lecture, result.lectures)):
-                find_keyphrases(self._sources(), lecture)  # E5 is loaded: what it is about
+                find_keyphrases(self.sources(), lecture)  # E5 is loaded: what it is about
 
         try:
             self.sync_index(embed_progress, only_if_exists=True)

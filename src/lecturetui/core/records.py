@@ -229,9 +229,9 @@ class PartRecord:
     start: str = ""  # hh:mm:ss
     title: str = ""
     made: bool = False  # cut by lecturetui where the subject changes, not the author's chapter
-    said: tuple[str, ...] = ()  # the lecturer's most representative sentences
-    summary: str = ""  # the answer model's, what the part does not bear out left out ...
-    struck: tuple[str, ...] = ()  # ... and listed here
+    said: tuple[str, ...] = ()  # the lecturer's most representative whole thoughts
+    summary: str = ""  # what it is about: the model's label where it names the part, else ...
+    struck: tuple[str, ...] = ()  # ... its key phrase, and the model's label listed here
     url: str | None = None  # the video opened at the part
     phrases: tuple[str, ...] = ()  # what the part is about, in key phrases
 

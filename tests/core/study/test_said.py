@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lecturetui.core.summary.said import clean, thoughts
+from lecturetui.core.study.said import clean, thoughts
 
 SPOKEN_PT = (
     "não tem a gente não usa a saída de vídeo dela né a placa mãe do servidor já tem uma saída "

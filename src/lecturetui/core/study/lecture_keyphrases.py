@@ -59,7 +59,8 @@ class Sources:
         """The parts as cut, before their key phrases (core/study/parts.py); those
         `titled_elsewhere` says a key phrase titles are left untitled."""
         return lecture_parts(self.store.segments(lecture.id), chapters(self.store, lecture),
-                             self.vectors, MAX_UNITS, titled_elsewhere)  # fmt: skip
+                             self.vectors, MAX_UNITS, titled_elsewhere,
+                             lecture.language or "")  # fmt: skip
 
 
 def parts_of(sources: Sources, lecture: Lecture) -> list[Part]:
@@ -70,6 +71,17 @@ def parts_of(sources: Sources, lecture: Lecture) -> list[Part]:
     if kept is None:
         return sources.parts(lecture)
     return titled(sources.parts(lecture, lambda start: bool(kept.of_part(start))), kept)
+
+
+def part_vectors(
+    sources: Sources, lecture: Lecture, parts: Sequence[Part]
+) -> npt.NDArray[np.float32]:
+    """Each part's E5 vector, unit-length: the mean of its units' vectors in the unit index
+    (a column of zeros where the index lacks them)."""
+    spans = [(p.start, p.end) for p in parts]
+    found = span_vectors(sources.store.segments(lecture.id), spans, sources.vectors, MAX_UNITS)
+    norms = np.linalg.norm(found, axis=1, keepdims=True)
+    return (found / np.where(norms > 0, norms, 1.0)).astype(np.float32)
 
 
 def titled(parts: Sequence[Part], kept: KeyPhrases | None) -> list[Part]:

@@ -30,6 +30,7 @@ import numpy.typing as npt
 from lecturetui.core.lectures import Chapter, StoredSegment
 from lecturetui.core.retrieval.sentences import split_sentences
 from lecturetui.core.retrieval.small_units import STRIDE, WIDTH, split_units
+from lecturetui.core.study.said import clean, whole_thoughts
 
 #: seconds of speech averaged on each side of a candidate boundary
 WINDOW_S = 90.0
@@ -223,9 +224,11 @@ def lecture_parts(
     vectors: Vectors,
     max_units: int,
     titled_elsewhere: Callable[[float], bool] | None = None,
+    language: str = "",
 ) -> list[Part]:
     """The lecture's parts: its author's chapters, else cut where the subject changes; each
-    with its most representative sentences. A part cut here is titled by its word run
+    with the lecturer's most representative whole thoughts (core/study/said.py; `language`: the
+    lecture's, whose speech words are trimmed from them). A part cut here is titled by its word run
     (`title`) unless `titled_elsewhere(start)` says it is titled otherwise (by its key phrase:
     core/study/lecture_keyphrases.py); it is left untitled then (the word run costs about a
     second for an hour's lecture)."""
@@ -258,12 +261,27 @@ def lecture_parts(
         elif named is None:
             others = [s.text for i, s in enumerate(line.said) if not a <= s.time < b]
             named = title(texts, others)
-        ranked = [inside[i] for i in ranking(vecs[inside])]
-        quoted = tuple(line.said[i] for i in sorted(ranked[:QUOTED_SENTENCES]))
+        local = ranking(vecs[inside])
+        ranked = [inside[i] for i in local]
+        quoted = _quoted(line.said, inside, local, language)
         digest = " ".join(line.said[i].text for i in sorted(_within(line.said, ranked, budget)))
         parts.append(Part(len(parts) + 1, a, b, named, not chapters, quoted, " ".join(texts),
                           digest))  # fmt: skip
     return parts
+
+
+def _quoted(said: Sequence[Said], inside: Sequence[int], local: Sequence[int],
+            language: str) -> tuple[Said, ...]:  # fmt: skip
+    """The part's most representative whole thoughts with their times; where it has none (a
+    short part, a run of fragments), its most representative sentences, cleaned."""
+    texts = [said[i].text for i in inside]
+    times = [said[i].time for i in inside]
+    found = whole_thoughts(texts, times, local, language, QUOTED_SENTENCES)
+    if found:
+        return tuple(Said(t, text, said[inside[k]].segment_id) for t, text, k in found)
+    best = sorted(local[:QUOTED_SENTENCES])
+    return tuple(Said(said[inside[k]].time, clean(said[inside[k]].text, language) or
+                      said[inside[k]].text, said[inside[k]].segment_id) for k in best)  # fmt: skip
 
 
 def span_vectors(

@@ -48,10 +48,13 @@ _END = re.compile(r"(?<=[.!?…])\s+")
 
 @dataclass(frozen=True, slots=True)
 class Thought:
-    """A whole thought of the lecturer's, cleaned; `said` is the text it was cut from."""
+    """A whole thought of the lecturer's, cleaned; `said` is the text it was cut from, which
+    begins at word `first` of the text and holds `words` words."""
 
     text: str
     said: str
+    first: int = 0
+    words: int = 0
 
 
 def _key(word: str) -> str:
@@ -146,7 +149,9 @@ def thoughts(text: str, language: str) -> list[Thought]:
     flat = " ".join(text.split())
     pieces = [p for s in _END.split(flat) for p in _pieces(s, code)]
     found: list[Thought] = []
+    at = 0
     for i, piece in enumerate(pieces):
+        first, at = at, at + len(piece.split())
         if (i == 0 and not flat[:1].isupper()) or (
             i == len(pieces) - 1 and not flat.endswith((".", "!", "?", "…"))
         ):
@@ -155,8 +160,38 @@ def thoughts(text: str, language: str) -> list[Thought]:
         closed = piece.rstrip("\"”’')]").endswith((".", "!", "?", "…"))
         last = fold(_key(cleaned.split()[-1])) if cleaned else ""
         if MIN_WORDS <= len(cleaned.split()) <= MAX_WORDS and (closed or last not in stop):
-            found.append(Thought(_closed(cleaned), piece))
+            found.append(Thought(_closed(cleaned), piece, first, at - first))
     return found
+
+
+def whole_thoughts(
+    texts: Sequence[str], times: Sequence[float], ranked: Sequence[int], language: str,
+    n: int = 2, words: int = 60,
+) -> list[tuple[float, str, int]]:  # fmt: skip
+    """A part's `n` most representative whole thoughts, in order, at most `words` words in all:
+    (time, thought, index of the sentence it begins in). `texts` are the part's sentences as
+    cut for search, in order, with their `times`; `ranked` their positions, the most
+    representative first. A thought is as representative as the best sentence it covers."""
+    place = {i: r for r, i in enumerate(ranked)}
+    owner: list[int] = []
+    for i, text in enumerate(texts):
+        owner += [i] * len(text.split())
+    found = thoughts(" ".join(texts), language)
+    if not owner or not found:
+        return []
+
+    def rank(t: Thought) -> int:
+        covered = set(owner[t.first : t.first + t.words])
+        return min(place.get(i, len(place)) for i in covered)
+
+    chosen: list[Thought] = []
+    for thought in sorted(found, key=rank):
+        if len(chosen) == n:
+            break
+        if sum(len(c.text.split()) for c in chosen) + len(thought.text.split()) <= words:
+            chosen.append(thought)
+    chosen.sort(key=lambda t: t.first)
+    return [(times[owner[t.first]], t.text, owner[t.first]) for t in chosen]
 
 
 def _closed(text: str) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,17 +103,3 @@ def closest_rank(label_vector: npt.NDArray[np.float32], part_vectors: npt.NDArra
 def names_part(share: float, rank: int, parts: int) -> bool:
     """Whether a label names its part: said there, or closer to it than to most others."""
     return share >= SAID_SHARE or rank <= max(1, round(parts * CLOSEST_SHARE))
-
-
-def distinct(labels: Sequence[str], fallback: Sequence[str], stop: frozenset[str]) -> list[str]:
-    """Each label, or its part's key phrase where it names what its neighbour before it names
-    (the same content words)."""
-    out: list[str] = []
-    for label, other in zip(labels, fallback, strict=True):
-        same = out and set(content_words(label, stop)) == set(content_words(out[-1], stop))
-        out.append(other if same and other else label)
-    return out
-
-
-#: E5 query vectors of texts, in their order
-EmbedQueries = Callable[[list[str]], npt.NDArray[np.float32]]

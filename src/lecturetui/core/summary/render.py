@@ -30,9 +30,17 @@ _PHRASES = {"Portuguese": "Palavras-chave: {phrases}", "Spanish": "Palabras clav
 _PHRASES_EN = "Key phrases: {phrases}"
 
 
+def _name(part: PartRecord) -> str:
+    """What a part is about: its label where written, else its title; the title after a label
+    that differs from it ("Device placement · GPU")."""
+    if part.summary and part.title and part.title.casefold() != part.summary.casefold():
+        return f"{part.summary} · {part.title}"
+    return part.summary or part.title
+
+
 def summary_text(summary: SummaryRecord) -> str:
     """The summary as one text (Markdown): a heading and the lecture's key phrases, each part
-    with its time, title, summary and the lecturer's words, then the gist."""
+    with its time, what it is about and the lecturer's words, then its subjects."""
     head = _HEADING.get(summary.language, _HEADING_EN).format(title=summary.title,
                                                                n=len(summary.parts))  # fmt: skip
     lines = [f"**{head}**", ""]
@@ -40,10 +48,8 @@ def summary_text(summary: SummaryRecord) -> str:
         about = _PHRASES.get(summary.language, _PHRASES_EN)
         lines[1:1] = [f"*{about.format(phrases=' · '.join(summary.phrases))}*"]
     for p in summary.parts:
-        title = f" {p.title}" if p.title else ""
-        lines.append(f"[{p.number}] {p.start}{title}")
-        if p.summary:
-            lines.append(p.summary)
+        name = _name(p)
+        lines.append(f"[{p.number}] {p.start}" + (f" {name}" if name else ""))
         words = " … ".join(p.said)
         if words:
             lines.append(f"“{words}”")
@@ -55,8 +61,8 @@ def summary_text(summary: SummaryRecord) -> str:
 
 # -- the app ------------------------------------------------------------------------------------
 def summary_rich(summary: SummaryRecord) -> Text:
-    """Each part's number, time and title, what it explains (struck what the part does not
-    say), the lecturer's words; then the gist, its citations highlighted."""
+    """Each part's number, time and what it is about, the lecturer's words; then the lecture's
+    subjects, their citations highlighted."""
     from rich.text import Text
 
     out = Text()
@@ -70,11 +76,7 @@ def summary_rich(summary: SummaryRecord) -> Text:
         out.append("\n")
         out.append(f"[{part.number}] ", style="bold magenta")
         out.append(part.start, style="cyan")
-        out.append(f" {part.title}\n", style="bold")
-        if part.summary:
-            out.append(part.summary + "\n")
-        for sentence in part.struck:
-            out.append(sentence + "\n", style="dim strike")
+        out.append(f" {_name(part)}\n", style="bold")
         if part.said:
             out.append("“" + " … ".join(part.said) + "”\n", style="italic cyan")
     if summary.gist:
@@ -108,12 +110,12 @@ def terminal_parts(summary: SummaryRecord) -> list[str]:
 
 
 def terminal_part(part: PartRecord) -> tuple[str, list[str]]:
-    """A part's summary once written, and a note for each sentence struck from it."""
+    """What a part is about once named, and a note where the model's label was not kept."""
     from rich.markup import escape
 
-    struck = _("(struck: the part does not say it) {sentence}")
-    return (f"[cyan][{part.number}][/] {escape(part.summary)}",
-            [struck.format(sentence=s) for s in part.struck])  # fmt: skip
+    left = _("(the model's label {label!r} was not kept: it does not name this part)")
+    return (f"[cyan][{part.number}][/] [bold]{escape(part.summary)}[/]",
+            [left.format(label=s) for s in part.struck])  # fmt: skip
 
 
 def terminal_gist(summary: SummaryRecord) -> tuple[list[str], list[str]]:
@@ -131,8 +133,8 @@ def part_moment(summary: SummaryRecord, part: PartRecord) -> Moment:
 
 
 def notes_markdown(summary: SummaryRecord) -> str:
-    """The lecture as the title; each part a heading with a link at its time, what it explains
-    and the lecturer's words quoted; then the gist."""
+    """The lecture as the title; each part a heading (what it is about) with a link at its
+    time and the lecturer's words quoted; the lecture's subjects first."""
     out = [heading(1, summary.title)]
     if summary.phrases:
         out += ["", "*" + _("Key phrases: {phrases}").format(phrases=" · ".join(summary.phrases))
@@ -142,27 +144,25 @@ def notes_markdown(summary: SummaryRecord) -> str:
     if summary.gist:
         out += ["", paragraphs(summary.gist)]
     for part in summary.parts:
-        title = f"{part.number}. {part.title}" if part.title else str(part.number)
+        name = _name(part)
+        title = f"{part.number}. {name}" if name else str(part.number)
         out += ["", heading(2, title), "", link(part_moment(summary, part))]
         if part.phrases:
             out += ["", "*" + " · ".join(part.phrases) + "*"]
-        if part.summary:
-            out += ["", paragraphs(part.summary)]
         if part.said:
             out += ["", quoted(" … ".join(part.said))]
     return "\n".join(out) + "\n"
 
 
 def notes_cards(summary: SummaryRecord) -> list[Card]:
-    """One card per part that was summarised: its title (or its place in the lecture) on the
-    front, its summary and the lecturer's words on the back."""
+    """One card per part that was named: the lecture and what the part is about on the front,
+    the lecturer's words on the back."""
     cards = []
     for part in summary.parts:
-        if not part.summary:
+        if not part.summary or not part.said:
             continue
-        front = (f"{one_line(summary.title)}: {one_line(part.title)}" if part.title
-                 else f"{one_line(summary.title)}, {part.start}")  # fmt: skip
-        back = part.summary + ("\n\n“" + " … ".join(part.said) + "”" if part.said else "")
+        front = f"{one_line(summary.title)}: {one_line(part.summary)}"
+        back = "“" + " … ".join(part.said) + "”"
         cards.append(Card(front, back, (Source(f"[{part.number}]", part_moment(summary, part)),)))
     return unique(cards)
 
