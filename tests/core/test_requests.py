@@ -151,3 +151,21 @@ def test_a_question_about_the_course_gets_a_line_per_lecture(home: Path) -> None
     others = [row for row in rows if row is not mine]
     assert all("ainda sem resumo" in row for row in others)
     library.close()
+
+
+def test_a_summary_asked_by_an_english_title_is_in_the_request_s_language(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """py3langid tells "resuma a aula de linear-regression" Catalan: the title's words are not
+    the request's, and without them the request is Portuguese."""
+    from lecturetui.core import i18n, language
+
+    library = _library()
+    library.update_lecture("aula-b", title="linear-regression")
+    monkeypatch.setattr(i18n, "language", lambda: "en")  # an English interface
+    monkeypatch.setattr(Library, "_lecture_languages", lambda self: {"en"})  # English lectures
+    asked = "resuma a aula de linear-regression"
+    assert language.tell(asked, {"en"}).code == "ca"  # as told from all its words
+    routed = route(library, Question(Turn(asked, asked)), QuestionSettings())
+    assert routed.answered == LectureSummary("aula-b", "Portuguese")
+    library.close()

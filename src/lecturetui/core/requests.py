@@ -18,6 +18,7 @@ not written yet, each a LectureSummary sent here (`summary --all`, `ingest`, the
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -112,9 +113,22 @@ def route(library: Library, request: Request, settings: QuestionSettings) -> Rou
         return Route(CourseOverview(language=asked.language_name), COURSE, asked)
     named = _named(library, request, asked, settings)
     if named is not None:
-        wanted = LectureSummary(named.lecture.id, asked.language_name)
-        return Route(wanted, named.by, asked)
+        language = request_language(library, asked, named.lecture.title)
+        return Route(LectureSummary(named.lecture.id, language), named.by, asked)
     return Route(request, MOMENT, asked)
+
+
+def request_language(library: Library, asked: Asked, title: str) -> str:
+    """The language a lecture's summary is asked in: told from the request's words without the
+    lecture's title (to py3langid "resuma a aula de linear-regression" is Catalan, "resuma a
+    aula de gradient-descent" Spanish), the library's and the interface's languages winning
+    what is then a short request's near tie (core/language.py)."""
+    named = {w.casefold() for w in re.findall(r"[^\W_]+", title)}
+    rest = " ".join(w for w in asked.question.split()
+                    if not set(re.findall(r"[^\W_]+", w.casefold())) & named)  # fmt: skip
+    if not rest or rest == asked.question:
+        return asked.language_name
+    return library.asked(rest).language_name
 
 
 def _named(
