@@ -73,3 +73,21 @@ def test_an_empty_library_has_no_topics(home: Path) -> None:
     lib = Library(DataHome.resolve(), embedder=FakeEmbedder())
     assert lib.topics(3) == []
     lib.close()
+
+
+def test_a_lecture_whose_summary_named_its_subjects_gives_its_first(
+    home: Path, tmp_path: Path
+) -> None:
+    from lecturetui.core.storage.summaries import VERSION, SummaryKey, Written
+
+    lib = _library(tmp_path, filler="")
+    lecture = next(x for x in lib.lectures() if "b" in x.title.casefold())
+    key = SummaryKey(lecture.id, lecture.content_hash, f"fake.gguf {VERSION}", "Portuguese")
+    lib.summaries.keep(key, Written(1, 0.0, "Cálculo de gradientes", ()))
+    lib.summaries.keep(key, Written(2, 1.0, "Palavra recusada", ("o rótulo do modelo",)))
+    old = SummaryKey(lecture.id, lecture.content_hash, "fake.gguf", "Portuguese")
+    lib.summaries.keep(old, Written(1, 0.0, "A parte explica tudo.", ()))  # written before
+    found = {t.lecture_id: t.term for t in lib.topics(3)}
+    assert found[lecture.id] == "Cálculo de gradientes"  # its subject, not its key phrase
+    assert lib.summaries.subjects(lecture.id, lecture.content_hash) == ["Cálculo de gradientes"]
+    lib.close()

@@ -12,6 +12,9 @@ from lecturetui.core.timefmt import utc_now
 
 #: the ordinal the lecture's gist is kept under (its parts are 1, 2, ...)
 GIST = 0
+#: how summaries are written now, the end of their key's model (core/summary/writing.py): a
+#: part's summary is then its label, what the part is about
+VERSION = "labels-1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +71,18 @@ class Summaries:
                  part.start, part.summary, json.dumps(list(part.struck), ensure_ascii=False),
                  utc_now()),
             )  # fmt: skip
+
+    def subjects(self, lecture_id: str, content_hash: str) -> list[str]:
+        """What the lecture's parts are about as a model named them and its check kept (labels
+        of summaries written the way they are now, the latest first), in the parts' order."""
+        rows = self.store.connection.execute(
+            "SELECT model, language, summary FROM overview_parts WHERE lecture_id = ? AND"
+            " content_hash = ? AND ordinal > 0 AND struck = '[]' AND model LIKE ?"
+            " ORDER BY made_at DESC, ordinal",
+            (lecture_id, content_hash, f"% {VERSION}"),
+        ).fetchall()
+        first = (rows[0][0], rows[0][1]) if rows else None
+        return [str(r[2]) for r in rows if (r[0], r[1]) == first and r[2]]
 
     def lectures_written(self, model: str, language: str) -> set[str]:
         """The lectures whose gist this model wrote in this language (whole summaries)."""

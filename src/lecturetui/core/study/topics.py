@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from lecturetui.core.lectures import Lecture
 from lecturetui.core.storage.phrases import PhraseTable
 from lecturetui.core.storage.store import Store
+from lecturetui.core.storage.summaries import Summaries
 
 #: a topic is a word of at least this many letters (short words are rarely a subject)
 MIN_LETTERS = 5
@@ -41,8 +42,9 @@ class Topic:
 
 def topics(store: Store, n: int = 3) -> list[Topic]:
     """Up to `n` topics from `n` different lectures, taking courses in turn (the most recent
-    lecture of each first): its first key phrase that few segments share, else the term it says
-    most that few segments share."""
+    lecture of each first): the first subject its summary named (core/summary/writing.py),
+    else its first key phrase that few segments share, else the term it says most that few
+    segments share."""
     lectures = _spread(store.lectures(), n * 3)
     if not lectures:
         return []
@@ -67,9 +69,12 @@ def topics(store: Store, n: int = 3) -> list[Topic]:
     phrases = PhraseTable(store)
     out: list[Topic] = []
     taken: set[str] = set()
+    summaries = Summaries(store)
     for lecture in lectures:
         kept = phrases.read(lecture)
-        term = _phrase(kept.lecture if kept else (), holding, limit, taken)
+        term = _subject(summaries.subjects(lecture.id, lecture.content_hash), taken)
+        if term is None:
+            term = _phrase(kept.lecture if kept else (), holding, limit, taken)
         if term is None:
             term = _term(counts[lecture.id], holding, read, limit, taken, surface)
         if term is None:
@@ -79,6 +84,15 @@ def topics(store: Store, n: int = 3) -> list[Topic]:
         if len(out) == n:
             break
     return out
+
+
+def _subject(subjects: list[str], taken: set[str]) -> str | None:
+    """The first subject a summary named (its parts' labels) no word of which was taken."""
+    for subject in subjects:
+        words = {w.casefold() for w in _WORD.findall(subject) if len(w) >= MIN_LETTERS}
+        if words and not words & taken:
+            return subject
+    return None
 
 
 def _phrase(

@@ -31,7 +31,7 @@ from lecturetui.core.lectures import Lecture
 from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator
 from lecturetui.core.storage.phrases import PhraseTable
-from lecturetui.core.storage.summaries import GIST, SummaryKey, Written
+from lecturetui.core.storage.summaries import GIST, VERSION, SummaryKey, Written
 from lecturetui.core.study.parts import Part
 from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
 from lecturetui.core.summary.label import (
@@ -44,8 +44,6 @@ from lecturetui.core.summary.label import (
     said_share,
 )
 
-#: how summaries are written; a summary kept by another way is written again
-VERSION = "labels-1"
 #: the gist's opening, by the summary's language
 SUBJECTS = {"Portuguese": "Assuntos", "Spanish": "Temas"}
 SUBJECTS_ANY = "Subjects"
