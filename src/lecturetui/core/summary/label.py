@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,9 +32,12 @@ CLOSEST_SHARE = 1 / 3
 
 LABEL_SYSTEM = (
     "You write the table of contents of a recorded lecture. Name the subject of one part in "
-    "{language}: a noun phrase of two to six words, as a chapter title. No verb, no sentence, "
-    "no quotes, nothing the lecturer does not talk about."
+    "{language}: a noun phrase of two to six words, as a chapter title. Not the lecture's "
+    "title: what this part is about. No verb, no sentence, no quotes, nothing the lecturer does "
+    "not talk about."
 )
+#: the labels of the parts before one that its prompt lists, at most
+EARLIER = 6
 LABEL_ASK = {
     "Portuguese": "Título do assunto (português, duas a seis palavras):",
     "Spanish": "Título del tema (español, dos a seis palabras):",
@@ -51,13 +55,30 @@ class Label:
     by_model: bool
 
 
-def label_messages(title: str, digest: str, language: str) -> list[dict[str, str]]:
+def label_messages(
+    title: str, digest: str, language: str, earlier: Sequence[str] = ()
+) -> list[dict[str, str]]:
     """The prompt for one part's label: the instructions first (the same for every part, read
-    once from llama.cpp's cache), then what the lecturer says in it."""
+    once from llama.cpp's cache), then what the lecturer says in it, then the labels of the
+    parts before it, which this one must not repeat (asked without them, the small model named
+    one part in three by the lecture's own title: "Introdução ao Python" five times)."""
     ask = LABEL_ASK.get(language, LABEL_ASK_ANY.format(language=language))
-    user = f"Lecture: {title}\n\nWhat the lecturer says:\n“{digest}”\n\n{ask}"
+    before = ""
+    if earlier:
+        listed = "; ".join(earlier[-EARLIER:])
+        before = f"\n\nTitles of the parts before it: {listed}. Name what this part adds."
+    user = f"Lecture: {title}\n\nWhat the lecturer says:\n“{digest}”{before}\n\n{ask}"
     system = LABEL_SYSTEM.format(language=language)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def without_title(label: str, title: str) -> str:
+    """The label without the lecture's title the model put before it ("Aula D: Black Friday")."""
+    for sep in (":", " - ", " – ", " — "):
+        head, found, rest = label.partition(sep)
+        if found and rest.strip() and head.strip().casefold() in title.casefold():
+            return rest.strip(_TRIM)
+    return label
 
 
 def ask_label(generator: Generator, messages: list[dict[str, str]], stop: threading.Event) -> str:

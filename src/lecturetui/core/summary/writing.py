@@ -42,6 +42,7 @@ from lecturetui.core.summary.label import (
     label_messages,
     names_part,
     said_share,
+    without_title,
 )
 
 #: the gist's opening, by the summary's language
@@ -81,18 +82,18 @@ def label_check(library: Library, lecture: Lecture, parts: Sequence[Part], langu
 
 
 def write_part(generator: Generator, lecture: Lecture, part: Part, language: str,
-               stop: threading.Event, check: Check, before: str = "") -> Written:  # fmt: skip
-    """A part's label: the model's, where `check` finds it names the part and it differs from
-    the label `before` it; else the part's key phrase (the model's then kept as struck)."""
+               stop: threading.Event, check: Check, before: Sequence[str] = ()) -> Written:  # fmt: skip
+    """A part's label: the model's, where `check` finds it names the part and it repeats none
+    of the labels `before` it; else the part's key phrase (the model's then kept as struck)."""
     from lecturetui.core.study.keyphrases import stopwords
 
-    label = ask_label(generator, label_messages(lecture.title, part.digest, language), stop)
+    messages = label_messages(lecture.title, part.digest, language, before)
+    label = without_title(ask_label(generator, messages, stop), lecture.title)
     fallback = part.title or (part.phrases[0] if part.phrases else "")
     code = code_of(language)
     stop_words = stopwords(code) if code else frozenset()
-    repeats = bool(before) and set(content_words(label, stop_words)) == set(
-        content_words(before, stop_words)
-    )
+    words = set(content_words(label, stop_words))
+    repeats = any(words == set(content_words(b, stop_words)) for b in before)
     if label and not repeats and check(label, part):
         return Written(part.number, part.start, label, ())
     return Written(part.number, part.start, fallback, (label,) if label else ())
@@ -165,7 +166,7 @@ def summary_events(
         written = kept.get(part.number)
         if written is None or abs(written.start - part.start) > 0.5:
             assert generator is not None
-            before = done[-1][1].summary if done else ""
+            before = [w.summary for _, w in done]
             written = write_part(generator, lecture, part, language, stop, check, before)
             if stop.is_set():
                 return  # cut short: not kept
