@@ -8,8 +8,9 @@ every question, so what is measured is what a student gets. The first run ingest
 lectures (bench/_realistic.py) and writes EmbeddingGemma's vectors of the windows with the
 product's `Library.sync_rerank` into the bench home; question vectors of both models are cached
 there, so a sweep of settings is seconds. Also reports the first stage's recall at the re-scored
-depth (it bounds everything after it). `--quick`: one lecture's library in a temporary home, its
-questions, translated by the small model (the whole path in seconds: a check, no figures).
+depth (it bounds everything after it). `--quick`: one lecture's library in a temporary home, one
+of its questions in both languages, translated by the small model (the whole path in seconds: a
+check, no figures).
 """
 
 from __future__ import annotations
@@ -185,8 +186,8 @@ def main() -> None:
         "--translate", action="store_true", help="also rank Portuguese questions translated first"
     )
     parser.add_argument("--quick", action="store_true",
-                        help="one lecture, its questions, the small model translating, depths 10"
-                        " and 30: the whole path in seconds (a check, no figures)")  # fmt: skip
+                        help="one lecture, one question in both languages, the small model"
+                        " translating, depths 10 and 30: a check, no figures")  # fmt: skip
     args = parser.parse_args()
     from pathlib import Path
 
@@ -203,7 +204,7 @@ def main() -> None:
         if args.half == "both" or q.half == args.half
     ]
     if args.quick:
-        questions = _realistic.quick_questions(questions)
+        questions = _realistic.quick_questions(questions)[:2]  # one, in English and Portuguese
     lib, plain, corpus, caches = prepare()
     print(f"{len(questions)} questions ({args.half}), {len(corpus.segs)} segments")
     depths = [int(d) for d in args.depths.split(",")]

@@ -58,7 +58,7 @@ EXPECTED: dict[str, list[str]] = {
         rf"loaded and run by LlamaGenerator \| {NUMBER} s",
     ],
     "gpu": [
-        rf"\| cpu, 2 threads \| load {NUMBER} s \| pp32 {NUMBER}",
+        rf"\| cpu, 1 thread \| load {NUMBER} s \| pp32 {NUMBER}",
         rf"guess median {NUMBER} s",
         rf"\| cpu #0 \| session {NUMBER} s",
         r"status line: .*ready",
