@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,8 +35,7 @@ LABEL_SYSTEM = (
     "title: what this part is about. No verb, no sentence, no quotes, nothing the lecturer does "
     "not talk about."
 )
-#: the labels of the parts before one that its prompt lists, at most
-EARLIER = 6
+
 LABEL_ASK = {
     "Portuguese": "Título do assunto (português, duas a seis palavras):",
     "Spanish": "Título del tema (español, dos a seis palabras):",
@@ -55,19 +53,13 @@ class Label:
     by_model: bool
 
 
-def label_messages(
-    title: str, digest: str, language: str, earlier: Sequence[str] = ()
-) -> list[dict[str, str]]:
+def label_messages(title: str, digest: str, language: str) -> list[dict[str, str]]:
     """The prompt for one part's label: the instructions first (the same for every part, read
-    once from llama.cpp's cache), then what the lecturer says in it, then the labels of the
-    parts before it, which this one must not repeat (asked without them, the small model named
-    one part in three by the lecture's own title: "Introdução ao Python" five times)."""
+    once from llama.cpp's cache), then what the lecturer says in it. The labels of the parts
+    before it are not listed: shown them, the small model copied one in two of them
+    (bench/RESULTS.md, "Summaries: the lecturer claims, the model names")."""
     ask = LABEL_ASK.get(language, LABEL_ASK_ANY.format(language=language))
-    before = ""
-    if earlier:
-        listed = "; ".join(earlier[-EARLIER:])
-        before = f"\n\nTitles of the parts before it: {listed}. Name what this part adds."
-    user = f"Lecture: {title}\n\nWhat the lecturer says:\n“{digest}”{before}\n\n{ask}"
+    user = f"Lecture: {title}\n\nWhat the lecturer says:\n“{digest}”\n\n{ask}"
     system = LABEL_SYSTEM.format(language=language)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

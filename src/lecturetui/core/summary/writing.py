@@ -87,7 +87,7 @@ def write_part(generator: Generator, lecture: Lecture, part: Part, language: str
     of the labels `before` it; else the part's key phrase (the model's then kept as struck)."""
     from lecturetui.core.study.keyphrases import stopwords
 
-    messages = label_messages(lecture.title, part.digest, language, before)
+    messages = label_messages(lecture.title, part.digest, language)
     label = without_title(ask_label(generator, messages, stop), lecture.title)
     fallback = part.title or (part.phrases[0] if part.phrases else "")
     code = code_of(language)
