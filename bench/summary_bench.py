@@ -68,6 +68,13 @@ QUICK_SECONDS = 120.0
 #: the secondary reach figure: a part starting this many seconds before a chapter reaches it
 EARLY_S = 10.0
 _CITE = re.compile(r"\[(\d+)\]")
+#: a summary's sentences for the reader's sheet, a code term's dot kept inside its sentence (the
+#: rule the product used while it checked the model's sentences)
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+(?:\s*\[[\d,;\s]+\])*|$)")
+
+
+def sentences(text: str) -> list[str]:
+    return [x.strip() for x in _SENTENCE.findall(text) if x.strip()]
 
 
 def counted(chapters: list[dict[str, Any]]) -> list[int]:
@@ -223,8 +230,6 @@ def sheet(rows: list[dict[str, Any]], out: Path) -> None:
     """What a reader labels, from the rows (the labels file's records without `label`/`why`):
     each counted chapter reached with the summary of the part that reaches it, each summary
     sentence (parts and gist) and each struck sentence, with the captions file to read."""
-    from lecturetui.core.summary.writing import sentences
-
     meta = {r["id"]: r for r in entries("both")}
     items: list[dict[str, Any]] = []
     for r in rows:
