@@ -356,8 +356,13 @@ def section_app(args: argparse.Namespace) -> dict[str, Any]:
     os.environ["LECTURETUI_MODELS"] = str(args.e5.parent)
     home = tempfile.mkdtemp()
     library = Library(DataHome.resolve(Path(home)))
-    if QUICK:  # two of the demo lectures (bench/_common.py)
+    if QUICK:  # two of the demo lectures (bench/_common.py), in a home removed at exit
+        import atexit
+        import shutil
+
         from _common import quick_corpus
+
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
 
         library.ingest([quick_corpus(Path(home))])
     else:

@@ -12,6 +12,8 @@ embedding is then most of the time); without it, a stand-in embedder isolates th
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
 import statistics
 import sys
 import tempfile
@@ -39,6 +41,7 @@ def main() -> None:
 
     os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
     tmp = Path(tempfile.mkdtemp())
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     folder = tmp / "aulas"
     folder.mkdir()
     if args.real:
