@@ -23,8 +23,8 @@ QUESTIONS = {
 async def shoot(language: str, out: Path) -> None:
     from textual.widgets import Input
 
-    from lecturetui.core.llm.generation import LlamaGenerator
     from lecturetui.core.library import Library
+    from lecturetui.core.llm.process import open_model
     from lecturetui.core.models.gguf import DEFAULT_LLM, resolve_llm
     from lecturetui.core.paths import DataHome
     from lecturetui.tui.app import AppServices, LectureApp
@@ -32,7 +32,7 @@ async def shoot(language: str, out: Path) -> None:
     home = DataHome.resolve(str(ROOT))
     library = Library(home)
     model = resolve_llm(home.models_dir, None)
-    services = AppServices(library, lambda: LlamaGenerator(model, n_ctx=4096), language=language,
+    services = AppServices(library, lambda: open_model(model, n_ctx=4096), language=language,
                            llm_label=DEFAULT_LLM.split("/")[-1])  # fmt: skip
     app = LectureApp(services)
     async with app.run_test(size=(140, 44)) as pilot:
