@@ -58,7 +58,7 @@ class SummaryPrinter:
             line, notes = terminal_part(part)
             shown = [line]
         else:
-            shown, notes = terminal_gist(summary)
+            shown = terminal_gist(summary)
         for block in shown:
             self.out.print(block, soft_wrap=True)
         for line in notes:

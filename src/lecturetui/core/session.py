@@ -152,7 +152,7 @@ class ModelSession:
 
         try:
             self.answer_path()  # a missing model is said when it is wanted, before any process
-            started = Worker.start(self.home.log_file, self.answer.verbose)
+            started = Worker(self.home.log_file, self.answer.verbose)
         except LectureTuiError:
             return
         with self._lock:

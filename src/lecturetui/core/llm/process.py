@@ -3,7 +3,7 @@
 lecturetui embeds with torch or OpenVINO; llama.cpp runs in another process, started by
 lecturetui (never forked: a fresh interpreter, `python -m lecturetui.core.llm.worker`), so the
 two never share native libraries. The process starts as soon as a command knows it will answer
-(`Worker.start`: it imports llama.cpp while the search runs) and loads the model when told.
+(a `Worker`: it imports llama.cpp while the search runs) and loads the model when told.
 
 - The same greedy output, cached prompt start, yes/no probabilities, token counts and
   JSON-constrained replies as in process: the worker runs the same LlamaGenerator.
@@ -42,7 +42,8 @@ _CLOSED = ("closed",)
 
 
 class Worker:
-    """One model process and the frames it sends, read by a thread into a queue."""
+    """One model process, started at once (it imports llama.cpp while the caller goes on), and
+    the frames it sends, read by a thread into a queue."""
 
     def __init__(self, log: Path | None, verbose: bool = False) -> None:
         self.log = log
@@ -71,11 +72,6 @@ class Worker:
         self._in = self.proc.stdin.fileno()
         self.frames: queue.Queue[tuple[Any, ...]] = queue.Queue()
         threading.Thread(target=self._read, name="answer-model-frames", daemon=True).start()
-
-    @classmethod
-    def start(cls, log: Path | None, verbose: bool = False) -> Worker:
-        """Start the process now (it imports llama.cpp while the caller goes on)."""
-        return cls(log, verbose)
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -160,7 +156,7 @@ class ProcessGenerator:
         self._fixed: tuple[list[dict[str, str]], Path | None] | None = None
         self._lock = threading.Lock()
         self._worker: Worker | None = None
-        self.info = self._load(started or Worker.start(log, config.verbose))
+        self.info = self._load(started or Worker(log, config.verbose))
 
     # -- the process -------------------------------------------------------------------------
     def _load(self, worker: Worker) -> ModelInfo:
@@ -186,7 +182,7 @@ class ProcessGenerator:
     def _alive(self) -> Worker:
         """The process, started anew when the last one ended (its prompt start restored)."""
         if self._worker is None:
-            self.info = self._load(Worker.start(self.log, self.config.verbose))
+            self.info = self._load(Worker(self.log, self.config.verbose))
             if self._fixed is not None:
                 self._call("prefill", *self._fixed)
         assert self._worker is not None

@@ -50,6 +50,8 @@ class _Requests:
         self.fd = fd
         self.todo: queue.Queue[tuple[tuple[Any, ...], threading.Event]] = queue.Queue()
         self.current = threading.Event()
+        #: llama.cpp's abort callback, kept alive while the model may call it (_abort_on)
+        self.abort: Any = None
 
     def read(self) -> None:
         while True:
@@ -135,7 +137,7 @@ def serve(config: WorkerConfig, fd_in: int, fd_out: int) -> None:
     except Exception as exc:
         wire.send(fd_out, *_error(exc))
         return
-    keep = _abort_on(model, requests)
+    requests.abort = _abort_on(model, requests)
     wire.send(fd_out, "ready", _info(model))
     while True:
         frame, stop = requests.todo.get()
@@ -153,7 +155,6 @@ def serve(config: WorkerConfig, fd_in: int, fd_out: int) -> None:
             wire.send(fd_out, *_error(exc))
             continue
         wire.send(fd_out, "result", value)
-    del keep
 
 
 def main() -> None:

@@ -113,18 +113,20 @@ def terminal_part(part: PartRecord) -> tuple[str, list[str]]:
     """What a part is about once named, and a note where the model's label was not kept."""
     from rich.markup import escape
 
-    left = _("(the model's label {label!r} was not kept: it does not name this part)")
+    left = _(
+        "(the model's label {label!r} was not kept: it does not name this part, or repeats"
+        " an earlier one)"
+    )
     return (f"[cyan][{part.number}][/] [bold]{escape(part.summary)}[/]",
             [left.format(label=s) for s in part.struck])  # fmt: skip
 
 
-def terminal_gist(summary: SummaryRecord) -> tuple[list[str], list[str]]:
-    """The gist once written, and a note for each sentence struck from it."""
+def terminal_gist(summary: SummaryRecord) -> list[str]:
+    """The gist once written: the lecture's subjects (made from the parts' names, nothing to
+    strike)."""
     from rich.markup import escape
 
-    struck = _("(struck: the parts do not say it) {sentence}")
-    return (["\n[bold]" + _("In short") + "[/]", escape(summary.gist)],
-            [struck.format(sentence=s) for s in summary.gist_struck])  # fmt: skip
+    return ["\n[bold]" + _("In short") + "[/]", escape(summary.gist)]
 
 
 # -- study notes and cards ----------------------------------------------------------------------

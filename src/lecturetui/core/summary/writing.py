@@ -19,6 +19,7 @@ language and the way summaries are written (VERSION), so it is written once and 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -63,15 +64,14 @@ def label_check(library: Library, lecture: Lecture, parts: Sequence[Part], langu
     code = code_of(language)
     stop = stopwords(code) if code else frozenset()
     same = bool(code) and code == (lecture.language or "").split("-")[0]
-    vectors: list[np.ndarray] = []
+    # read once, and only when a label is not said in its part
+    vectors = functools.cache(lambda: part_vectors(library.sources(), lecture, parts))
 
     def check(label: str, part: Part) -> bool:
         share = said_share(label, part.text, stop) if same else 0.0
         if share >= SAID_SHARE:
             return True
-        if not vectors:
-            vectors.append(part_vectors(library.sources(), lecture, parts))
-        found = vectors[0]
+        found = vectors()
         if found.shape[1] != library.embedder.dim:
             return False  # no vectors to compare with: what cannot be vouched for is left out
         query = library.embedder.embed_queries([label])[0]
