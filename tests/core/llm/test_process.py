@@ -68,14 +68,21 @@ def test_the_model_process_imports_no_embedder_runtime(remote: ProcessGenerator)
 
 
 def test_a_stop_while_the_prompt_is_read_ends_the_reply_before_any_token(
-    remote: ProcessGenerator,
+    remote: ProcessGenerator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from lecturetui.core.llm import wire
+
     long = [{"role": "user", "content": "Resuma: " + "a rede neural aprende pesos. " * 250}]
     stop = threading.Event()
-    timer = threading.Timer(0.2, stop.set)  # long before 1,500 tokens are read on any CPU
-    timer.start()
+    send = wire.send
+
+    def sent(fd: int, *frame: object) -> None:
+        send(fd, *frame)
+        if frame[0] == "stream":  # Esc as soon as the model has the prompt: it reads 1,500 tokens
+            stop.set()
+
+    monkeypatch.setattr(wire, "send", sent)
     pieces = list(remote.stream(long, 64, stop))
-    timer.join()
     assert pieces == []
     assert "".join(remote.stream(ASK, 40))  # the next reply is written (a new process if need be)
 
