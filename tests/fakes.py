@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -113,9 +114,9 @@ class FakeGenerator:
 
 
 class FakeLabeller(FakeGenerator):
-    """Names every part of a summary (core/summary/label.py) by the first two long words its
-    prompt quotes of the lecturer, so that the part says them and the label is kept; answers
-    any other prompt as FakeGenerator does."""
+    """Names every part of a summary (core/summary/label.py) by the two long words its prompt
+    quotes of the lecturer side by side most often, so that the part says them and the label is
+    kept; answers any other prompt as FakeGenerator does."""
 
     def __init__(self, answer: str = "A GPU [1].", n_ctx: int = 4096) -> None:
         super().__init__(answer, n_ctx)
@@ -127,8 +128,10 @@ class FakeLabeller(FakeGenerator):
             return
         self.prompts.append(messages)
         self.asked += 1
-        quoted = messages[-1]["content"].split("“", 1)[1]
-        yield " ".join(re.findall(r"[^\W\d_]{7,}", quoted)[:2]) + "\n"
+        quoted = messages[-1]["content"].split("“", 1)[1].rsplit("”", 1)[0]
+        words = re.findall(r"[^\W\d_]+", quoted)
+        pairs = [f"{a} {b}" for a, b in itertools.pairwise(words) if len(a) >= 6 and len(b) >= 6]
+        yield (max(pairs, key=pairs.count) if pairs else "") + "\n"
 
 
 class FakeJudgeModel:

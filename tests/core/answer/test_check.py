@@ -3,11 +3,13 @@ cover a question: pure logic and the pipeline with fakes."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from lecturetui.core.answer.check import check, facts, holds
 from lecturetui.core.answer.events import Answered, EvidenceReady, Token, quote_block
-from lecturetui.core.answer.evidence import ScoredPassage
+from lecturetui.core.answer.evidence import ScoredPassage, Spoken
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.question import Loaded, QuestionSettings, run_question
 from lecturetui.core.answer.quote import choose_quote, names, names_unknown, relevance
@@ -72,7 +74,7 @@ def _scored(text: str, scores: list[float]) -> ScoredPassage:
     return ScoredPassage(p, sentences, tuple(scores), len(text.split()))
 
 
-def test_the_quote_is_the_windows_best_sentences_in_the_lectures_order() -> None:
+def test_the_quote_is_whole_sentences_around_the_one_that_answers() -> None:
     text = ("Today we talk about money. How many coins will there ever be? "
             "The total supply is capped at 21 million coins. Now let us look at mining hardware.")  # fmt: skip
     quote = choose_quote(_scored(text, [0.2, 0.7, 0.5, 0.1]), words=20)
@@ -83,25 +85,64 @@ def test_the_quote_is_the_windows_best_sentences_in_the_lectures_order() -> None
     )
     assert quote.sentences == (1, 2) and quote.score == 0.7
     assert 100.0 < quote.start < quote.end < 220.0 and quote.segment_id == 1
-    # the best first while they fit, then in order; a sentence left out between them is marked
-    apart = choose_quote(_scored(text, [0.6, 0.1, 0.7, 0.1]), words=16)
-    assert apart is not None and apart.sentences == (0, 2)
-    assert (
-        apart.text == "Today we talk about money. … The total supply is capped at 21 million coins."
-    )
-    assert apart.score == 0.7 and apart.start == 100.0
+    # one run in the lecture's order, never two pieces joined: the answering sentence and the
+    # better-scored of its neighbours while they fit
+    near = choose_quote(_scored(text, [0.6, 0.1, 0.7, 0.1]), words=16)
+    assert near is not None and near.sentences == (1, 2) and "…" not in near.text
     alone = choose_quote(_scored(text, [0.2, 0.3, 0.5, 0.9]), words=3)  # the best, even too long
     assert alone is not None and alone.sentences == (3,)
     assert len(choose_quote(_scored(text, [0.2, 0.7, 0.5, 0.1])).sentences) == 4  # type: ignore[union-attr]
-    # the quote grows around the two best sentences: a neighbour of theirs comes before a
-    # sentence elsewhere in the window that scores higher (the lecturer's example, the reason)
-    five = " ".join(f"Sentence number {w} says this." for w in
-                    ("one", "two", "three", "four", "five", "six", "seven"))  # fmt: skip
-    grown = choose_quote(_scored(five, [0.1, 0.9, 0.2, 0.5, 0.8, 0.1, 0.6]), words=20)
-    assert grown is not None and grown.sentences == (1, 2, 3, 4) and "…" not in grown.text
     block = quote_block(quote)
     assert block.startswith("“How many coins") and "(Bitcoin 1, 00:02:" in block
     assert block.rstrip().endswith("[1]")
+
+
+def test_a_sentence_cut_by_the_window_s_edge_is_quoted_whole_from_its_neighbour() -> None:
+    words = [
+        "If",
+        "the",
+        "reward",
+        "halves",
+        "every",
+        "four",
+        "years,",
+        "the",
+        "last",
+        "bitcoin",
+        "will",
+        "be",
+        "mined",
+        "around",
+        "2140.",
+        "That",
+        "is",
+        "why",
+        "the",
+        "supply",
+        "is",
+        "capped",
+        "at",
+        "21",
+        "million",
+        "coins.",
+        "Fees",
+        "then",
+        "pay",
+        "the",
+        "miners.",
+    ]
+    before = StoredSegment(7, "btc", 0, 0.0, 40.0, " ".join(words[:9]))
+    window = " ".join(words[6:])  # begins mid-sentence, at a caption line
+    sp = _scored(window, [0.1, 0.9, 0.2][: len(split_sentences(window))])
+    seg = sp.passage.hits[0].segment
+    around = [before, StoredSegment(seg.id, "btc", 1, 26.0, 120.0, window)]
+    quote = choose_quote(replace(sp, spoken=Spoken.of(window, 26.0, 120.0, around, "en")), words=40)
+    assert quote is not None
+    # the answering sentence leans on the one before it ("That is why"), which begins in the
+    # window before: both quoted whole, the condition kept
+    assert quote.text.startswith("If the reward halves every four years, the last bitcoin")
+    assert "That is why the supply is capped at 21 million coins." in quote.text
+    assert quote.start < 26.0
 
 
 def covers(hits: list[Hit], unknown: tuple[str, ...] = ()) -> bool:

@@ -15,10 +15,14 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.answer.prompting import Passage
+from lecturetui.core.lectures import StoredSegment
 from lecturetui.core.links import deep_link
 from lecturetui.core.records import EvidenceRecord
 from lecturetui.core.retrieval.sentences import Sentence, SentenceVectors, split_sentences
 from lecturetui.core.retrieval.vector_index import unit_vector
+from lecturetui.core.study.quoting import Sentence as Spoke
+from lecturetui.core.study.quoting import Transcript, Window, covering, quoted, stitch
+from lecturetui.core.study.quoting import sentences as whole_sentences
 from lecturetui.core.timefmt import format_timestamp
 
 #: passages whose sentences are scored (in retrieval order): more would cost embedding time for
@@ -28,13 +32,49 @@ EVIDENCE_SHOWN = 3
 
 
 @dataclass(frozen=True, slots=True)
+class Spoken:
+    """A passage's window in its lecture's whole sentences (core/study/quoting.py): the window and its
+    neighbours stitched (`line`), their sentences (`found`), where the window's first word lies
+    in `line` (`shift`) and the lecture's language."""
+
+    line: Transcript
+    found: tuple[Spoke, ...]
+    shift: int
+    language: str
+
+    @classmethod
+    def of(
+        cls, text: str, start: float, end: float, around: Sequence[StoredSegment], language: str
+    ) -> Spoken:
+        """The window `text` read among `around` (itself and its neighbours in its lecture); a
+        window not among them is read alone, its first sentence not called whole."""
+        own = " ".join(text.split())
+        windows = [Window(s.id, s.start, s.end, s.text) for s in around]
+        at = next((k for k, w in enumerate(windows) if " ".join(w.text.split()) == own), None)
+        begins = at is not None and around[0].ordinal == 0
+        if at is None:
+            windows, at = [Window(-1, start, end, text)], 0
+        line = stitch(windows)
+        return cls(line, tuple(whole_sentences(line, language, begins)), line.offsets[at], language)
+
+    def covering(self, unit: Sentence) -> list[int]:
+        """The whole sentences that hold any word of a piece of the window as cut for search."""
+        return covering(self.found, self.shift + unit.first, self.shift + unit.last)
+
+    def text(self, a: int, b: int) -> str:
+        return quoted(self.found, a, b, self.language)
+
+
+@dataclass(frozen=True, slots=True)
 class ScoredPassage:
-    """A retrieved passage, its sentences and each one's cosine to the question."""
+    """A retrieved passage, its sentences and each one's cosine to the question; `spoken`: its
+    window in its lecture's whole sentences, what is quoted from it (core/answer/found.py)."""
 
     passage: Passage
     sentences: tuple[Sentence, ...]
     scores: tuple[float, ...]
     n_words: int
+    spoken: Spoken | None = None
 
     def time_at(self, word: int) -> float:
         """Where a word falls in the passage's time span (interpolated by position)."""
@@ -103,10 +143,10 @@ def score_passages(
     sims = (vectors.vectors(texts) @ unit_vector(query)).tolist()
     out: list[ScoredPassage] = []
     pos = 0
-    for passage, sentences in split:
-        scores = tuple(float(x) for x in sims[pos : pos + len(sentences)])
-        pos += len(sentences)
-        out.append(ScoredPassage(passage, tuple(sentences), scores, len(passage.text.split())))
+    for passage, pieces in split:
+        scores = tuple(float(x) for x in sims[pos : pos + len(pieces)])
+        pos += len(pieces)
+        out.append(ScoredPassage(passage, tuple(pieces), scores, len(passage.text.split())))
     return out
 
 
@@ -139,18 +179,40 @@ def best_evidence(
         chosen.append((k, i))
         seen.add(sentence.text)
         start = sp.time_at(sentence.first)
+        text, before, after = _whole(sp, i)
         p = sp.passage
         out.append(
             EvidenceSentence(
                 p.lecture_id,
                 p.lecture_title,
                 start,
-                sentence.text,
-                sp.sentences[i - 1].text if i > 0 else "",
-                sp.sentences[i + 1].text if i + 1 < len(sp.sentences) else "",
+                text,
+                before,
+                after,
                 score,
                 segment_of(p, sentence.text),
                 deep_link(p.source_url, start),
             )
         )
     return out
+
+
+#: an evidence sentence is shown whole up to this many words
+EVIDENCE_WORDS = 60
+
+
+def _whole(sp: ScoredPassage, i: int) -> tuple[str, str, str]:
+    """The piece `i` of the window as shown: the whole sentences that hold it, as said, with the
+    sentence before and after them (core/study/quoting.py); as cut for search, marked "…" where it is
+    cut, when they are too long or the window is not read among its neighbours."""
+    spoken = sp.spoken
+    held = spoken.covering(sp.sentences[i]) if spoken is not None else []
+    if spoken is None or not held or sum(spoken.found[j].size for j in held) > EVIDENCE_WORDS:
+        piece = sp.sentences[i].text
+        before = sp.sentences[i - 1].text if i > 0 else ""
+        after = sp.sentences[i + 1].text if i + 1 < len(sp.sentences) else ""
+        return piece, before, after
+    a, b = held[0], held[-1] + 1
+    before = spoken.text(a - 1, a) if a > 0 else ""
+    after = spoken.text(b, b + 1) if b < len(spoken.found) else ""
+    return spoken.text(a, b), before, after

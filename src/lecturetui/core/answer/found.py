@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lecturetui.core.answer.evidence import (
     EvidenceSentence,
     ScoredPassage,
+    Spoken,
     best_evidence,
     score_passages,
 )
@@ -25,6 +26,7 @@ from lecturetui.core.answer.quote import (
     names_unknown,
     relevance,
     sentence_scorer,
+    window_segment,
 )
 from lecturetui.core.answer.translate import Translator
 from lecturetui.core.answer.verdict import (
@@ -205,7 +207,9 @@ def retrieve(
         scorer = sentence_scorer(library)
         windows = [best_window(p) for p in passages[: signals.quoted]]
         scored = score_passages(windows, scorer.query(asked.text), scorer.vectors)
-    quotes = [choose_quote(sp) for sp in scored] if signals.covered or signals.just_under else []
+    scored = [replace(sp, spoken=_spoken(library, sp.passage)) for sp in scored]
+    quoting = signals.covered or signals.just_under
+    quotes = [choose_quote(sp) for sp in scored] if quoting else []
     first, second = [*quotes, None, None][:2]
     verdict = first_verdict(signals, first, second)
     scored = scored[: 2 if isinstance(verdict, ReadFirst) else 1]
@@ -214,6 +218,16 @@ def retrieve(
         evidence=best_evidence(scored), signals=signals, verdict=verdict, retrieval_s=t1 - t0,
         evidence_s=time.perf_counter() - t0, model_s=searched.model_s,
     )  # fmt: skip
+
+
+def _spoken(library: Library, passage: Passage) -> Spoken:
+    """The passage's window read among its neighbours in its lecture, in whole sentences: what
+    its quote and its evidence are cut from (core/answer/quote.py, evidence.py)."""
+    seg = window_segment(passage)
+    lecture = passage.hits[0].lecture if passage.hits else None
+    around = library.neighbours(seg) if seg is not None else []
+    language = getattr(lecture, "language", None) or ""
+    return Spoken.of(passage.text, passage.start, passage.end, around, language)
 
 
 def score_rest(library: Library, found: Retrieved) -> list[ScoredPassage]:

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from lecturetui.core.answer.evidence import ScoredPassage, segment_of
+from lecturetui.core.answer.evidence import ScoredPassage, Spoken, segment_of
 from lecturetui.core.answer.prompting import Passage
+from lecturetui.core.lectures import StoredSegment
 from lecturetui.core.library import Hit, Library
 from lecturetui.core.links import deep_link
 from lecturetui.core.models.embedding import Embedder
@@ -34,6 +35,7 @@ from lecturetui.core.records import QuoteRecord
 from lecturetui.core.retrieval.rerank import RerankStage
 from lecturetui.core.retrieval.sentences import SentenceVectors
 from lecturetui.core.retrieval.vector_index import unit_vector
+from lecturetui.core.study.quoting import run_around
 from lecturetui.core.timefmt import format_timestamp
 
 #: windows whose sentences are scored: the quote comes from the first, the prompt's other
@@ -122,36 +124,74 @@ def best_window(passage: Passage) -> Passage:
                    passage.source_url, passage.hits)  # fmt: skip
 
 
+def window_segment(passage: Passage) -> StoredSegment | None:
+    """The segment of the passage's best-ranked window (the one `best_window` keeps)."""
+    if not passage.hits:
+        return None
+    seg: StoredSegment = max(passage.hits, key=lambda h: h.score).segment
+    return seg
+
+
 def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
-    """The window's best sentences and their neighbours, in the lecture's order: the best one
-    always, the next best (QUOTE_SEEDS) when it fits in `words`, then, while they fit, the
-    neighbour of a quoted sentence that scores highest; sentences left out between two quoted
-    runs are marked "…"."""
+    """The lecturer's whole sentences around the one that answers (core/study/quoting.py): the
+    sentence that holds the window's best-scored piece, what it leans on, then whole neighbours
+    (the higher-scored side first) up to `words` words, one run in the lecture's order, read
+    from the window among its neighbours (`sp.spoken`), so that a sentence cut by the window's
+    edge is quoted whole. A sentence too long to quote (over twice `words`: captions without
+    punctuation) gives way to the window's best pieces as cut for search, marked as cut."""
     if not sp.sentences:
         return None
-    order = sorted(range(len(sp.sentences)), key=lambda j: -sp.scores[j])
-    best = order[0]
+    best = max(range(len(sp.sentences)), key=lambda j: (sp.scores[j], -j))
+    p = sp.passage
+    spoken = sp.spoken or Spoken.of(p.text, p.start, p.end, (), "")
+    found, shift = spoken.found, spoken.shift
+    unit = sp.sentences[best]
+    core = spoken.covering(unit)
+    if not core or sum(found[i].size for i in core) > 2 * words:
+        return _pieces_quote(sp, best, words)
 
-    def size(i: int) -> int:
-        return len(sp.sentences[i].text.split())
+    def score(i: int) -> float:
+        s = found[i]
+        inside = [
+            sp.scores[j]
+            for j, u in enumerate(sp.sentences)
+            if shift + u.first < s.last and shift + u.last > s.first
+        ]
+        return max(inside, default=-1.0)
 
+    a, b = run_around(found, core, words, score)
+    first, last = found[a].first, found[b - 1].last
+    units = tuple(
+        j for j, u in enumerate(sp.sentences) if shift + u.first < last and shift + u.last > first
+    )
+    line = spoken.line
+    start, end = line.time(first), line.time(last - 1)
+    owner = line.owners[found[core[0]].first]
+    segment = owner if owner >= 0 else segment_of(p, unit.text)
+    return Quote(p.lecture_id, p.lecture_title, start, end, spoken.text(a, b), sp.scores[best],
+                 segment, deep_link(p.source_url, start), units)  # fmt: skip
+
+
+def _pieces_quote(sp: ScoredPassage, best: int, words: int) -> Quote:
+    """The window's best piece and its neighbours as cut for search, up to `words` words,
+    marked as cut ("…") where it does not begin or end a sentence."""
     picked = {best}
-    used = size(best)
-    for i in order[1:QUOTE_SEEDS]:
-        if used + size(i) <= words:
-            picked.add(i)
-            used += size(i)
-    sp.grow(picked, size, used, words)
+    sp.grow(
+        picked,
+        lambda i: len(sp.sentences[i].text.split()),
+        len(sp.sentences[best].text.split()),
+        words,
+    )
     chosen = sorted(picked)
-    parts: list[str] = []
-    for k, i in enumerate(chosen):
-        if k and i != chosen[k - 1] + 1:
-            parts.append("…")
-        parts.append(sp.sentences[i].text)
+    text = " ".join(sp.sentences[i].text for i in chosen)
+    if not text[:1].isupper():
+        text = f"… {text}"
+    if not text.rstrip("\"'”’)]").endswith((".", "!", "?", "…")):
+        text = f"{text} …"
     p = sp.passage
     start = sp.time_at(sp.sentences[chosen[0]].first)
     end = sp.time_at(sp.sentences[chosen[-1]].last)
-    return Quote(p.lecture_id, p.lecture_title, start, end, " ".join(parts), sp.scores[best],
+    return Quote(p.lecture_id, p.lecture_title, start, end, text, sp.scores[best],
                  segment_of(p, sp.sentences[best].text), deep_link(p.source_url, start),
                  tuple(chosen))  # fmt: skip
 

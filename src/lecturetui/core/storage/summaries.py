@@ -14,7 +14,7 @@ from lecturetui.core.timefmt import utc_now
 GIST = 0
 #: how summaries are written now, the end of their key's model (core/summary/writing.py): a
 #: part's summary is then its label, what the part is about
-VERSION = "labels-2"
+VERSION = "labels-3"
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,7 @@ import numpy.typing as npt
 from lecturetui.core.lectures import Chapter, StoredSegment
 from lecturetui.core.retrieval.sentences import split_sentences
 from lecturetui.core.retrieval.small_units import STRIDE, WIDTH, split_units
-from lecturetui.core.study.said import clean, whole_thoughts
+from lecturetui.core.study.quoting import Sentence, Transcript, Window, quoted, sentences, stitch
 
 #: seconds of speech averaged on each side of a candidate boundary
 WINDOW_S = 90.0
@@ -238,6 +238,8 @@ def lecture_parts(
     if not line.said:
         return []
     vecs = vectors(line.labels)
+    spoken_at = stitch([Window(g.id, g.start, g.end, g.text) for g in segments])
+    found = sentences(spoken_at, language)
     start, end = segments[0].start, segments[-1].end
     if chapters:
         cuts = [max(start, c.start) for c in chapters]
@@ -263,25 +265,67 @@ def lecture_parts(
             named = title(texts, others)
         local = ranking(vecs[inside])
         ranked = [inside[i] for i in local]
-        quoted = _quoted(line.said, inside, local, language)
+        lead = _quoted(line, found, spoken_at, (a, b), inside, local, language)
         digest = " ".join(line.said[i].text for i in sorted(_within(line.said, ranked, budget)))
-        parts.append(Part(len(parts) + 1, a, b, named, not chapters, quoted, " ".join(texts),
+        parts.append(Part(len(parts) + 1, a, b, named, not chapters, lead, " ".join(texts),
                           digest))  # fmt: skip
     return parts
 
 
-def _quoted(said: Sequence[Said], inside: Sequence[int], local: Sequence[int],
-            language: str) -> tuple[Said, ...]:  # fmt: skip
-    """The part's most representative whole thoughts with their times; where it has none (a
-    short part, a run of fragments), its most representative sentences, cleaned."""
-    texts = [said[i].text for i in inside]
-    times = [said[i].time for i in inside]
-    found = whole_thoughts(texts, times, local, language, QUOTED_SENTENCES)
-    if found:
-        return tuple(Said(t, text, said[inside[k]].segment_id) for t, text, k in found)
-    best = sorted(local[:QUOTED_SENTENCES])
-    return tuple(Said(said[inside[k]].time, clean(said[inside[k]].text, language) or
-                      said[inside[k]].text, said[inside[k]].segment_id) for k in best)  # fmt: skip
+#: a sentence quoted for a part has this many words at least, and at most (with the sentence
+#: it leans on); the part's quoted sentences hold at most QUOTED_WORDS in all
+MIN_QUOTED = 6
+MAX_QUOTED = 45
+QUOTED_WORDS = 70
+
+
+def _quoted(
+    line: Timeline,
+    found: Sequence[Sentence],
+    spoken_at: Transcript,
+    span: tuple[float, float],
+    inside: Sequence[int],
+    local: Sequence[int],
+    language: str,
+) -> tuple[Said, ...]:
+    """The part's most representative whole sentences (core/study/quoting.py), each with the one it
+    leans on, as said, in order: a sentence is as representative as the best of the pieces cut
+    for search (`line`) it holds. Where the captions have no punctuation, its best pieces."""
+    place = {inside[k]: r for r, k in enumerate(local)}
+    mine = [i for i, s in enumerate(found) if span[0] <= spoken_at.time(s.first) < span[1]]
+    punctuated = any(s.whole for s in found)
+
+    def rank(i: int) -> int:
+        lo, hi = spoken_at.time(found[i].first), spoken_at.time(found[i].last - 1)
+        held = [place[j] for j in inside if lo <= line.said[j].time <= hi]
+        if held:
+            return min(held)
+        mid = (lo + hi) / 2
+        return place[min(inside, key=lambda j: abs(line.said[j].time - mid))]
+
+    runs: list[tuple[int, int]] = []
+    used = 0
+    for i in sorted(mine, key=rank):
+        s = found[i]
+        start = i - 1 if s.leans and i > 0 else i
+        n = sum(found[j].size for j in range(start, i + 1))
+        whole = found[start].whole and s.whole
+        if len(runs) == QUOTED_SENTENCES or (punctuated and not whole):
+            continue
+        if n < MIN_QUOTED or n > MAX_QUOTED or used + n > QUOTED_WORDS:
+            continue
+        if any(x <= i and start < y for x, y in runs):
+            continue
+        runs.append((start, i + 1))
+        used += n
+    return tuple(
+        Said(
+            spoken_at.time(found[x].first),
+            quoted(found, x, y, language),
+            spoken_at.owners[found[x].first],
+        )
+        for x, y in sorted(runs)
+    )
 
 
 def span_vectors(

@@ -116,3 +116,80 @@ def closest_rank(label_vector: npt.NDArray[np.float32], part_vectors: npt.NDArra
 def names_part(share: float, rank: int, parts: int) -> bool:
     """Whether a label names its part: said there, or closer to it than to most others."""
     return share >= SAID_SHARE or rank <= max(1, round(parts * CLOSEST_SHARE))
+
+
+#: words that turn what follows into its opposite, by language: a label that drops one names
+#: the opposite of what the lecturer said ("linear" for "não linear")
+NEGATIONS = {
+    "pt": frozenset(["não", "nao", "nem", "sem", "nunca", "jamais"]),
+    "en": frozenset(["not", "no", "non", "without", "never", "isn't", "aren't", "don't",
+                     "doesn't", "can't", "cannot", "won't", "nor"]),
+    "es": frozenset(["no", "sin", "nunca", "jamás", "ni"]),
+}  # fmt: skip
+#: a label's word must be said this many times more often, per word, in its part than in the
+#: rest of the lecture (a word of the whole lecture, like its title's, names no part)
+DISTINCT = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """What a label is checked against: the part's words, the rest of the lecture's, the
+    lecture's title and the language's stop words and negations."""
+
+    part: str
+    rest: str
+    title: str
+    stop: frozenset[str]
+    negations: frozenset[str]
+
+
+def _folded(text: str) -> list[str]:
+    from lecturetui.core.study.keyphrases import fold
+
+    return [fold(x) for x in _WORD.findall(text)]
+
+
+def _affirmed(word: str, words: list[str], negations: frozenset[str]) -> int:
+    """How often `word` (its first five letters) is said without a negation in the two words
+    before it (or a "non-"/"não-" glued to it)."""
+    n = 0
+    for i, w in enumerate(words):
+        if w[:5] != word[:5]:
+            continue
+        if any(x in negations for x in words[max(0, i - 2) : i]):
+            continue
+        n += 1
+    return n
+
+
+def label_fault(label: str, said: Said) -> str | None:
+    """Why a label misnames its part, or None where it names it: each of its content words is
+    said in the part at least twice, or the label is said there as it stands (a word said once
+    may be said in passing); none is said there only negated unless the label negates it too;
+    its words are said in this part at least as often (per word) as in the rest of the lecture;
+    it is not the lecture's title."""
+    words = content_words(label, said.stop)
+    if not words:
+        return "empty"
+    part, rest = _folded(said.part), _folded(said.rest)
+    label_words = _folded(label)
+    verbatim = len(words) > 1 and " ".join(label_words) in " ".join(part)
+    for w in words:
+        at = label_words.index(w) if w in label_words else 0
+        negated_here = any(x in said.negations for x in label_words[max(0, at - 2) : at])
+        count = sum(1 for x in part if x[:5] == w[:5])
+        if count == 0:
+            return "unsaid"
+        if not negated_here and _affirmed(w, part, said.negations) == 0:
+            return "negation"
+        if count < 2 and not verbatim:
+            return "passing"
+    title = {w[:5] for w in content_words(said.title, said.stop)}
+    if title and {w[:5] for w in words} <= title:
+        return "title"
+    stems = {w[:5] for w in words}
+    mine = sum(1 for x in part if x[:5] in stems) / max(len(part), 1)
+    theirs = sum(1 for x in rest if x[:5] in stems) / max(len(rest), 1)
+    if rest and mine < DISTINCT * theirs:
+        return "elsewhere"
+    return None

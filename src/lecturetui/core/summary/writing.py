@@ -36,13 +36,14 @@ from lecturetui.core.storage.summaries import GIST, VERSION, SummaryKey, Written
 from lecturetui.core.study.parts import Part
 from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
 from lecturetui.core.summary.label import (
-    SAID_SHARE,
+    NEGATIONS,
+    Said,
     ask_label,
     closest_rank,
     content_words,
+    label_fault,
     label_messages,
     names_part,
-    said_share,
     without_title,
 )
 
@@ -55,28 +56,31 @@ Check = Callable[[str, Part], bool]
 
 
 def label_check(library: Library, lecture: Lecture, parts: Sequence[Part], language: str) -> Check:
-    """The check of a part's label: its content words said in the part (a label in the
-    lecture's language), else its part among the third of the lecture's parts closest to it by
-    E5 (any language; the E5 vectors of what each part says are those the unit index holds)."""
+    """The check of a part's label. A label in the lecture's language names its part where
+    core/summary/label.py's `label_fault` finds no fault (its words said in the part, in that
+    sense, more than elsewhere; not the title). One in another language cannot be said there:
+    its part must be among the third of the lecture's parts closest to it by E5 (the E5 vectors
+    of what each part says are those the unit index holds)."""
     from lecturetui.core.study.keyphrases import stopwords
     from lecturetui.core.study.lecture_keyphrases import part_vectors
 
     code = code_of(language)
     stop = stopwords(code) if code else frozenset()
     same = bool(code) and code == (lecture.language or "").split("-")[0]
-    # read once, and only when a label is not said in its part
+    # read once, and only when a label is not in the lecture's language
     vectors = functools.cache(lambda: part_vectors(library.sources(), lecture, parts))
 
     def check(label: str, part: Part) -> bool:
-        share = said_share(label, part.text, stop) if same else 0.0
-        if share >= SAID_SHARE:
-            return True
+        if same:
+            rest = " ".join(p.text for p in parts if p.number != part.number)
+            said = Said(part.text, rest, lecture.title, stop, NEGATIONS.get(code, frozenset()))
+            return label_fault(label, said) is None
         found = vectors()
         if found.shape[1] != library.embedder.dim:
             return False  # no vectors to compare with: what cannot be vouched for is left out
         query = library.embedder.embed_queries([label])[0]
         query = query / (float(np.linalg.norm(query)) or 1.0)
-        return names_part(share, closest_rank(query, found, part.number - 1), len(parts))
+        return names_part(0.0, closest_rank(query, found, part.number - 1), len(parts))
 
     return check
 
@@ -84,18 +88,22 @@ def label_check(library: Library, lecture: Lecture, parts: Sequence[Part], langu
 def write_part(generator: Generator, lecture: Lecture, part: Part, language: str,
                stop: threading.Event, check: Check, before: Sequence[str] = ()) -> Written:  # fmt: skip
     """A part's label: the model's, where `check` finds it names the part and it repeats none
-    of the labels `before` it; else the part's key phrase (the model's then kept as struck)."""
+    of the labels `before` it; else the author's chapter title, else the first of the part's
+    key phrases that `check` keeps (else its first: the lecturer said it), the model's then
+    kept as struck."""
     from lecturetui.core.study.keyphrases import stopwords
 
     messages = label_messages(lecture.title, part.digest, language)
     label = without_title(ask_label(generator, messages, stop), lecture.title)
-    fallback = part.title or (part.phrases[0] if part.phrases else "")
     code = code_of(language)
     stop_words = stopwords(code) if code else frozenset()
     words = set(content_words(label, stop_words))
     repeats = any(words == set(content_words(b, stop_words)) for b in before)
     if label and not repeats and check(label, part):
         return Written(part.number, part.start, label, ())
+    fallback = part.title or next(
+        (p for p in part.phrases if check(p, part)), part.phrases[0] if part.phrases else ""
+    )
     return Written(part.number, part.start, fallback, (label,) if label else ())
 
 

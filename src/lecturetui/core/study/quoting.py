@@ -1,0 +1,273 @@
+"""The lecturer's words, quoted: whole sentences exactly as the captions give them.
+
+Every face that shows what the lecturer said (an answer's lead, a summary's parts, study notes
+and cards, the app, `--json`) quotes through this module, so a quote is never a fragment cut
+where a caption line or a window starts, and nothing inside it is changed but the sounds and
+markers named below.
+
+- A lecture's windows overlap (core/ingest/segmenting.py); `stitch` lays them end to end once,
+  each word once, with its time and the window it was read from, so a sentence that runs across
+  two windows is whole.
+- `sentences` cuts that text where its punctuation ends a sentence, across caption lines, with
+  sentencex (Wikimedia's rule-based segmenter: ~300 languages, abbreviations and decimals
+  handled, maintained, no model to load). Captions without punctuation (automatic ones) have
+  no sentences to find: there the pieces are cut by the words speech closes and opens thoughts
+  with (core/retrieval/sentences.py's rule) and are marked as not whole.
+- `spoken` removes only hesitations ("eh", "um") and the noise markers listed in NOISE_WORDS
+  ("[Música]", "(risos)", "♪"); formulas, numbers, symbols and parentheses stay.
+- `run_around` grows a quote from the sentence that answers: the sentence a leaning one
+  ("Isso...", "That's why...") needs before it, then whole neighbours while they fit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+#: sounds that are no words, by language (spoken hesitations; "um" is a word in Portuguese)
+HESITATIONS = {
+    "pt": frozenset(["eh", "ehh", "ah", "ahn", "ahm", "hã", "hum", "humm", "hmm", "hm"]),
+    "en": frozenset(["uh", "uhh", "um", "umm", "uhm", "er", "erm", "hmm", "hm", "mm", "mmm"]),
+    "es": frozenset(["eh", "ehh", "mmm", "hmm"]),
+}
+#: what a caption marks that nobody said: a bracket or parenthesis holding one of these words,
+#: and the music signs and speaker-change marks
+NOISE_WORDS = (
+    "música", "musica", "music", "risos", "riso", "laughter", "laughs", "laughing", "applause",
+    "aplausos", "palmas", "inaudível", "inaudivel", "inaudible", "silêncio", "silence", "noise",
+    "ruído", "tosse", "cough", "coughs", "risas", "aplauso", "crosstalk", "background noise",
+)  # fmt: skip
+_NOISE = re.compile(
+    r"[\[(]\s*(?:" + "|".join(NOISE_WORDS) + r")\s*[\])]|[♪♫]+|>>+|&gt;&gt;", re.IGNORECASE
+)
+#: a sentence that opens with one of these leans on the one before it, which it brings along
+LEANERS = {
+    "pt": ("isso", "isto", "esse", "essa", "esses", "essas", "este", "esta", "estes", "estas",
+           "aquilo", "por isso", "portanto", "logo", "ou seja", "daí", "dessa forma",
+           "desse jeito", "nesse caso", "neste caso", "assim", "também"),
+    "en": ("this", "that", "these", "those", "that's", "this is", "it", "it's", "they",
+           "therefore", "thus", "hence", "which", "such", "so that's", "that is", "in that case",
+           "also", "otherwise"),
+    "es": ("esto", "eso", "esta", "este", "esa", "ese", "por eso", "por lo tanto", "así",
+           "también"),
+}  # fmt: skip
+_CLOSE = re.compile(r"[.!?…]+[\"'”’)\]]*$")
+_EDGE = ".,;:!?…\"“”'’()[]"
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A stored window of a lecture: its segment id, times and text."""
+
+    segment_id: int
+    start: float
+    end: float
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """A lecture's (or a stretch of it) words once each, in order: each word's time (placed by
+    its position in the window it was read from) and that window's segment id; `offsets[k]` is
+    where window k's first word lies in `words`."""
+
+    words: tuple[str, ...]
+    times: tuple[float, ...]
+    owners: tuple[int, ...]
+    offsets: tuple[int, ...]
+
+    def time(self, word: int) -> float:
+        return self.times[min(max(word, 0), len(self.times) - 1)] if self.times else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """Words [first, last) of a transcript; `whole`: cut where the captions' punctuation ends
+    a sentence on both sides (else a piece of unpunctuated speech, or one cut at the text's
+    edge); `leans`: it opens with a word that points back ("Isso", "That's why")."""
+
+    first: int
+    last: int
+    text: str
+    whole: bool
+    leans: bool
+
+    @property
+    def size(self) -> int:
+        return self.last - self.first
+
+
+def _base_code(language: str) -> str:
+    return (language or "").lower().split("-")[0].split("_")[0]
+
+
+def _overlap(done: Sequence[str], words: Sequence[str], near: int) -> int:
+    """How many words begin `words` that end `done`: of the runs that do, the one nearest to
+    `near` (what the times say), a repeated phrase ("no, no, no") must not swallow a word."""
+    limit = min(len(done), len(words))
+    runs = [
+        k
+        for k in range(limit, 0, -1)
+        if done[len(done) - k] == words[0] and list(done[len(done) - k :]) == list(words[:k])
+    ]
+    return min(runs, key=lambda k: (abs(k - near), -k), default=0)
+
+
+def stitch(windows: Sequence[Window]) -> Transcript:
+    """The windows (in time order) laid end to end, the words two neighbours share kept once.
+    The shared words are found by the text (the next window begins at a caption line of the one
+    before), the times telling which run where a phrase repeats; where none are shared (a window
+    cut elsewhere), by time alone: what the next window says before the previous one ends is
+    taken as already said."""
+    words: list[str] = []
+    times: list[float] = []
+    owners: list[int] = []
+    offsets: list[int] = []
+    for k, win in enumerate(windows):
+        own = win.text.split()
+        n = max(len(own), 1)
+        at = [win.start + (win.end - win.start) * i / n for i in range(len(own))]
+        skip = 0
+        if k and words and own:
+            near = sum(1 for t in at if t < windows[k - 1].end - 1e-6)
+            if near:  # windows that only touch share nothing
+                skip = _overlap(words[-len(own) :], own, near) or min(near, len(own))
+        offsets.append(len(words) - skip)
+        words += own[skip:]
+        times += at[skip:]
+        owners += [win.segment_id] * (len(own) - skip)
+    return Transcript(tuple(words), tuple(times), tuple(owners), tuple(offsets))
+
+
+def punctuated(words: Sequence[str]) -> bool:
+    """Whether the captions end their sentences with punctuation (one end per 60 words at
+    least: automatic captions have none, or one in a few hundred words)."""
+    ends = sum(1 for w in words if _CLOSE.search(w))
+    return bool(words) and ends * 60 >= len(words)
+
+
+def _leans(words: Sequence[str], code: str) -> bool:
+    keys = [w.strip(_EDGE).lower() for w in words[:3]]
+    for phrase in LEANERS.get(code, ()):
+        parts = phrase.split()
+        if keys[: len(parts)] == parts:
+            return True
+    return False
+
+
+def sentences(transcript: Transcript, language: str, begins: bool = True) -> list[Sentence]:
+    """The transcript's sentences in order, covering every word once. With punctuation, cut by
+    sentencex; the last is whole only if it closes, the first only where the transcript
+    `begins` the lecture (a stretch of it may begin mid-sentence) and with a capital. Without
+    punctuation, the pieces that speech's words mark (never whole)."""
+    words = transcript.words
+    if not words:
+        return []
+    code = _base_code(language)
+    if not punctuated(words):
+        return _unpunctuated(words, code)
+    from sentencex import segment
+
+    text = " ".join(words)
+    out: list[Sentence] = []
+    first = 0
+    for n in _sizes(segment(code or "en", text)):
+        last = min(first + n, len(words))
+        own = words[first:last]
+        closed = bool(_CLOSE.search(own[-1]))
+        opened = first > 0 or (begins and (own[0][:1].isupper() or not own[0][:1].isalpha()))
+        out.append(Sentence(first, last, " ".join(own), closed and opened, _leans(own, code)))
+        first = last
+    if first < len(words):  # sentencex keeps every character: never, but never lose a word
+        own = words[first:]
+        out.append(Sentence(first, len(words), " ".join(own), False, _leans(own, code)))
+    return out
+
+
+_VARIABLE_END = re.compile(r"^[a-z]\.$")
+
+
+def _sizes(pieces: Iterable[str]) -> Iterator[int]:
+    """The word counts of sentencex's sentences, each cut again after a one-letter variable
+    that ends a sentence ("... the derivative of h. That's why"), which its rules take for an
+    initial ("J. Smith"): an initial is a capital."""
+    for piece in pieces:
+        words = piece.split()
+        start = 0
+        for i in range(len(words) - 1):
+            if _VARIABLE_END.match(words[i]) and words[i + 1][:1].isupper():
+                yield i + 1 - start
+                start = i + 1
+        if len(words) > start:
+            yield len(words) - start
+
+
+def _unpunctuated(words: Sequence[str], code: str) -> list[Sentence]:
+    from lecturetui.core.retrieval.sentences import split_sentences
+
+    return [
+        Sentence(s.first, s.last, s.text, False, _leans(words[s.first : s.last], code))
+        for s in split_sentences(" ".join(words))
+    ]
+
+
+def covering(found: Sequence[Sentence], first: int, last: int) -> list[int]:
+    """The positions of the sentences that hold any of words [first, last)."""
+    return [i for i, s in enumerate(found) if s.first < last and s.last > first]
+
+
+def spoken(text: str, language: str) -> str:
+    """The text as said: without the noise markers of NOISE_WORDS and the language's
+    hesitations (with the comma that set one off); every other word, sign and parenthesis kept,
+    in order."""
+    sounds = HESITATIONS.get(_base_code(language), frozenset())
+    kept = [w for w in _NOISE.sub(" ", text).split() if w.strip(_EDGE).lower() not in sounds]
+    kept = [w for w in kept if w.strip(_EDGE) or w in ("=", "+", "-", "*", "/", "<", ">")]
+    return " ".join(kept)
+
+
+def run_around(
+    found: Sequence[Sentence],
+    core: Sequence[int],
+    words: int,
+    score: Callable[[int], float] = lambda _i: 0.0,
+    cap: int | None = None,
+) -> tuple[int, int]:
+    """The run of sentences [a, b) a quote holds: the `core` sentences (the one that answers),
+    the sentence before each leaning one, then, one at a time, the neighbour that scores higher
+    (the earlier on a tie) while the run stays within `words` words. The core and what it leans
+    on stay even over `words`, up to `cap` (default twice `words`); a core beyond it is left as
+    the core alone."""
+    a, b = min(core), max(core) + 1
+    limit = cap if cap is not None else 2 * words
+
+    def size(x: int, y: int) -> int:
+        return sum(found[i].size for i in range(x, y))
+
+    while a > 0 and found[a].leans and size(a - 1, b) <= limit:
+        a -= 1
+    while True:
+        sides = []
+        if a > 0:
+            x = a - 1
+            while x > 0 and found[x].leans:  # a leaning sentence comes with what it leans on
+                x -= 1
+            sides.append((a - 1, x, b))
+        if b < len(found):
+            sides.append((b, a, b + 1))
+        fits = [side for side in sides if size(side[1], side[2]) <= words]
+        if not fits:
+            break
+        _, a, b = max(fits, key=lambda side: (score(side[0]), -side[0]))
+    return a, b
+
+
+def quoted(found: Sequence[Sentence], a: int, b: int, language: str) -> str:
+    """The sentences [a, b) as one quote, as said (`spoken`)."""
+    return spoken(" ".join(found[i].text for i in range(a, b)), language)
+
+
+def is_whole(found: Sequence[Sentence], a: int, b: int) -> bool:
+    """Whether the run [a, b) begins and ends where the captions' sentences do."""
+    return b > a and found[a].whole and found[b - 1].whole

@@ -1,0 +1,113 @@
+"""The lecturer's words, quoted whole and as said (core/study/quoting.py)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lecturetui.core.study.quoting import (
+    Window,
+    covering,
+    is_whole,
+    punctuated,
+    quoted,
+    run_around,
+    sentences,
+    spoken,
+    stitch,
+)
+
+CHAIN = (
+    "If speed and distance were all we cared about, most of this lecture would be a waste of "
+    "time. The derivative of the composite function is the derivative of g evaluated at h(x), "
+    "times the derivative of h. That's why we call it the chain rule. Now, um, let us look at "
+    "d(x²), which is 2x dx."
+)
+
+
+def windows(text: str, size: int = 14, overlap: int = 5, seconds: float = 2.0) -> list[Window]:
+    """The text cut as ingest cuts it: windows of `size` words, each sharing `overlap` words
+    with the one before, `seconds` per word."""
+    words = text.split()
+    out, i, k = [], 0, 0
+    while i < len(words):
+        piece = words[i : i + size]
+        out.append(Window(k, i * seconds, (i + len(piece)) * seconds, " ".join(piece)))
+        if i + size >= len(words):
+            break
+        i += size - overlap
+        k += 1
+    return out
+
+
+def test_overlapping_windows_are_stitched_into_what_was_said_each_word_once() -> None:
+    line = stitch(windows(CHAIN))
+    assert " ".join(line.words) == " ".join(CHAIN.split())
+    assert list(line.times) == sorted(line.times)
+    assert line.offsets[0] == 0 and line.offsets[1] == 9  # 14 words, 5 shared
+    assert line.owners[0] == 0 and line.owners[-1] == len(line.offsets) - 1
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", "the", "x²", "d(x)", "."]), min_size=1, max_size=80),
+    st.integers(3, 20),
+    st.integers(0, 2),
+)
+def test_stitching_never_loses_or_repeats_a_word(words: list[str], size: int, overlap: int) -> None:
+    text = " ".join(words)
+    line = stitch(windows(text, size, min(overlap, size - 1)))
+    # repeated words at a seam may be taken as shared only if the text itself repeats them
+    assert " ".join(line.words) == text
+
+
+def test_sentences_run_across_caption_lines_and_keep_formulas() -> None:
+    found = sentences(stitch(windows(CHAIN)), "en")
+    texts = [s.text for s in found]
+    assert texts[0].startswith("If speed and distance") and texts[0].endswith("waste of time.")
+    assert texts[1].endswith("evaluated at h(x), times the derivative of h.")
+    assert all(s.whole for s in found)
+    assert found[2].leans and not found[1].leans  # "That's why..."
+    assert "d(x²), which is 2x dx." in texts[3]
+
+
+def test_a_stretch_that_may_begin_mid_sentence_does_not_call_its_first_sentence_whole() -> None:
+    line = stitch([Window(1, 0.0, 10.0, "Times the derivative of h. That is all.")])
+    found = sentences(line, "en", begins=False)
+    assert not found[0].whole and found[1].whole
+    cut = sentences(stitch([Window(1, 0.0, 9.0, "the derivative of g evaluated at")]), "en")
+    assert not any(s.whole for s in cut)
+
+
+def test_only_named_hesitations_and_noise_are_removed() -> None:
+    assert spoken("Now, um, let us look at d(x²) [Music] and t(8-t).", "en") == (
+        "Now, let us look at d(x²) and t(8-t)."
+    )
+    assert spoken("Então (risos) a função h(x) = 2*(1.5)*dx ♪ eh vale.", "pt") == (
+        "Então a função h(x) = 2*(1.5)*dx vale."
+    )
+    assert spoken("(see the note) hmm", "en") == "(see the note)"
+    assert spoken("um caso", "pt") == "um caso"  # "um" is a word in Portuguese
+
+
+def test_unpunctuated_captions_give_pieces_never_called_whole() -> None:
+    text = " ".join(["então a gente calcula a derivada né"] * 12)
+    line = stitch([Window(1, 0.0, 60.0, text)])
+    assert not punctuated(line.words)
+    found = sentences(line, "pt")
+    assert found and not any(s.whole for s in found)
+    assert " ".join(s.text for s in found) == " ".join(text.split())
+
+
+def test_a_quote_grows_around_the_answering_sentence_with_what_it_leans_on() -> None:
+    found = sentences(stitch(windows(CHAIN)), "en")
+    # the answer is "That's why we call it the chain rule": it brings the statement before it
+    a, b = run_around(found, [2], words=20)
+    assert (a, b) == (1, 3)
+    assert quoted(found, a, b, "en").startswith("The derivative of the composite function")
+    assert is_whole(found, a, b)
+    # with room, the higher-scored neighbour comes next
+    scores = {0: 0.1, 2: 0.5, 3: 0.9}
+    a, b = run_around(found, [1], words=40, score=lambda i: scores.get(i, 0.0))
+    assert (a, b) == (1, 4)
+    assert "um," not in quoted(found, a, b, "en")
+    assert covering(found, found[1].first, found[1].first + 1) == [1]
