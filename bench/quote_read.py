@@ -2,7 +2,8 @@
 and checked mechanically.
 
     .venv/bin/python bench/quote_read.py sheet --home H --out sheet.jsonl [--lectures L] [--questions Q]
-    .venv/bin/python bench/quote_read.py report sheet.jsonl [readings.jsonl] [--by version]
+    .venv/bin/python bench/quote_read.py sample old.jsonl new.jsonl --out DIR [--pieces N] [--labels N]
+    .venv/bin/python bench/quote_read.py report sheet.jsonl [readings.jsonl ...]
     .venv/bin/python bench/quote_read.py --quick
 
 `sheet` ingests the held-out lectures of bench/data/quotes/ (captions no one tuned on, their
@@ -20,6 +21,9 @@ Every row is also checked mechanically against the caption file itself (not the 
 piece is a contiguous span of the captions' words (hesitations and noise markers aside), and that
 span starts and ends where the captions' sentences do (punctuation).
 
+`sample` draws the rows to read from one or more sheets (every answer, and a seeded sample of
+summary pieces and labels per sheet), the same piece of two sheets read once, in a shuffled
+order and without the name of the code that wrote it, and cuts them into files for readers.
 `report` prints the figures of a sheet, with the readings when given (rows joined by `id`).
 
 `--quick`: one lecture's parts, no model writing, in a temporary home (the path in seconds).
@@ -322,9 +326,46 @@ def report(rows: list[dict[str, Any]], readings: dict[str, dict[str, Any]]) -> N
             )
 
 
+def sample(
+    sheets: list[list[dict[str, Any]]],
+    pieces: int,
+    labels: int,
+    readers: int,
+    out: Path,
+    seed: int = 66,
+) -> int:
+    """Write `readers` files of rows to read under `out`; returns how many rows."""
+    import random
+
+    rng = random.Random(seed)
+    chosen: dict[str, dict[str, Any]] = {}
+    for rows in sheets:
+        answers = [r for r in rows if r["what"] == "answer" and r.get("piece")]
+        parts = [r for r in rows if r["what"] == "summary"]
+        named = [r for r in rows if r["what"] == "label"]
+        drawn = [
+            *answers,
+            *rng.sample(parts, min(pieces, len(parts))),
+            *rng.sample(named, min(labels, len(named))),
+        ]
+        for r in drawn:
+            chosen.setdefault(r["id"], {k: v for k, v in r.items() if k != "version"})
+    rows = list(chosen.values())
+    rng.shuffle(rows)
+    out.mkdir(parents=True, exist_ok=True)
+    for k in range(readers):
+        mine = rows[k::readers]
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in mine)
+        (out / f"read-{k + 1}.jsonl").write_text(text, "utf-8")
+    return len(rows)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", nargs="?", choices=["sheet", "report"], default="sheet")
+    ap.add_argument("command", nargs="?", choices=["sheet", "sample", "report"], default="sheet")
+    ap.add_argument("--pieces", type=int, default=150, help="sample: summary pieces per sheet")
+    ap.add_argument("--labels", type=int, default=75, help="sample: labels per sheet")
+    ap.add_argument("--readers", type=int, default=4, help="sample: files to cut the rows into")
     ap.add_argument("paths", nargs="*", type=Path)
     ap.add_argument("--home", type=Path)
     ap.add_argument("--out", type=Path)
@@ -333,6 +374,14 @@ def main() -> None:
     ap.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
+    if args.command == "sample":
+        sheets = [
+            [json.loads(x) for x in p.read_text("utf-8").splitlines() if x.strip()]
+            for p in args.paths
+        ]
+        n = sample(sheets, args.pieces, args.labels, args.readers, args.out)
+        print(f"{n} rows to read in {args.readers} files under {args.out}")
+        return
     if args.command == "report":
         rows = [json.loads(x) for x in args.paths[0].read_text("utf-8").splitlines() if x.strip()]
         readings = {}

@@ -229,7 +229,7 @@ class PartRecord:
     start: str = ""  # hh:mm:ss
     title: str = ""
     made: bool = False  # cut by lecturetui where the subject changes, not the author's chapter
-    said: tuple[str, ...] = ()  # the lecturer's most representative whole thoughts
+    said: tuple[str, ...] = ()  # the lecturer's most representative whole sentences
     summary: str = ""  # what it is about: the model's label where it names the part, else ...
     struck: tuple[str, ...] = ()  # ... its key phrase, and the model's label listed here
     url: str | None = None  # the video opened at the part

@@ -227,7 +227,7 @@ def lecture_parts(
     language: str = "",
 ) -> list[Part]:
     """The lecture's parts: its author's chapters, else cut where the subject changes; each
-    with the lecturer's most representative whole thoughts (core/study/said.py; `language`: the
+    with the lecturer's most representative whole sentences (core/study/quoting.py; `language`: the
     lecture's, whose speech words are trimmed from them). A part cut here is titled by its word run
     (`title`) unless `titled_elsewhere(start)` says it is titled otherwise (by its key phrase:
     core/study/lecture_keyphrases.py); it is left untitled then (the word run costs about a

@@ -3,10 +3,13 @@
 A small model names a passage's subject reliably and states its facts unreliably (read by hand,
 a third of its one-sentence summaries were wrong: bench/RESULTS.md, "Summaries: the lecturer
 claims, the model names"). So the model is asked for a short noun phrase, and the phrase is
-kept only where it names this part: its content words are said in the part (the same language),
-or its E5 vector is closer to this part than to most of the lecture's others (any language).
-A label that fails, or that repeats its neighbour's, gives way to the part's key phrase, which
-the lecturer said.
+kept only where it names this part. In the lecture's language (`label_fault`): each of its words
+is said in the part (twice, unless the label is said there as it stands: a word said in passing
+is no subject), not only after a negation the label drops ("linear" for a "não linear"
+function), more often than in the rest of the lecture (the lecture's own subject names no part),
+and it is not the lecture's title. In another language, where nothing can be said: its E5 vector
+is closer to this part than to most of the lecture's others. A label that fails, or that
+repeats its neighbour's, gives way to a key phrase of the part, which the lecturer said.
 """
 
 from __future__ import annotations
@@ -24,9 +27,8 @@ from lecturetui.core.llm.model import Generator
 LABEL_WORDS = 6
 #: tokens the model may write for one
 LABEL_TOKENS = 16
-#: the share of a label's content words the part must say (same language)
-SAID_SHARE = 0.5
-#: ... else its part must be among this share of the lecture's parts closest to it (E5)
+#: a label in another language than the lecture's: its part must be among this share of the
+#: lecture's parts closest to it (E5)
 CLOSEST_SHARE = 1 / 3
 
 LABEL_SYSTEM = (
@@ -95,16 +97,6 @@ def content_words(text: str, stop: frozenset[str]) -> list[str]:
     return [w for w in (fold(x) for x in _WORD.findall(text)) if len(w) >= 3 and w not in stop]
 
 
-def said_share(label: str, text: str, stop: frozenset[str]) -> float:
-    """The share of the label's content words the text says (a word's first five letters, so
-    "dicionários" holds where "dicionário" is said)."""
-    words = content_words(label, stop)
-    if not words:
-        return 0.0
-    said = {w[:5] for w in content_words(text, stop)}
-    return sum(w[:5] in said for w in words) / len(words)
-
-
 def closest_rank(label_vector: npt.NDArray[np.float32], part_vectors: npt.NDArray[np.float32],
                  index: int) -> int:  # fmt: skip
     """Where the part `index` ranks among the lecture's parts by cosine to the label (1: the
@@ -113,9 +105,9 @@ def closest_rank(label_vector: npt.NDArray[np.float32], part_vectors: npt.NDArra
     return int((sims > sims[index]).sum()) + 1
 
 
-def names_part(share: float, rank: int, parts: int) -> bool:
-    """Whether a label names its part: said there, or closer to it than to most others."""
-    return share >= SAID_SHARE or rank <= max(1, round(parts * CLOSEST_SHARE))
+def names_part(rank: int, parts: int) -> bool:
+    """Whether a label in another language names its part: closer to it than to most others."""
+    return rank <= max(1, round(parts * CLOSEST_SHARE))
 
 
 #: words that turn what follows into its opposite, by language: a label that drops one names

@@ -1,15 +1,16 @@
 """A whole lecture's summary: the lecturer's own words carry its claims, the model names.
 
-Its parts come first, each with its time and the lecturer's most representative whole thoughts
-(core/study/parts.py, core/study/said.py: the author's chapters, else parts cut where the subject
+Its parts come first, each with its time and the lecturer's most representative whole sentences
+(core/study/parts.py, core/study/quoting.py: the author's chapters, else parts cut where the subject
 changes), shown before any model runs. Then the answer model reads each part's most
 representative sentences (about DIGEST_WORDS words) and names what the part is about in a short
 label (core/summary/label.py), never a claim: read by hand, a third of the 1.5B model's one-line
 summaries were wrong, as fluent as the right ones, and no check measured on labelled sentences
 let through under one wrong in twenty (bench/RESULTS.md, "Summaries: the lecturer claims, the
-model names"). A label is kept where the part says its words or E5 finds it closest to that part,
-and differs from the label before it; else the part's key phrase, which the lecturer said, names
-it. The gist is the lecture's subjects in order, each citing its parts: nothing the parts do
+model names"). A label in the lecture's language is kept where it names its part in the
+lecturer's words and sense (core/summary/label.py's `label_fault`), one in another language
+where E5 finds it closest to that part, and where it differs from the labels before it; else
+the author's chapter title or the part's key phrase, which the lecturer said, names it. The gist is the lecture's subjects in order, each citing its parts: nothing the parts do
 not bear out.
 
 What the model wrote is kept in the library part by part as it is written (an interrupted
@@ -80,7 +81,7 @@ def label_check(library: Library, lecture: Lecture, parts: Sequence[Part], langu
             return False  # no vectors to compare with: what cannot be vouched for is left out
         query = library.embedder.embed_queries([label])[0]
         query = query / (float(np.linalg.norm(query)) or 1.0)
-        return names_part(0.0, closest_rank(query, found, part.number - 1), len(parts))
+        return names_part(closest_rank(query, found, part.number - 1), len(parts))
 
     return check
 
