@@ -160,17 +160,24 @@ def test_answer_markdown_resolves_citation_marks_to_footnotes() -> None:
 
 
 # -- cards ------------------------------------------------------------------------------------
-def test_key_sentences_prefer_the_note_s_words() -> None:
+def test_key_sentences_are_whole_and_prefer_the_note_s_words() -> None:
     quote = (
-        "então hoje vamos falar de redes. a GPU multiplica matrizes muito depressa. "
-        "o café acabou. salvamos o modelo em hdf5. até a próxima aula pessoal."
+        "fossem tudo, esta aula seria perda de tempo. Hoje vamos falar de redes. A GPU "
+        "multiplica matrizes muito depressa, se d(x²) = 2x dx. O café acabou. Salvamos o "
+        "modelo em hdf5. Até a próxima"
     )
-    assert key_sentences(quote, "por que a GPU multiplica matrizes?").startswith(
-        "… a GPU multiplica matrizes muito depressa."
+    assert key_sentences(quote, "por que a GPU multiplica matrizes?") == (
+        "… A GPU multiplica matrizes muito depressa, se d(x²) = 2x dx. …"
     )
+    # the pieces cut at either end are no sentences: never on a card
     first = key_sentences(quote)
-    assert first.startswith("então hoje") and first.endswith(" …")
+    assert first.startswith("… Hoje vamos falar de redes.") and first.endswith(" …")
+    assert "fossem tudo" not in first and "Até a próxima" not in first
     assert key_sentences("") == ""
+    # captions without punctuation: their pieces
+    assert key_sentences("a gente multiplica as matrizes na gpu") == (
+        "a gente multiplica as matrizes na gpu"
+    )
 
 
 def test_cards_from_bookmarks_and_answers() -> None:

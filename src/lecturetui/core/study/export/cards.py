@@ -12,10 +12,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from lecturetui.core.retrieval.sentences import split_sentences
 from lecturetui.core.study.bookmarks import Bookmark
 from lecturetui.core.study.export.text import clean, one_line
 from lecturetui.core.study.moments import Moment
+from lecturetui.core.study.quoting import Window, sentences, stitch
 from lecturetui.core.study.saved import SavedAnswer
 
 #: the most sentences, and about the most words, a bookmark card's back takes from its quote
@@ -54,19 +54,23 @@ class Card:
 
 
 def key_sentences(quote: str, note: str = "") -> str:
-    """Up to KEY_SENTENCES sentences of `quote` (about KEY_WORDS words), in their order: those
-    sharing words with the note (the most first), else the first ones; "…" marks a gap."""
-    sentences = [s.text for s in split_sentences(clean(quote))]
-    if not sentences:
+    """Up to KEY_SENTENCES whole sentences of `quote` (about KEY_WORDS words; core/study/quoting.py:
+    a bookmark's words may begin or end mid-sentence, and those pieces are left out), in their
+    order: those sharing words with the note (the most first), else the first ones; "…" marks a
+    gap. Captions without punctuation have no whole sentence: their pieces are taken then."""
+    found = sentences(stitch([Window(0, 0.0, 1.0, clean(quote))]), "", begins=_opens(quote))
+    if not found:
         return ""
+    whole = [i for i, s in enumerate(found) if s.whole] or list(range(len(found)))
+    texts = [found[i].text for i in range(len(found))]
     wanted = {w.casefold() for w in _WORD.findall(note)}
-    overlap = [len(wanted & {w.casefold() for w in _WORD.findall(s)}) for s in sentences]
-    matching = [i for i in range(len(sentences)) if overlap[i]]
-    order = sorted(matching, key=lambda i: (-overlap[i], i)) or range(len(sentences))
+    overlap = {i: len(wanted & {w.casefold() for w in _WORD.findall(texts[i])}) for i in whole}
+    matching = [i for i in whole if overlap[i]]
+    order = sorted(matching, key=lambda i: (-overlap[i], i)) or whole
     chosen: list[int] = []
     words = 0
     for i in order:
-        n = len(sentences[i].split())
+        n = found[i].size
         if chosen and (len(chosen) == KEY_SENTENCES or words + n > KEY_WORDS):
             break
         chosen.append(i)
@@ -74,10 +78,16 @@ def key_sentences(quote: str, note: str = "") -> str:
     chosen.sort()
     out = "" if chosen[0] == 0 else "… "
     for a, b in zip(chosen, [*chosen[1:], None], strict=True):
-        out += sentences[a]
+        out += texts[a]
         if b is not None:
             out += " … " if b != a + 1 else " "
-    return out + (" …" if chosen[-1] != len(sentences) - 1 else "")
+    return out + (" …" if chosen[-1] != len(found) - 1 else "")
+
+
+def _opens(quote: str) -> bool:
+    """Whether a bookmark's words seem to begin a sentence: with a capital or a sign."""
+    first = quote.lstrip()[:1]
+    return bool(first) and (first.isupper() or not first.isalpha())
 
 
 def bookmark_cards(bookmarks: Iterable[Bookmark]) -> list[Card]:
