@@ -174,6 +174,11 @@ def test_key_sentences_are_whole_and_prefer_the_note_s_words() -> None:
     assert first.startswith("… Hoje vamos falar de redes.") and first.endswith(" …")
     assert "fossem tudo" not in first and "Até a próxima" not in first
     assert key_sentences("") == ""
+    # a sentence that leans on the one before brings it along
+    leaning = "Antes disso. A derivada de x² é 2x. Isso vale para todo x real. Fim da aula"
+    assert key_sentences(leaning, "vale para todo real") == (
+        "… A derivada de x² é 2x. Isso vale para todo x real. …"
+    )
     # captions without punctuation: their pieces
     assert key_sentences("a gente multiplica as matrizes na gpu") == (
         "a gente multiplica as matrizes na gpu"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -111,3 +113,13 @@ def test_a_quote_grows_around_the_answering_sentence_with_what_it_leans_on() -> 
     assert (a, b) == (1, 4)
     assert "um," not in quoted(found, a, b, "en")
     assert covering(found, found[1].first, found[1].first + 1) == [1]
+
+
+WORDS = ["Se", "a", "h.", "x²", "d(x).", ".:!", "Isso", "é", "2.5", "?", "…", "Mr.", "J."]
+
+
+@given(st.lists(st.sampled_from(WORDS), min_size=1, max_size=60))
+def test_sentences_cover_every_word_once_in_order(words: list[str]) -> None:
+    found = sentences(stitch([Window(0, 0.0, 60.0, " ".join(words))]), "pt")
+    assert [w for s in found for w in s.text.split()] == words
+    assert all(a.last == b.first for a, b in itertools.pairwise(found))

@@ -21,8 +21,10 @@ markers named below.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 #: sounds that are no words, by language (spoken hesitations; "um" is a word in Portuguese)
@@ -148,8 +150,11 @@ def punctuated(words: Sequence[str]) -> bool:
 
 
 def _leans(words: Sequence[str], code: str) -> bool:
+    """Whether the words open with one that points back (in any language the library has met
+    when the language is not known)."""
     keys = [w.strip(_EDGE).lower() for w in words[:3]]
-    for phrase in LEANERS.get(code, ()):
+    known = LEANERS.get(code) if code else None
+    for phrase in known if known is not None else [p for ps in LEANERS.values() for p in ps]:
         parts = phrase.split()
         if keys[: len(parts)] == parts:
             return True
@@ -167,40 +172,39 @@ def sentences(transcript: Transcript, language: str, begins: bool = True) -> lis
     code = _base_code(language)
     if not punctuated(words):
         return _unpunctuated(words, code)
-    from sentencex import segment
-
-    text = " ".join(words)
     out: list[Sentence] = []
     first = 0
-    for n in _sizes(segment(code or "en", text)):
-        last = min(first + n, len(words))
+    for last in _cuts(words, code):
         own = words[first:last]
         closed = bool(_CLOSE.search(own[-1]))
         opened = first > 0 or (begins and (own[0][:1].isupper() or not own[0][:1].isalpha()))
         out.append(Sentence(first, last, " ".join(own), closed and opened, _leans(own, code)))
         first = last
-    if first < len(words):  # sentencex keeps every character: never, but never lose a word
-        own = words[first:]
-        out.append(Sentence(first, len(words), " ".join(own), False, _leans(own, code)))
     return out
 
 
 _VARIABLE_END = re.compile(r"^[a-z]\.$")
 
 
-def _sizes(pieces: Iterable[str]) -> Iterator[int]:
-    """The word counts of sentencex's sentences, each cut again after a one-letter variable
-    that ends a sentence ("... the derivative of h. That's why"), which its rules take for an
-    initial ("J. Smith"): an initial is a capital."""
-    for piece in pieces:
-        words = piece.split()
-        start = 0
-        for i in range(len(words) - 1):
-            if _VARIABLE_END.match(words[i]) and words[i + 1][:1].isupper():
-                yield i + 1 - start
-                start = i + 1
-        if len(words) > start:
-            yield len(words) - start
+def _cuts(words: Sequence[str], code: str) -> list[int]:
+    """Where sentencex's sentences end, as word positions (a sentence ends with a whole word:
+    a mark inside a word, ".:!", cuts nothing), the last one `len(words)`; each cut again after
+    a one-letter variable that ends a sentence ("... the derivative of h. That's why"), which
+    its rules take for an initial ("J. Smith"): an initial is a capital."""
+    from sentencex import get_sentence_boundaries
+
+    text = " ".join(words)
+    starts = list(itertools.accumulate((len(w) + 1 for w in words[:-1]), initial=0))
+    cuts = {
+        bisect.bisect_left(starts, int(b["end_index"]))
+        for b in get_sentence_boundaries(code or "en", text)
+    }
+    cuts |= {
+        i + 1
+        for i in range(len(words) - 1)
+        if _VARIABLE_END.match(words[i]) and words[i + 1][:1].isupper()
+    }
+    return sorted(c for c in cuts | {len(words)} if 0 < c <= len(words))
 
 
 def _unpunctuated(words: Sequence[str], code: str) -> list[Sentence]:

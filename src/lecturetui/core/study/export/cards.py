@@ -70,10 +70,12 @@ def key_sentences(quote: str, note: str = "") -> str:
     chosen: list[int] = []
     words = 0
     for i in order:
-        n = found[i].size
-        if chosen and (len(chosen) == KEY_SENTENCES or words + n > KEY_WORDS):
+        # a sentence that leans on the one before ("Isso...", "That's why...") brings it along
+        run = [i - 1, i] if found[i].leans and i - 1 in whole and i - 1 not in chosen else [i]
+        n = sum(found[j].size for j in run)
+        if chosen and (len(chosen) + len(run) > KEY_SENTENCES or words + n > KEY_WORDS):
             break
-        chosen.append(i)
+        chosen += [j for j in run if j not in chosen]
         words += n
     chosen.sort()
     out = "" if chosen[0] == 0 else "… "
