@@ -153,7 +153,7 @@ def test_key_points_are_scored_without_a_judge(library: Library, tmp_path: Path)
          "corpus_ids": [6702, 6703], "reference": "Multiplicam matrizes num passo.",
          "key_points": [{"point": "Matrix products in one step.", "en": ["multiply matrices"],
                          "pt": ["multiplicam matrizes"]},
-                        {"point": "They sum vectors.", "pt": ["soma de vetores"]}]},
+                        {"point": "They sum polynomials.", "pt": ["soma de polinômios"]}]},
         {"number": 2, "question": "o TensorFlow prioriza qual dispositivo GPU ou CPU",
          "key_points": [{"point": "The abacus (neither the answer nor its quote says it).",
                          "pt": ["prioriza o ábaco"]}]},
@@ -185,4 +185,4 @@ def test_key_points_are_scored_without_a_judge(library: Library, tmp_path: Path)
     assert "What the judge's scores are worth" not in text  # no judge ran
     parsed = parse_report(text, "en")
     assert parsed[0]["keypoints"].startswith("1/2 stated")
-    assert "✓ Matrix products in one step. · ✗ They sum vectors." in parsed[0]["keypoints"]
+    assert "✓ Matrix products in one step. · ✗ They sum polynomials." in parsed[0]["keypoints"]

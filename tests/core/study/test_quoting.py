@@ -123,3 +123,12 @@ def test_sentences_cover_every_word_once_in_order(words: list[str]) -> None:
     found = sentences(stitch([Window(0, 0.0, 60.0, " ".join(words))]), "pt")
     assert [w for s in found for w in s.text.split()] == words
     assert all(a.last == b.first for a, b in itertools.pairwise(found))
+
+
+def test_a_piece_of_unpunctuated_speech_leaves_its_closing_tag_out() -> None:
+    text = " ".join(["a gente calcula a derivada do produto de duas funções aqui né"] * 8)
+    found = sentences(stitch([Window(1, 0.0, 60.0, text)]), "pt")
+    piece = quoted(found, 0, 1, "pt")
+    assert piece == "a gente calcula a derivada do produto de duas funções aqui"
+    whole = sentences(stitch([Window(1, 0.0, 9.0, "Isso vale, né. Fim.")]), "pt")
+    assert quoted(whole, 0, 1, "pt") == "Isso vale, né."  # a whole sentence keeps every word

@@ -33,6 +33,9 @@ HESITATIONS = {
     "en": frozenset(["uh", "uhh", "um", "umm", "uhm", "er", "erm", "hmm", "hm", "mm", "mmm"]),
     "es": frozenset(["eh", "ehh", "mmm", "hmm"]),
 }
+#: the tag questions a speaker closes a thought with, by language: only those that are never
+#: anything else ("tá" is also "está", "right" also an adjective)
+TAGS = {"pt": ("né", "entendeu"), "en": ("you know",), "es": ("¿no?", "o sea")}
 #: what a caption marks that nobody said: a bracket or parenthesis holding one of these words,
 #: and the music signs and speaker-change marks
 NOISE_WORDS = (
@@ -268,8 +271,18 @@ def run_around(
 
 
 def quoted(found: Sequence[Sentence], a: int, b: int, language: str) -> str:
-    """The sentences [a, b) as one quote, as said (`spoken`)."""
-    return spoken(" ".join(found[i].text for i in range(a, b)), language)
+    """The sentences [a, b) as one quote, as said (`spoken`); a piece of unpunctuated speech
+    without the tag question it was cut after ("né", "you know": TAGS), which closes a thought
+    and says nothing."""
+    text = spoken(" ".join(found[i].text for i in range(a, b)), language)
+    if found[b - 1].whole:
+        return text
+    words = text.split()
+    for tag in TAGS.get(_base_code(language), ()):
+        n = len(tag.split())
+        if len(words) > n and [w.strip(_EDGE).lower() for w in words[-n:]] == tag.split():
+            return " ".join(words[:-n]).rstrip(",;:")
+    return text
 
 
 def is_whole(found: Sequence[Sentence], a: int, b: int) -> bool:
