@@ -31,8 +31,12 @@ if TYPE_CHECKING:
 @ttft_option
 @guess_option
 @mode_option
-@click.option("--summaries/--no-summaries", default=True, show_default=True,
-              help="Write the summaries not written yet while the app is idle.")  # fmt: skip
+@click.option(
+    "--summaries/--no-summaries",
+    default=True,
+    show_default=True,
+    help="Write the summaries not written yet while the app is idle.",
+)
 @pass_ctx
 def app_cmd(
     obj: Context,

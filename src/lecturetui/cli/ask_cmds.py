@@ -41,10 +41,12 @@ if TYPE_CHECKING:
 @server_options
 @ttft_option
 @click.option(
-    "--continue", "cont", is_flag=True,
+    "--continue",
+    "cont",
+    is_flag=True,
     help="A follow-up of the last question asked (in the app or here): searched with it, and"
     " the last exchange goes in the prompt.",
-)  # fmt: skip
+)
 @click.option(
     "--max-tokens",
     "answer_tokens",
@@ -137,51 +139,60 @@ class _Printer:
         if isinstance(event, Failed):
             raise event.error
         if isinstance(event, Answered):
-            if self.as_json:
-                click.echo(json_text(event.record))
-            elif event.answer.overview is not None:  # a whole lecture's summary: printed already
-                seconds = decimal(event.answer.timings.get("total_ms", 0.0) / 1000, grouping=False)
-                note(_("summary in {seconds} s").format(seconds=seconds))
-            else:
-                # refused before the model wrote anything: the model is not waited for
-                wrote = not event.answer.abstained or bool(event.answer.explanation)
-                model = self.session.loaded_answer_model() if wrote else None
-                print_answer_end(self.out, event.answer, model)
+            self.answered(event.answer, event.record)
+        elif self.as_json:
             return
-        if self.as_json:
-            return
-        if isinstance(event, PartsReady | PartWritten | GistWritten):
+        elif isinstance(event, PartsReady | PartWritten | GistWritten):
             self.summary(event)
         elif isinstance(event, EvidenceReady):
-            found = event.found
-            lines: list[str] = []
-            if found.turn.previous is not None:
-                question = escape(found.turn.previous.question)
-                lines.append(_("(following up: {question})").format(question=question))
-            if found.translation:
-                lines.append(_("(searched as: {text})").format(text=escape(found.translation)))
-            if found.guess:
-                lines.append(
-                    _("(searched with the lecturer's likely words: {words})").format(
-                        words=escape(found.guess)
-                    )
-                )
-            for line in lines:
-                self.out.print(f"[dim]{line}[/]")
-            print_evidence(self.out, found)
-            if found.quote is not None:  # the answer opens with the lecturer's words
-                from lecturetui.core.answer.events import opening
-
-                # the quote, or both moments when it is in doubt (core/answer/verdict.py)
-                self.out.print(f"[italic cyan]{escape(opening(found).rstrip())}[/]\n")
-            if found.checking:  # the answer model reads the two closest moments first
-                checking = _("(checking the moment…)")
-                self.out.print(f"[dim]{checking}[/]")
+            self.evidence(event.found)
         elif isinstance(event, Doubted):  # the model found the quote in doubt: the other moment
             self.out.print(f"[italic cyan]{escape(event.addition().rstrip())}[/]\n")
         elif isinstance(event, Token):
             sys.stdout.write(event.text)
             sys.stdout.flush()
+
+    def answered(self, answer: Answer, record: object) -> None:
+        """The answer's end: its record with --json, else what follows the streamed words."""
+        if self.as_json:
+            click.echo(json_text(record))
+        elif answer.overview is not None:  # a whole lecture's summary: printed already
+            seconds = decimal(answer.timings.get("total_ms", 0.0) / 1000, grouping=False)
+            note(_("summary in {seconds} s").format(seconds=seconds))
+        else:
+            # refused before the model wrote anything: the model is not waited for
+            wrote = not answer.abstained or bool(answer.explanation)
+            model = self.session.loaded_answer_model() if wrote else None
+            print_answer_end(self.out, answer, model)
+
+    def evidence(self, found: Retrieved) -> None:
+        """What the search found, before any model writes: how it searched, the evidence, the
+        lecturer's words the answer opens with."""
+        from rich.markup import escape
+
+        lines: list[str] = []
+        if found.turn.previous is not None:
+            question = escape(found.turn.previous.question)
+            lines.append(_("(following up: {question})").format(question=question))
+        if found.translation:
+            lines.append(_("(searched as: {text})").format(text=escape(found.translation)))
+        if found.guess:
+            lines.append(
+                _("(searched with the lecturer's likely words: {words})").format(
+                    words=escape(found.guess)
+                )
+            )
+        for line in lines:
+            self.out.print(f"[dim]{line}[/]")
+        print_evidence(self.out, found)
+        if found.quote is not None:  # the answer opens with the lecturer's words
+            from lecturetui.core.answer.events import opening
+
+            # the quote, or both moments when it is in doubt (core/answer/verdict.py)
+            self.out.print(f"[italic cyan]{escape(opening(found).rstrip())}[/]\n")
+        if found.checking:  # the answer model reads the two closest moments first
+            checking = _("(checking the moment…)")
+            self.out.print(f"[dim]{checking}[/]")
 
 
 def print_evidence(out: Console, found: Retrieved) -> None:
@@ -207,8 +218,6 @@ def print_evidence(out: Console, found: Retrieved) -> None:
 def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None) -> None:
     from rich.markup import escape
 
-    from lecturetui.core.timefmt import format_span
-
     if not answer.unsure:  # an unsure answer streamed nothing after its moments
         sys.stdout.write("\n")
     if answer.abstained:
@@ -226,18 +235,36 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
     if answer.citation_source == "similarity":
         note(_("The model cited no segment; each sentence is cited with its most similar segment:"))
         out.print(escape(answer.text), soft_wrap=True)
-    if answer.citations:
-        out.print("\n[bold]" + _("References") + "[/]")
-        for p in answer.citations:
-            ids = ", ".join(f"#{c}" for c in p.corpus_ids)
-            link = f"  [dim]{escape(p.url)}[/]" if p.url else ""
-            out.print(
-                f"[{p.number}] {escape(p.lecture_title)}, {format_span(p.start, p.end)}"
-                f" [dim]{ids}[/]{link}",
-                soft_wrap=True,
-            )
-    elif answer.text:
-        note(_("(no segment supports the answer closely enough to cite it)"))
+    _print_references(out, answer)
+    _print_segments(out, answer)
+    note(" · ".join(_timings(answer, generator)))
+
+
+def _print_references(out: Console, answer: Answer) -> None:
+    from rich.markup import escape
+
+    from lecturetui.core.timefmt import format_span
+
+    if not answer.citations:
+        if answer.text:
+            note(_("(no segment supports the answer closely enough to cite it)"))
+        return
+    out.print("\n[bold]" + _("References") + "[/]")
+    for p in answer.citations:
+        ids = ", ".join(f"#{c}" for c in p.corpus_ids)
+        link = f"  [dim]{escape(p.url)}[/]" if p.url else ""
+        out.print(
+            f"[{p.number}] {escape(p.lecture_title)}, {format_span(p.start, p.end)}"
+            f" [dim]{ids}[/]{link}",
+            soft_wrap=True,
+        )
+
+
+def _print_segments(out: Console, answer: Answer) -> None:
+    from rich.markup import escape
+
+    from lecturetui.core.timefmt import format_span
+
     out.print("\n[bold]" + _("Segments") + "[/]")
     for h in answer.hits:
         mark = next((f"[{p.number}]" for p in answer.passages if h in p.hits), "")
@@ -247,22 +274,24 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
             f"[cyan]{format_span(h.segment.start, h.segment.end)}[/]  [dim]{cid}[/] {escape(mark)}",
             soft_wrap=True,
         )
+
+
+def _timings(answer: Answer, generator: AnswerModel | None) -> list[str]:
+    """The answer's last line: how long each step took, and which model ran where."""
     t = answer.timings
     retrieval = _("retrieval {ms} ms").format(ms=decimal(t["retrieval_ms"], 0, grouping=False))
     check_s = t.get("check_ms", 0.0) / 1000  # the model read the moments, and wrote nothing
     checked = [_("moments checked in {seconds} s").format(seconds=decimal(check_s, grouping=False))]
     if (answer.abstained and not answer.explanation) or generator is None:
-        note(" · ".join([retrieval, *(checked if check_s else [_("no answer model run")])]))
-        return  # (an explanation replaced by the refusal keeps its timings below)
+        # (an explanation replaced by the refusal keeps its timings below)
+        return [retrieval, *(checked if check_s else [_("no answer model run")])]
+    model = f"{generator.name} ({generator.placement})"
     if answer.unsure:
-        model = f"{generator.name} ({generator.placement})"
-        note(" · ".join([retrieval, *(checked if check_s else []), _("no explanation written"),
-                         model]))  # fmt: skip
-        return
+        return [retrieval, *(checked if check_s else []), _("no explanation written"), model]
     tokens = _("{n} new prompt tokens").format(n=int(t["prompt_new_tokens"]))
     if answer.trimmed:
         tokens += " " + _("(passages cut to their best sentences)")
-    parts = [
+    return [
         retrieval,
         _("evidence {ms} ms").format(ms=decimal(t["evidence_ms"], 0, grouping=False)),
         _("first token {seconds} s").format(
@@ -270,6 +299,5 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
         ),
         f"{decimal(t['tokens_per_s'], grouping=False)} tok/s",
         tokens,
-        f"{generator.name} ({generator.placement})",
+        model,
     ]
-    note(" · ".join(parts))

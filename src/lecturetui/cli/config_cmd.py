@@ -55,21 +55,31 @@ def _option(ctx: click.Context, key: str) -> tuple[str, str, click.Parameter]:
         return ROOT, own, param
     command = root.get_command(ctx, command_name) if option else None
     if command is None or isinstance(command, click.Group):
-        fail(_("{key} is not COMMAND.OPTION of a command, nor device or embed-model.")
-             .format(key=repr(key)),
-             hint=_("e.g. ask.mode, app.ttft, search.k, device"), code=USAGE_ERROR)  # fmt: skip
+        fail(
+            _("{key} is not COMMAND.OPTION of a command, nor device or embed-model.").format(
+                key=repr(key)
+            ),
+            hint=_("e.g. ask.mode, app.ttft, search.k, device"),
+            code=USAGE_ERROR,
+        )
     wanted = option.lstrip("-").replace("-", "_")
     for param in command.params:
         if not isinstance(param, click.Option) or param.hidden or param.name is None:
             continue
         if wanted in setting_names(param):
             if param.multiple or param.nargs != 1:
-                fail(_("--{option} takes several values; it cannot be a setting.")
-                     .format(option=option), code=USAGE_ERROR)  # fmt: skip
+                fail(
+                    _("--{option} takes several values; it cannot be a setting.").format(
+                        option=option
+                    ),
+                    code=USAGE_ERROR,
+                )
             return command_name, param.opts[-1].lstrip("-").replace("-", "_"), param
-    fail(_("`{command}` has no option --{option}.").format(command=command_name, option=option),
-         hint=_("lecturetui {command} --help lists them").format(command=command_name),
-         code=USAGE_ERROR)  # fmt: skip
+    fail(
+        _("`{command}` has no option --{option}.").format(command=command_name, option=option),
+        hint=_("lecturetui {command} --help lists them").format(command=command_name),
+        code=USAGE_ERROR,
+    )
 
 
 @config_group.command("set")
@@ -86,9 +96,12 @@ def set_cmd(ctx: click.Context, key: str, value: str) -> None:
     try:
         converted: Any = param.type.convert(value, param, ctx)
     except click.BadParameter as exc:
-        fail(_("{value} is not a value of --{option}: {problem}").format(
-                 value=repr(value), option=name.replace("_", "-"), problem=exc.message),
-             code=USAGE_ERROR)  # fmt: skip
+        fail(
+            _("{value} is not a value of --{option}: {problem}").format(
+                value=repr(value), option=name.replace("_", "-"), problem=exc.message
+            ),
+            code=USAGE_ERROR,
+        )
     if not isinstance(converted, bool | int | float | str):
         converted = value  # paths and the like: kept as written
     save_setting(obj.home.settings_file, command, name, converted)

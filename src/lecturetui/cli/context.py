@@ -34,8 +34,13 @@ def workload_of(command: str | None) -> str:
 
 
 class Context:
-    def __init__(self, home: str | None, embed_model: str | None, device: str | None,
-                 command: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        home: str | None,
+        embed_model: str | None,
+        device: str | None,
+        command: str | None = None,
+    ) -> None:
         from lecturetui.core.paths import DataHome
 
         self.home: DataHome = DataHome.resolve(home)
@@ -58,8 +63,9 @@ class Context:
         if self._models is None:
             from lecturetui.core.session import ModelSession
 
-            self._models = ModelSession(self.home, self.placement, self.embed_model,
-                                        notify=self.notify)  # fmt: skip
+            self._models = ModelSession(
+                self.home, self.placement, self.embed_model, notify=self.notify
+            )
         return self._models
 
     def library(self) -> Library:

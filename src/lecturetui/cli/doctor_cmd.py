@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from lecturetui.core.models.doctor import Doctor
+    from lecturetui.core.models.embedding import Embedder
+    from lecturetui.core.session import AnswerModel
 
 #: the report's row labels, in the order printed, padded to the longest + 3 (the names of
 #: software are not translated)
@@ -46,24 +48,10 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
     """Show the GPU, torch's device and dtype, llama.cpp's backend and offloaded layers, where
     each model runs and why."""
     from lecturetui.core.answer.guess import guess_planned
-    from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.models.doctor import diagnose
     from lecturetui.core.question_options import DEFAULT_GUESS
 
-    embedder = generator = None
-    failures: list[str] = []
-    if not no_load:
-        try:
-            embedder = obj.library().embedder
-        except LectureTuiError as exc:
-            failures.append(f"{exc.message} {exc.hint or ''}".strip())
-        try:
-            from lecturetui.core.session import AnswerChoice
-
-            # where the answer model would run: loaded small, not kept
-            generator = obj.session(AnswerChoice(llm), quiet=True).probe(512)
-        except LectureTuiError as exc:
-            failures.append(f"{exc.message} {exc.hint or ''}".strip())
+    embedder, generator, failures = (None, None, []) if no_load else _load(obj, llm)
     rerank = rerank_line(obj, load=not no_load, human=not as_json)
     report = diagnose(embedder, generator, obj.placement)
     if generator is not None:
@@ -80,6 +68,43 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
         click.echo(json_text(data))
         return
     out = console()
+    _print_machine(out, report)
+    out.print(label("embeddings") + report.embedder_device)
+    out.print(label("re-ranking") + rerank)
+    out.print(label("answers") + report.llm_device)
+    out.print(
+        label("guess")
+        + (
+            _("on: questions are searched with the lecturer's guess (--guess auto)")
+            if guessing
+            else _("off on the CPU (--guess on adds it: finds more, ~7 s a question on 2 cores)")
+        )
+    )
+    out.print(label("speech") + report.asr_device)
+    print_verdict(out, report, failures)
+
+
+def _load(obj: Context, llm: str | None) -> tuple[Embedder | None, AnswerModel | None, list[str]]:
+    """E5 and the answer model (loaded small, not kept), and why either could not be loaded."""
+    from lecturetui.core.errors import LectureTuiError
+    from lecturetui.core.session import AnswerChoice
+
+    embedder = generator = None
+    failures: list[str] = []
+    try:
+        embedder = obj.library().embedder
+    except LectureTuiError as exc:
+        failures.append(f"{exc.message} {exc.hint or ''}".strip())
+    try:
+        # where the answer model would run
+        generator = obj.session(AnswerChoice(llm), quiet=True).probe(512)
+    except LectureTuiError as exc:
+        failures.append(f"{exc.message} {exc.hint or ''}".strip())
+    return embedder, generator, failures
+
+
+def _print_machine(out: Console, report: Doctor) -> None:
+    """The GPU, CUDA's compiler, torch's build and llama.cpp's backend."""
     if report.gpus:
         for gpu in report.gpus:
             free = _("{name}, {free} of {total} MiB free").format(
@@ -110,16 +135,6 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
         if not report.llama.gpu_offload:
             backend += " " + _("(no GPU offload in this build)")
         out.print(label("llama.cpp") + backend)
-    out.print(label("embeddings") + report.embedder_device)
-    out.print(label("re-ranking") + rerank)
-    out.print(label("answers") + report.llm_device)
-    out.print(
-        label("guess")
-        + (_("on: questions are searched with the lecturer's guess (--guess auto)") if guessing
-           else _("off on the CPU (--guess on adds it: finds more, ~7 s a question on 2 cores)"))
-    )  # fmt: skip
-    out.print(label("speech") + report.asr_device)
-    print_verdict(out, report, failures)
 
 
 def print_verdict(out: Console, report: Doctor, failures: list[str]) -> None:

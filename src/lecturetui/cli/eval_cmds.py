@@ -29,31 +29,69 @@ if TYPE_CHECKING:
 
 @click.command("eval")
 @click.argument("questions", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Markdown report. Default: QUESTIONS' name + -report.md, in this folder.")  # fmt: skip
-@click.option("--json-out", "json_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write every record (or the retrieval table) as JSON to this file.")  # fmt: skip
-@click.option("--json", "old_json_path", type=click.Path(dir_okay=False, path_type=Path),
-              hidden=True)  # the old spelling of --json-out, for one release  # fmt: skip
-@click.option("-k", "k", type=click.IntRange(1, 50), default=10, show_default=True,
-              help="Segments retrieved per question.")  # fmt: skip
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Markdown report. Default: QUESTIONS' name + -report.md, in this folder.",
+)
+@click.option(
+    "--json-out",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write every record (or the retrieval table) as JSON to this file.",
+)
+@click.option(
+    "--json", "old_json_path", type=click.Path(dir_okay=False, path_type=Path), hidden=True
+)  # the old spelling of --json-out, for one release
+@click.option(
+    "-k",
+    "k",
+    type=click.IntRange(1, 50),
+    default=10,
+    show_default=True,
+    help="Segments retrieved per question.",
+)
 @mode_option
-@click.option("--retrieval-only", is_flag=True,
-              help="Only retrieval metrics, for every search mode side by side (no answer model;"
-                   " with --guess on, or auto on a GPU, also the questions searched as `ask`"
-                   " searches them).")  # fmt: skip
-@click.option("--report-lang", "lang", type=click.Choice(["pt", "en"]), default="pt",
-              show_default=True, help="Language of the report's labels.")  # fmt: skip
-@click.option("--lang", "old_lang", type=click.Choice(["pt", "en"]), hidden=True)  # fmt: skip
+@click.option(
+    "--retrieval-only",
+    is_flag=True,
+    help="Only retrieval metrics, for every search mode side by side (no answer model;"
+    " with --guess on, or auto on a GPU, also the questions searched as `ask`"
+    " searches them).",
+)
+@click.option(
+    "--report-lang",
+    "lang",
+    type=click.Choice(["pt", "en"]),
+    default="pt",
+    show_default=True,
+    help="Language of the report's labels.",
+)
+@click.option("--lang", "old_lang", type=click.Choice(["pt", "en"]), hidden=True)
 @llm_options
-@click.option("--judge", metavar="MODEL",
-              help="Judge model (a .gguf or a bundled name), or `none`: answers scored by the"
-                   " question file's key points only. Default: the answer model.")  # fmt: skip
-@click.option("--max-tokens", "answer_tokens", type=click.IntRange(16, 4096), default=512,
-              show_default=True, help="Longest answer, tokens.")  # fmt: skip
+@click.option(
+    "--judge",
+    metavar="MODEL",
+    help="Judge model (a .gguf or a bundled name), or `none`: answers scored by the"
+    " question file's key points only. Default: the answer model.",
+)
+@click.option(
+    "--max-tokens",
+    "answer_tokens",
+    type=click.IntRange(16, 4096),
+    default=512,
+    show_default=True,
+    help="Longest answer, tokens.",
+)
 @ttft_option
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Sampling seed of the answers (the same seed gives the same answers).")  # fmt: skip
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Sampling seed of the answers (the same seed gives the same answers).",
+)
 @click.option("--force", is_flag=True, help="Evaluate every question again, not only new ones.")
 @guess_option
 @scope_options
@@ -100,14 +138,39 @@ def eval_cmd(
     if retrieval_only:
         _retrieval_only(obj, library, qset, k, report_path, json_path, scope, guess, llm, n_ctx)
         return
-    _full(obj, qset, k, mode, lang, llm, n_ctx, judge, answer_tokens, ttft, seed, force,
-          report_path, json_path, scope, guess, temperature)  # fmt: skip
+    _full(
+        obj,
+        qset,
+        k,
+        mode,
+        lang,
+        llm,
+        n_ctx,
+        judge,
+        answer_tokens,
+        ttft,
+        seed,
+        force,
+        report_path,
+        json_path,
+        scope,
+        guess,
+        temperature,
+    )
 
 
 def _retrieval_only(
-    obj: Context, library: Library, qset: QuestionSet, k: int, report: Path | None,
-    js: Path | None, scope: Scope, guess: str, llm: str | None, n_ctx: int,
-) -> None:  # fmt: skip
+    obj: Context,
+    library: Library,
+    qset: QuestionSet,
+    k: int,
+    report: Path | None,
+    js: Path | None,
+    scope: Scope,
+    guess: str,
+    llm: str | None,
+    n_ctx: int,
+) -> None:
     from lecturetui.core.answer.guess import guess_planned
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.evaluation.report import render_retrieval_table
@@ -167,10 +230,24 @@ def _retrieval_only(
 
 
 def _full(
-    obj: Context, qset: QuestionSet, k: int, mode: str, lang: str, llm: str | None, n_ctx: int,
-    judge_name: str | None, answer_tokens: int, ttft: float, seed: int, force: bool,
-    report: Path | None, js: Path | None, scope: Scope, guess: str, temperature: float = 0.0,
-) -> None:  # fmt: skip
+    obj: Context,
+    qset: QuestionSet,
+    k: int,
+    mode: str,
+    lang: str,
+    llm: str | None,
+    n_ctx: int,
+    judge_name: str | None,
+    answer_tokens: int,
+    ttft: float,
+    seed: int,
+    force: bool,
+    report: Path | None,
+    js: Path | None,
+    scope: Scope,
+    guess: str,
+    temperature: float = 0.0,
+) -> None:
     from lecturetui.core.answer.guess import guess_planned
     from lecturetui.core.evaluation.evaluate import NO_JUDGE, EvalSettings
     from lecturetui.core.evaluation.report import render_report
@@ -187,10 +264,19 @@ def _full(
     elif judge_name:
         judge_path = resolve_llm(obj.home.models_dir, judge_name, note)
     settings = EvalSettings(
-        mode, k, llm_path.name, judge_path.name if judge_path else NO_JUDGE, answer_tokens, n_ctx, seed=seed, ttft_s=ttft,
-        courses=scope.courses, lectures=scope.lectures, guess=guess_planned(guess, obj.placement),
+        mode,
+        k,
+        llm_path.name,
+        judge_path.name if judge_path else NO_JUDGE,
+        answer_tokens,
+        n_ctx,
+        seed=seed,
+        ttft_s=ttft,
+        courses=scope.courses,
+        lectures=scope.lectures,
+        guess=guess_planned(guess, obj.placement),
         temperature=temperature,
-    )  # fmt: skip
+    )
     runs = Runs(library.store)
     key = run_key(qset.sha256, settings.as_dict())
     existing = runs.find(key)
@@ -206,14 +292,18 @@ def _full(
     records = runs.records(run_id)
     assert info is not None
     if interrupted:
-        note(_("Stopped: {done} of {total} questions are saved; run the same command to go on.")
-             .format(done=len(records), total=len(qset.questions)))  # fmt: skip
+        note(
+            _(
+                "Stopped: {done} of {total} questions are saved; run the same command to go on."
+            ).format(done=len(records), total=len(qset.questions))
+        )
     report = report or Path(f"{qset.path.stem}-report.md")
     report.write_text(render_report(info, records, lang), encoding="utf-8")
     if js is not None:
-        data = {"run": info.settings,
-                "records": [{"manual_label": r.manual_label, **to_json(r.payload)}
-                            for r in records]}  # fmt: skip
+        data = {
+            "run": info.settings,
+            "records": [{"manual_label": r.manual_label, **to_json(r.payload)} for r in records],
+        }
         js.write_text(json_text(data), encoding="utf-8")
     if interrupted:
         console().print(_("Wrote {report}.").format(report=report))
@@ -241,9 +331,12 @@ def _full(
 
 
 def _evaluate(
-    session: ModelSession, qset: QuestionSet, settings: EvalSettings, judge_path: Path | None,
+    session: ModelSession,
+    qset: QuestionSet,
+    settings: EvalSettings,
+    judge_path: Path | None,
     force: bool,
-) -> tuple[int, float | None, bool]:  # fmt: skip
+) -> tuple[int, float | None, bool]:
     """Load the models and evaluate what the run lacks: (questions done, s a question, stopped)."""
     from lecturetui.core.evaluation.evaluate import run_evaluation
     from lecturetui.core.evaluation.judge import Judge

@@ -52,8 +52,16 @@ SUMMARY = {
     "failed": N_("{n} failed"),
 }
 #: the options that are IngestOptions' own fields under the same name
-_AS_IS = ("course", "title", "url", "language", "strict", "allow_long", "asr_model",
-          "save_transcript")  # fmt: skip
+_AS_IS = (
+    "course",
+    "title",
+    "url",
+    "language",
+    "strict",
+    "allow_long",
+    "asr_model",
+    "save_transcript",
+)
 
 
 def status_word(status: str) -> str:
@@ -66,19 +74,40 @@ def status_word(status: str) -> str:
 _OPTIONS = (
     click.option("--course", help="Course name for these lectures."),
     click.option("--title", help="Lecture title (a single-lecture file only)."),
-    click.option("--url", help="Video URL (or local video path) of the lecture, for links at a time."),
+    click.option(
+        "--url", help="Video URL (or local video path) of the lecture, for links at a time."
+    ),
     click.option("--lang", "language", help="Language code (e.g. pt, en). Default: detected."),
-    click.option("--window", type=float, default=120.0, show_default=True, help="Segment length, s."),
-    click.option("--overlap", type=float, default=35.0, show_default=True, help="Segment overlap, s."),
-    click.option("--segment-tokens", "max_tokens", type=int, default=512, show_default=True,
-                 help="Token budget per segment (prefix included); never above the model's limit."),
+    click.option(
+        "--window", type=float, default=120.0, show_default=True, help="Segment length, s."
+    ),
+    click.option(
+        "--overlap", type=float, default=35.0, show_default=True, help="Segment overlap, s."
+    ),
+    click.option(
+        "--segment-tokens",
+        "max_tokens",
+        type=int,
+        default=512,
+        show_default=True,
+        help="Token budget per segment (prefix included); never above the model's limit.",
+    ),
     click.option("--max-tokens", "old_max_tokens", type=int, hidden=True),  # for one release
-    click.option("--max-size", type=float, default=50.0, show_default=True,
-                 help="Largest transcript file, MB (audio and video: no limit)."),
-    click.option("--strict", is_flag=True, help="Refuse a file that needs any repair (backwards or"
-                 " unsorted cue times, skipped lines...)."),
+    click.option(
+        "--max-size",
+        type=float,
+        default=50.0,
+        show_default=True,
+        help="Largest transcript file, MB (audio and video: no limit).",
+    ),
+    click.option(
+        "--strict",
+        is_flag=True,
+        help="Refuse a file that needs any repair (backwards or"
+        " unsorted cue times, skipped lines...).",
+    ),
     click.option("--allow-long", is_flag=True, help="Accept lectures longer than 24 h."),
-)  # fmt: skip
+)
 
 
 def ingest_options(fn: F) -> F:
@@ -96,9 +125,11 @@ def ingest_options(fn: F) -> F:
             config = SegmentConfig(kwargs.pop("window"), kwargs.pop("overlap"), max_tokens)
         except ValueError as exc:
             fail(f"{exc}.", hint=_("e.g. --window 120 --overlap 35"), code=USAGE_ERROR)
-        options = IngestOptions(**{name: kwargs.pop(name) for name in _AS_IS},
-                                segment_config=config,
-                                max_bytes=int(kwargs.pop("max_size") * 1e6))  # fmt: skip
+        options = IngestOptions(
+            **{name: kwargs.pop(name) for name in _AS_IS},
+            segment_config=config,
+            max_bytes=int(kwargs.pop("max_size") * 1e6),
+        )
         return fn(*args, options=options, **kwargs)
 
     wrapped: F = with_options  # type: ignore[assignment]
@@ -130,20 +161,38 @@ def check_inputs(paths: Sequence[Path]) -> None:
 # readable=False: check_inputs says an unreadable path as it says a missing one (exit 1)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False, path_type=Path))
 @ingest_options
-@click.option("--watch", is_flag=True,
-              help="Keep the folder indexed: new and changed files are ingested as they arrive.")  # fmt: skip
-@click.option("--prune", is_flag=True,
-              help="With --watch: remove lectures whose file was deleted (else they are listed).")  # fmt: skip
-@click.option("--asr-model", metavar="MODEL",
-              help="Speech model for audio and video: whisper-base (default, bundled), a CTranslate2"
-              " Whisper folder, or a hub id pulled with `models pull`.")  # fmt: skip
-@click.option("--save-transcript", "save_transcript", is_flag=False, flag_value="", default=None,
-              metavar="[DIR]", help="Also write each transcribed file's transcript as .vtt, beside"
-              " it or into DIR.")  # fmt: skip
-@click.option("--summaries/--no-summaries", default=None,
-              help="Write the added lectures' summaries now. Default: where the answer model"
-              " runs on a GPU (on a CPU they take minutes: `summary --all` or the app writes"
-              " them).")  # fmt: skip
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Keep the folder indexed: new and changed files are ingested as they arrive.",
+)
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="With --watch: remove lectures whose file was deleted (else they are listed).",
+)
+@click.option(
+    "--asr-model",
+    metavar="MODEL",
+    help="Speech model for audio and video: whisper-base (default, bundled), a CTranslate2"
+    " Whisper folder, or a hub id pulled with `models pull`.",
+)
+@click.option(
+    "--save-transcript",
+    "save_transcript",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[DIR]",
+    help="Also write each transcribed file's transcript as .vtt, beside it or into DIR.",
+)
+@click.option(
+    "--summaries/--no-summaries",
+    default=None,
+    help="Write the added lectures' summaries now. Default: where the answer model"
+    " runs on a GPU (on a CPU they take minutes: `summary --all` or the app writes"
+    " them).",
+)
 @pass_ctx
 def ingest_cmd(
     obj: Context,
@@ -161,8 +210,11 @@ def ingest_cmd(
     """
     check_inputs(paths)
     if watch and (len(paths) != 1 or not paths[0].is_dir()):
-        fail(_("--watch takes one folder."), hint="lecturetui ingest aulas/ --watch",
-             code=USAGE_ERROR)  # fmt: skip
+        fail(
+            _("--watch takes one folder."),
+            hint="lecturetui ingest aulas/ --watch",
+            code=USAGE_ERROR,
+        )
     obj.first_run()
     library = obj.library()
     out = console()
@@ -204,11 +256,13 @@ def _summaries(obj: Context, library: Library, report: IngestReport, wanted: boo
     if wanted is None and not (obj.placement.answer_on_gpu and session.answer_name()):
         console(stderr=True).print(
             "[dim]"
-            + _("Their summaries are written by `lecturetui summary --all`, or by the app while"
-                " it is idle.")
+            + _(
+                "Their summaries are written by `lecturetui summary --all`, or by the app while"
+                " it is idle."
+            )
             + "[/]",
             soft_wrap=True,
-        )  # fmt: skip
+        )
         return
     from lecturetui.cli.summaries import write_pending
 
@@ -222,8 +276,13 @@ def _ingest(library: Library, paths: Sequence[Path], options: IngestOptions) -> 
     """The ingest with its progress bars; Ctrl+C keeps the files already done."""
     with progress_bars() as bar, _interrupted(bar):
         bars = IngestBars(bar)
-        return library.ingest(paths, options, progress=bars.on_file,
-                              embed_progress=bars.on_embed, audio_progress=bars.on_audio)  # fmt: skip
+        return library.ingest(
+            paths,
+            options,
+            progress=bars.on_file,
+            embed_progress=bars.on_embed,
+            audio_progress=bars.on_audio,
+        )
 
 
 @contextmanager
@@ -251,16 +310,20 @@ def _watch(library: Library, folder: Path, options: IngestOptions, prune: bool) 
             if event.result.status != "unchanged":
                 print_result(out, event.result)
         elif event.kind == "removed":
-            out.print(f"[yellow]{status_word('removed')}[/] {escape(event.path.name)}"
-                      f" ({escape(event.message)})")  # fmt: skip
+            out.print(
+                f"[yellow]{status_word('removed')}[/] {escape(event.path.name)}"
+                f" ({escape(event.message)})"
+            )
         elif event.kind == "missing":
             kept = _("{file}: its lecture is kept (--prune removes it)").format(
                 file=escape(event.path.name)
             )
             out.print(f"[yellow]{status_word('missing')}[/] {kept}")
         else:
-            out.print(f"[red]{status_word('failed')}[/] {escape(event.path.name)}:"
-                      f" {escape(event.message)}")  # fmt: skip
+            out.print(
+                f"[red]{status_word('failed')}[/] {escape(event.path.name)}:"
+                f" {escape(event.message)}"
+            )
 
     watcher = FolderWatcher(library, folder, options, prune, on_event)
     watching = _("Watching {folder} (Ctrl+C stops)…").format(folder=escape(str(folder)))
@@ -298,15 +361,21 @@ class IngestBars:
             total=format_timestamp(total_s),
             speed=decimal(speed, grouping=False),
         )
-        self.bar.update(self.audio, completed=done_s, total=max(total_s, 1e-6), visible=True,
-                        rate=rate)  # fmt: skip
+        self.bar.update(
+            self.audio, completed=done_s, total=max(total_s, 1e-6), visible=True, rate=rate
+        )
 
     def on_embed(self, done: int, total: int) -> None:
         if done <= 0 or self.embed_t0 == 0.0:
             self.embed_t0 = time.perf_counter()
         rate = done / max(time.perf_counter() - self.embed_t0, 1e-6)
-        self.bar.update(self.segments, completed=done, total=total, visible=True,
-                        rate=f"{decimal(rate, grouping=False)} seg/s")  # fmt: skip
+        self.bar.update(
+            self.segments,
+            completed=done,
+            total=total,
+            visible=True,
+            rate=f"{decimal(rate, grouping=False)} seg/s",
+        )
 
 
 def print_result(out: Console, r: FileResult) -> None:

@@ -46,8 +46,9 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
         title=f"{lecture_count(len(items))} · {segment_count(sum(x.segment_count for x in items))}"
     )
     for col in Lecture.TABLE_COLUMNS:
-        table.add_column(_(COLUMNS.get(col, col)),
-                         justify="right" if col in ("duration", "segments") else "left")  # fmt: skip
+        table.add_column(
+            _(COLUMNS.get(col, col)), justify="right" if col in ("duration", "segments") else "left"
+        )
     dated = any(x.date for x in items)
     if dated:  # when it was given or published (yt-dlp's upload date)
         table.add_column(_(COLUMNS["date"]))
@@ -55,8 +56,11 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
     if noted:  # what reading the lecture's file repaired or skipped
         table.add_column(_(COLUMNS["notes"]), overflow="fold")
     for x in items:
-        table.add_row(*x.table_row(), *([x.date or ""] if dated else []),
-                      *(["\n".join(x.notes)] if noted else []))  # fmt: skip
+        table.add_row(
+            *x.table_row(),
+            *([x.date or ""] if dated else []),
+            *(["\n".join(x.notes)] if noted else []),
+        )
     out.print(table)
 
 

@@ -30,9 +30,10 @@ def remove_cmd(obj: Context, lectures: tuple[str, ...], yes: bool) -> None:
         return
     removed = sum(library.remove_lecture(lecture_id) for lecture_id in chosen)
     out.print(
-        ngettext("Removed {n} lecture ({segments}).", "Removed {n} lectures ({segments}).", n)
-        .format(n=decimal(n, 0), segments=segment_count(removed))
-    )  # fmt: skip
+        ngettext(
+            "Removed {n} lecture ({segments}).", "Removed {n} lectures ({segments}).", n
+        ).format(n=decimal(n, 0), segments=segment_count(removed))
+    )
 
 
 @click.command("edit")
@@ -48,8 +49,11 @@ def edit_cmd(
     from rich.markup import escape
 
     if title is None and course is None and url is None:
-        fail(_("Say what to change: --title, --course or --url."),
-             hint='lecturetui edit aula-1 --course "Redes"', code=USAGE_ERROR)  # fmt: skip
+        fail(
+            _("Say what to change: --title, --course or --url."),
+            hint='lecturetui edit aula-1 --course "Redes"',
+            code=USAGE_ERROR,
+        )
     if title is not None and not title.strip():
         fail(_("A lecture needs a title."), hint=_("give --title a name"), code=USAGE_ERROR)
     library = obj.library()

@@ -94,24 +94,43 @@ def _print_table(marks: list[Bookmark]) -> None:
     for b in marks:
         m = b.moment
         lecture = escape(m.lecture_title) + (removed if b.orphaned else "")
-        table.add_row(str(b.id), escape(m.course or ""), lecture, m.span, escape(b.note),
-                      escape(m.url or ""))  # fmt: skip
+        table.add_row(
+            str(b.id), escape(m.course or ""), lecture, m.span, escape(b.note), escape(m.url or "")
+        )
     out.print(table)
 
 
 @bookmarks_group.command("add")
 @click.argument("segment_id", type=int, required=False)
-@click.option("--lecture", metavar="ID|TITLE",
-              help="With --at: bookmark this lecture's segment at that time.")  # fmt: skip
-@click.option("--at", callback=_seconds, metavar="TIME",
-              help="With --lecture: the time of the segment to bookmark.")  # fmt: skip
+@click.option(
+    "--lecture", metavar="ID|TITLE", help="With --at: bookmark this lecture's segment at that time."
+)
+@click.option(
+    "--at",
+    callback=_seconds,
+    metavar="TIME",
+    help="With --lecture: the time of the segment to bookmark.",
+)
 @click.option("--note", default="", help="A note on the moment.")
-@click.option("--start", callback=_seconds, metavar="TIME",
-              help="Where the moment starts (default: the segment's start).")  # fmt: skip
-@click.option("--end", callback=_seconds, metavar="TIME",
-              help="Where the moment ends (default: the segment's end).")  # fmt: skip
-@click.option("--answer", "history_id", type=int, metavar="ID",
-              help="The history entry (answer) the moment was cited in.")  # fmt: skip
+@click.option(
+    "--start",
+    callback=_seconds,
+    metavar="TIME",
+    help="Where the moment starts (default: the segment's start).",
+)
+@click.option(
+    "--end",
+    callback=_seconds,
+    metavar="TIME",
+    help="Where the moment ends (default: the segment's end).",
+)
+@click.option(
+    "--answer",
+    "history_id",
+    type=int,
+    metavar="ID",
+    help="The history entry (answer) the moment was cited in.",
+)
 @pass_ctx
 def add_cmd(
     obj: Context,
@@ -129,9 +148,11 @@ def add_cmd(
     from lecturetui.core.retrieval.scope import Scope, resolve
 
     if (segment_id is None) == (lecture is None or at is None):
-        fail(_("Say what to bookmark: a SEGMENT_ID, or --lecture with --at."),
-             hint='lecturetui bookmarks add --lecture "aula 1" --at 12:30 --note "…"',
-             code=USAGE_ERROR)  # fmt: skip
+        fail(
+            _("Say what to bookmark: a SEGMENT_ID, or --lecture with --at."),
+            hint='lecturetui bookmarks add --lecture "aula 1" --at 12:30 --note "…"',
+            code=USAGE_ERROR,
+        )
     library = obj.library()
     marks = library.bookmarks()
     if segment_id is None:
@@ -165,13 +186,21 @@ def rm_cmd(obj: Context, bookmark_ids: tuple[int, ...]) -> None:
 
 
 @click.command("export")
-@click.option("--answer", "answer_ref", metavar="ID|last",
-              help="An answer from the history: its id, or last.")  # fmt: skip
-@click.option("--bookmarks", "use_bookmarks", is_flag=True,
-              help="The bookmarks (all, or --course / --lecture's).")  # fmt: skip
+@click.option(
+    "--answer", "answer_ref", metavar="ID|last", help="An answer from the history: its id, or last."
+)
+@click.option(
+    "--bookmarks",
+    "use_bookmarks",
+    is_flag=True,
+    help="The bookmarks (all, or --course / --lecture's).",
+)
 @_filter_options
-@export_options("Write Markdown (Obsidian too) to this file; - prints it.",
-                "flashcards (front, back, lecture, start, link)", stdout=True)  # fmt: skip
+@export_options(
+    "Write Markdown (Obsidian too) to this file; - prints it.",
+    "flashcards (front, back, lecture, start, link)",
+    stdout=True,
+)
 @pass_ctx
 def export_cmd(
     obj: Context,
@@ -189,16 +218,25 @@ def export_cmd(
     from lecturetui.core.study.export.markdown import answer_markdown, bookmarks_markdown
 
     if (answer_ref is None) == (not use_bookmarks):
-        fail(_("Say what to export: --answer ID|last or --bookmarks."),
-             hint="lecturetui export --answer last --md resposta.md", code=USAGE_ERROR)  # fmt: skip
+        fail(
+            _("Say what to export: --answer ID|last or --bookmarks."),
+            hint="lecturetui export --answer last --md resposta.md",
+            code=USAGE_ERROR,
+        )
     if answer_ref is not None and (courses or lectures):
-        fail(_("--course and --lecture choose bookmarks, not an answer."),
-             hint="lecturetui export --bookmarks --course NAME --md notas.md", code=USAGE_ERROR)  # fmt: skip
+        fail(
+            _("--course and --lecture choose bookmarks, not an answer."),
+            hint="lecturetui export --bookmarks --course NAME --md notas.md",
+            code=USAGE_ERROR,
+        )
     stdout = md is not None and str(md) == "-"
     to = Targets(None if stdout else md, anki, csv_path)
     if not to and not stdout:
-        fail(_("Say where to write: --md FILE, --anki FILE or --csv FILE."),
-             hint="lecturetui export --bookmarks --md notas.md --anki notas.apkg", code=USAGE_ERROR)  # fmt: skip
+        fail(
+            _("Say where to write: --md FILE, --anki FILE or --csv FILE."),
+            hint="lecturetui export --bookmarks --md notas.md --anki notas.apkg",
+            code=USAGE_ERROR,
+        )
     library = obj.library()
     if answer_ref is not None:
         answer = library.saved_answer(_entry(answer_ref))
@@ -226,8 +264,11 @@ def _entry(ref: str) -> int | None:
     try:
         return int(ref)
     except ValueError:
-        fail(_("{ref} is not an answer id.").format(ref=repr(ref)),
-             hint=_("give a number, or last"), code=USAGE_ERROR)  # fmt: skip
+        fail(
+            _("{ref} is not an answer id.").format(ref=repr(ref)),
+            hint=_("give a number, or last"),
+            code=USAGE_ERROR,
+        )
 
 
 def report_written(w: Written) -> None:

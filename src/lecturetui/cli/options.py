@@ -24,10 +24,12 @@ def mode_option(fn: F) -> F:
     from lecturetui.core.question_options import DEFAULT_MODE, MODES
 
     return click.option(
-        "--mode", type=click.Choice(MODES), default=DEFAULT_MODE,
+        "--mode",
+        type=click.Choice(MODES),
+        default=DEFAULT_MODE,
         show_default=True,
         help="Ranking: E5 + BM25 fused (hybrid), E5 cosine only (dense), or BM25 only (lexical).",
-    )(fn)  # fmt: skip
+    )(fn)
 
 
 def lecture_options(what: str) -> Callable[[F], F]:
@@ -36,13 +38,19 @@ def lecture_options(what: str) -> Callable[[F], F]:
 
     def decorate(fn: F) -> F:
         fn = click.option(
-            "--lecture", "lectures", multiple=True, metavar="ID|TITLE",
+            "--lecture",
+            "lectures",
+            multiple=True,
+            metavar="ID|TITLE",
             help=f"{what} this lecture (an id, a title or a unique prefix); repeatable.",
-        )(fn)  # fmt: skip
+        )(fn)
         return click.option(
-            "--course", "courses", multiple=True, metavar="NAME",
+            "--course",
+            "courses",
+            multiple=True,
+            metavar="NAME",
             help=f"{what} this course's lectures (a name or a unique prefix); repeatable.",
-        )(fn)  # fmt: skip
+        )(fn)
 
     return decorate
 
@@ -56,27 +64,39 @@ def ttft_option(fn: F) -> F:
     from lecturetui.core.question_options import DEFAULT_TTFT_S
 
     return click.option(
-        "--ttft", "ttft", type=click.FloatRange(0, 600), default=DEFAULT_TTFT_S,
-        show_default=True, metavar="SECONDS",
+        "--ttft",
+        "ttft",
+        type=click.FloatRange(0, 600),
+        default=DEFAULT_TTFT_S,
+        show_default=True,
+        metavar="SECONDS",
         help="Time to the answer's first token: the prompt holds what the answer model reads in"
         " that time on this machine (0: as much as the context window holds).",
-    )(fn)  # fmt: skip
+    )(fn)
 
 
 def llm_options(fn: F) -> F:
     """--llm, --ctx and --temperature, shared by `ask` and `app`."""
     fn = click.option(
-        "--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True,
+        "--temperature",
+        type=click.FloatRange(0, 2),
+        default=0.0,
+        show_default=True,
         help="Sampling temperature of the answer model (0: greedy, the same answer every time).",
-    )(fn)  # fmt: skip
+    )(fn)
     fn = click.option(
-        "--ctx", "n_ctx", type=click.IntRange(512, 131072), default=4096, show_default=True,
+        "--ctx",
+        "n_ctx",
+        type=click.IntRange(512, 131072),
+        default=4096,
+        show_default=True,
         help="Context window of the answer model, tokens.",
-    )(fn)  # fmt: skip
+    )(fn)
     return click.option(
-        "--llm", metavar="MODEL",
+        "--llm",
+        metavar="MODEL",
         help="Answer model: a .gguf file, qwen2.5-coder-1.5b (default) or qwen2.5-coder-0.5b (fast).",
-    )(fn)  # fmt: skip
+    )(fn)
 
 
 def server_options(fn: F) -> F:
@@ -85,8 +105,9 @@ def server_options(fn: F) -> F:
     generator (or None for the built-in model), checked before anything loads."""
 
     @functools.wraps(fn)
-    def with_server(*args: Any, llm_url: str | None, llm_model: str | None,
-                    allow_remote: bool, **kwargs: Any) -> Any:  # fmt: skip
+    def with_server(
+        *args: Any, llm_url: str | None, llm_model: str | None, allow_remote: bool, **kwargs: Any
+    ) -> Any:
         server = server_choice(llm_url, llm_model, allow_remote, kwargs["n_ctx"])
         if server is not None:
             server.temperature = kwargs["temperature"]
@@ -94,18 +115,21 @@ def server_options(fn: F) -> F:
 
     wrapped: F = with_server  # type: ignore[assignment]
     wrapped = click.option(
-        "--allow-remote", is_flag=True,
+        "--allow-remote",
+        is_flag=True,
         help="Let --llm-url name a server on another machine (your questions and lecture text go there).",
-    )(wrapped)  # fmt: skip
+    )(wrapped)
     wrapped = click.option(
-        "--llm-model", metavar="NAME",
+        "--llm-model",
+        metavar="NAME",
         help="The model the server should answer with (default: the first it lists).",
-    )(wrapped)  # fmt: skip
+    )(wrapped)
     return click.option(
-        "--llm-url", metavar="URL",
+        "--llm-url",
+        metavar="URL",
         help="Answer with a model server already running here (OpenAI-compatible, e.g."
         " http://127.0.0.1:8080/v1 for llama-server, :11434/v1 for Ollama) instead of the built-in model.",
-    )(wrapped)  # fmt: skip
+    )(wrapped)
 
 
 def server_choice(
@@ -131,23 +155,37 @@ def guess_option(fn: F) -> F:
     from lecturetui.core.question_options import DEFAULT_GUESS, GUESS_SETTINGS
 
     return click.option(
-        "--guess", type=click.Choice(GUESS_SETTINGS), default=DEFAULT_GUESS, show_default=True,
+        "--guess",
+        type=click.Choice(GUESS_SETTINGS),
+        default=DEFAULT_GUESS,
+        show_default=True,
         help="Search with the answer model's guess at the lecturer's words too: finds more"
         " questions asked in your own words, costs ~7 s on a 2-core CPU. auto: when the model"
         " runs on a GPU.",
-    )(fn)  # fmt: skip
+    )(fn)
 
 
 def export_options(markdown_help: str, card_help: str, stdout: bool = False) -> Callable[[F], F]:
     """--md FILE (`stdout`: - prints it), --anki FILE and --csv FILE: where an export writes."""
 
     def decorate(fn: F) -> F:
-        fn = click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
-                          help=f"Write {card_help} as CSV.")(fn)  # fmt: skip
-        fn = click.option("--anki", type=click.Path(dir_okay=False, path_type=Path),
-                          help=f"Write {card_help} as an Anki package (.apkg).")(fn)  # fmt: skip
-        fn = click.option("--md", "md", help=markdown_help,
-                          type=click.Path(dir_okay=False, path_type=Path, allow_dash=stdout))(fn)  # fmt: skip
+        fn = click.option(
+            "--csv",
+            "csv_path",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help=f"Write {card_help} as CSV.",
+        )(fn)
+        fn = click.option(
+            "--anki",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help=f"Write {card_help} as an Anki package (.apkg).",
+        )(fn)
+        fn = click.option(
+            "--md",
+            "md",
+            help=markdown_help,
+            type=click.Path(dir_okay=False, path_type=Path, allow_dash=stdout),
+        )(fn)
         return fn
 
     return decorate

@@ -74,8 +74,9 @@ def export_cmd(
     t0 = time.perf_counter()
     with progress_bars() as bar, _interrupted(bar, _("Interrupted: no pack was written.")):
         task = bar.add_task(_("vectors the library lacks"), total=None, rate="")
-        result = export_pack(library, file, chosen,
-                             lambda done, total: bar.update(task, completed=done, total=total))  # fmt: skip
+        result = export_pack(
+            library, file, chosen, lambda done, total: bar.update(task, completed=done, total=total)
+        )
     if as_json:
         click.echo(json_text(result))
         return
@@ -83,12 +84,15 @@ def export_cmd(
     console().print(
         # TRANSLATORS: {gemma} is " with EmbeddingGemma's vectors" or nothing
         _("Wrote {file}: {lectures}, {segments}{gemma}, {mb} MB in {seconds} s.").format(
-            file=result.path, lectures=lecture_count(result.lectures),
-            segments=segment_count(result.segments), gemma=gemma,
+            file=result.path,
+            lectures=lecture_count(result.lectures),
+            segments=segment_count(result.segments),
+            gemma=gemma,
             mb=decimal(result.bytes / 1e6, grouping=False),
             seconds=decimal(time.perf_counter() - t0, grouping=False),
-        ), soft_wrap=True,
-    )  # fmt: skip
+        ),
+        soft_wrap=True,
+    )
 
 
 def _chosen(library: Library, courses: tuple[str, ...], lectures: tuple[str, ...]) -> list[Lecture]:
@@ -112,8 +116,10 @@ def import_cmd(obj: Context, file: Path, as_json: bool) -> None:
     obj.first_run()
     library = obj.library()
     t0 = time.perf_counter()
-    stopped = _("Interrupted: the library is as it was, or holds the whole pack; run the import"
-                " again to finish it.")  # fmt: skip
+    stopped = _(
+        "Interrupted: the library is as it was, or holds the whole pack; run the import"
+        " again to finish it."
+    )
     with progress_bars() as bar, _interrupted(bar, stopped):
         task = bar.add_task(_(STAGES["reading"]), total=None, rate="")
 
@@ -136,8 +142,10 @@ def _print(library: Library, result: ImportResult, seconds: float) -> None:
     width = max(len(_(word)) for word in STATUS.values())
     for lec in result.lectures:
         word = f"{_(STATUS[lec.status]):{width}}"
-        out.print(f"[{STYLE[lec.status]}]{word}[/] {escape(lec.id)} [dim]{escape(lec.title)}[/]",
-                  soft_wrap=True)  # fmt: skip
+        out.print(
+            f"[{STYLE[lec.status]}]{word}[/] {escape(lec.id)} [dim]{escape(lec.title)}[/]",
+            soft_wrap=True,
+        )
         if lec.note:
             out.print("  [yellow]" + _("note:") + f"[/] {escape(lec.note)}", soft_wrap=True)
     err = console(stderr=True)
@@ -146,17 +154,25 @@ def _print(library: Library, result: ImportResult, seconds: float) -> None:
     ):
         err.print("[yellow]" + _("note:") + f"[/] {escape(note)}", soft_wrap=True)
     if result.summaries:
-        err.print("[dim]" + _("Summaries came along, written by {models}.").format(
-            models=", ".join(result.models)) + "[/]", soft_wrap=True)  # fmt: skip
+        err.print(
+            "[dim]"
+            + _("Summaries came along, written by {models}.").format(
+                models=", ".join(result.models)
+            )
+            + "[/]",
+            soft_wrap=True,
+        )
     counts = ", ".join(_(COUNTS[s]).format(n=result.count(s)) for s in COUNTS if result.count(s))
     n_lectures, n_segments = library.counts()
     out.print(
         # TRANSLATORS: {counts} is e.g. "29 added, 1 unchanged"
         _("{counts} in {seconds} s; library: {lectures}, {segments}").format(
-            counts=counts, seconds=decimal(seconds, grouping=False),
-            lectures=lecture_count(n_lectures), segments=segment_count(n_segments),
+            counts=counts,
+            seconds=decimal(seconds, grouping=False),
+            lectures=lecture_count(n_lectures),
+            segments=segment_count(n_segments),
         )
-    )  # fmt: skip
+    )
 
 
 @contextmanager

@@ -28,16 +28,25 @@ if TYPE_CHECKING:
     help="Force exact (brute-force) or approximate (hnswlib) search. Default: by library size.",
 )
 @click.option(
-    "--map", "as_map", is_flag=True,
+    "--map",
+    "as_map",
+    is_flag=True,
     help="Also show where the question comes up across the course: a row per lecture, time across.",
-)  # fmt: skip
+)
 @mode_option
 @scope_options
 @pass_ctx
 def search_cmd(
-    obj: Context, question: str, k: int, as_json: bool, exact: bool | None, mode: str,
-    courses: tuple[str, ...], lectures: tuple[str, ...], as_map: bool = False,
-) -> None:  # fmt: skip
+    obj: Context,
+    question: str,
+    k: int,
+    as_json: bool,
+    exact: bool | None,
+    mode: str,
+    courses: tuple[str, ...],
+    lectures: tuple[str, ...],
+    as_map: bool = False,
+) -> None:
     """Find the lecture segments that answer QUESTION, best first.
 
     Each hit shows the score that ranked it (EmbeddingGemma's cosine when it re-ranks) and
@@ -59,8 +68,10 @@ def search_cmd(
         rows = library.course_map(question, [h.record() for h in result.hits])
     if as_json:
         payload: dict[str, object] = {
-            "question": question, "mode": mode, "hits": [h.record() for h in result.hits]
-        }  # fmt: skip
+            "question": question,
+            "mode": mode,
+            "hits": [h.record() for h in result.hits],
+        }
         if as_map:
             payload["map"] = [r.record() for r in rows]
         click.echo(json_text(payload))

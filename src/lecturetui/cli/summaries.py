@@ -43,8 +43,9 @@ def write_pending(
     with progress_bars() as bar:
         task = bar.add_task(_("summaries"), total=len(pending), rate="")
         try:
-            for progress in write_summaries(library, pending, lambda: source.for_answer(stop),
-                                            None, stop, name):  # fmt: skip
+            for progress in write_summaries(
+                library, pending, lambda: source.for_answer(stop), None, stop, name
+            ):
                 _show(bar, task, progress)
                 written += progress.whole
         except KeyboardInterrupt:
@@ -66,8 +67,9 @@ def _show(bar: Progress, task: TaskID, progress: SummaryProgress) -> None:
     if progress.whole:
         assert progress.gist is not None
         said = first_sentence(progress.gist.summary) or "…"
-        console().print(f"[green]✓[/] [bold]{escape(progress.lecture.title)}[/]: {escape(said)}",
-                        soft_wrap=True)  # fmt: skip
+        console().print(
+            f"[green]✓[/] [bold]{escape(progress.lecture.title)}[/]: {escape(said)}", soft_wrap=True
+        )
     bar.update(
         task,
         completed=progress.number - 1 + progress.whole,

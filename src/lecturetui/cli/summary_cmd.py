@@ -67,14 +67,20 @@ class SummaryPrinter:
 
 @click.command("summary")
 @click.argument("lecture", required=False)
-@click.option("--all", "every", is_flag=True,
-              help="Write every lecture's summary not written yet, one after another.")  # fmt: skip
+@click.option(
+    "--all",
+    "every",
+    is_flag=True,
+    help="Write every lecture's summary not written yet, one after another.",
+)
 @llm_options
 @server_options
 @click.option("--parts-only", is_flag=True, help="The parts and the lecturer's words alone.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@export_options("Also write it as study notes in Markdown, a link at every part's time.",
-                "one flashcard per part")  # fmt: skip
+@export_options(
+    "Also write it as study notes in Markdown, a link at every part's time.",
+    "one flashcard per part",
+)
 @pass_ctx
 def summary_cmd(
     obj: Context,
@@ -128,12 +134,17 @@ def _check_one_or_all(lecture: str | None, every: bool, one_only: bool) -> None:
     """LECTURE or --all, exactly one; --all writes the summaries and keeps them (it prints no
     summary: no --parts-only, --json or study notes)."""
     if (lecture is None) == (not every):
-        fail(_("Name one lecture, or give --all for every summary not written yet."),
-             hint="lecturetui summary aula-1", code=USAGE_ERROR)  # fmt: skip
+        fail(
+            _("Name one lecture, or give --all for every summary not written yet."),
+            hint="lecturetui summary aula-1",
+            code=USAGE_ERROR,
+        )
     if every and one_only:
-        fail(_("--all writes and keeps the summaries; show one with `lecturetui summary LECTURE`."),
-             hint=_("--parts-only, --json, --md, --anki and --csv take one lecture"),
-             code=USAGE_ERROR)  # fmt: skip
+        fail(
+            _("--all writes and keeps the summaries; show one with `lecturetui summary LECTURE`."),
+            hint=_("--parts-only, --json, --md, --anki and --csv take one lecture"),
+            code=USAGE_ERROR,
+        )
 
 
 def _summarise(
@@ -162,8 +173,13 @@ def _summarise(
     with progress_bars() if quiet else nullcontext() as bar:
         task = bar.add_task(_("summary"), total=None, rate="") if bar is not None else None
         try:
-            for event in run_request(library, LectureSummary(lecture.id, language), models,
-                                     QuestionSettings(keep=False), stop):  # fmt: skip
+            for event in run_request(
+                library,
+                LectureSummary(lecture.id, language),
+                models,
+                QuestionSettings(keep=False),
+                stop,
+            ):
                 if isinstance(event, Failed):
                     raise event.error
                 if isinstance(event, Answered):

@@ -96,8 +96,14 @@ class Lecture:
         """The row both faces show in their lecture tables (TABLE_COLUMNS)."""
         from lecturetui.core.timefmt import format_duration
 
-        return (self.id, self.title, self.course or "", self.language or "",
-                format_duration(self.duration), str(self.segment_count))  # fmt: skip
+        return (
+            self.id,
+            self.title,
+            self.course or "",
+            self.language or "",
+            format_duration(self.duration),
+            str(self.segment_count),
+        )
 
 
 @dataclass(frozen=True, slots=True)

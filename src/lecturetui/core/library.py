@@ -85,14 +85,22 @@ class Library(LibraryContents):
         self.placement = placement or Placement()
         self._notify = notify
         self._e5 = LibraryEmbedder(home.models_dir, embed_model, self.placement, embedder, notify)
-        self._indexes = Indexes(home, lambda: self.embedder,
-                                lambda: (self.model_id, self._e5.fingerprint()), lambda: self.store)  # fmt: skip
+        self._indexes = Indexes(
+            home,
+            lambda: self.embedder,
+            lambda: (self.model_id, self._e5.fingerprint()),
+            lambda: self.store,
+        )
         self._transcribers: dict[str | None, Transcriber] = {}
         self._reranker = reranker
         if rerank is None:
-            rerank = reranker is not None or os.environ.get(ENV_RERANK, "on").strip().lower() not in (
-                "off", "0", "no",
-            )  # fmt: skip
+            rerank = reranker is not None or os.environ.get(
+                ENV_RERANK, "on"
+            ).strip().lower() not in (
+                "off",
+                "0",
+                "no",
+            )
         self._rerank_wanted = rerank
         self._rerank: RerankStage | None = None
 
@@ -310,8 +318,11 @@ class Library(LibraryContents):
         in the library's language, core/answer/translate.py) joins the question's vector and replaces
         it for BM25; `guess` (the lecturer's likely words, core/answer/guess.py) joins both.
         An `Asked` question (`asked`) carries its scope, translation and guess itself."""
-        asked = query if isinstance(query, Asked) else self.asked(query.strip(), None, scope,
-                                                                   translation, guess)  # fmt: skip
+        asked = (
+            query
+            if isinstance(query, Asked)
+            else self.asked(query.strip(), None, scope, translation, guess)
+        )
         if not asked.text.strip():
             raise LectureTuiError(
                 _("The question is empty."), hint=_('e.g. lecturetui search "o que é um tensor?"')
@@ -385,9 +396,15 @@ class Library(LibraryContents):
         languages = frozenset(self._lecture_languages())
         likely = languages | {interface_language()}
         told = Once(lambda: tell(question, likely))
-        return Asked(question.strip(), (search_text or question).strip(), languages, told, scope,
-                     translation,
-                     guess=guess)  # fmt: skip
+        return Asked(
+            question.strip(),
+            (search_text or question).strip(),
+            languages,
+            told,
+            scope,
+            translation,
+            guess=guess,
+        )
 
     def _lecture_languages(self) -> set[str]:
         return {lang for lang in self.store.languages() if lang}

@@ -63,8 +63,13 @@ class LibraryEmbedder:
     def embedder(self) -> Embedder:
         if self._embedder is None:
             path, model_id = self._resolve()
-            self._embedder = load_embedder(path, self._models_dir, model_id=model_id,
-                                           placement=self._placement, notify=self._notify)  # fmt: skip
+            self._embedder = load_embedder(
+                path,
+                self._models_dir,
+                model_id=model_id,
+                placement=self._placement,
+                notify=self._notify,
+            )
             if self._notify:
                 self._notify(
                     # TRANSLATORS: "intfloat/multilingual-e5-small on cpu (OpenVINO)"

@@ -124,8 +124,9 @@ def request_language(library: Library, asked: Asked, title: str) -> str:
     aula de gradient-descent" Spanish), the library's and the interface's languages winning
     what is then a short request's near tie (core/language.py)."""
     named = {w.casefold() for w in re.findall(r"[^\W_]+", title)}
-    rest = " ".join(w for w in asked.question.split()
-                    if not set(re.findall(r"[^\W_]+", w.casefold())) & named)  # fmt: skip
+    rest = " ".join(
+        w for w in asked.question.split() if not set(re.findall(r"[^\W_]+", w.casefold())) & named
+    )
     if not rest or rest == asked.question:
         return asked.language_name
     return library.asked(rest).language_name
@@ -209,8 +210,9 @@ def _summary(
     t0 = time.perf_counter()
     so_far = Unfolding(language)
     shown = 0.0
-    for event in summary_events(library, lecture, lambda: models.for_answer(stop), language,
-                                stop, models.model_name()):  # fmt: skip
+    for event in summary_events(
+        library, lecture, lambda: models.for_answer(stop), language, stop, models.model_name()
+    ):
         yield event
         so_far.feed(event)
         shown = shown or time.perf_counter() - t0
@@ -299,7 +301,8 @@ def write_summaries(
             if isinstance(event, PartsReady | PartWritten | GistWritten):
                 so_far.feed(event)
                 gist = event.gist if isinstance(event, GistWritten) else None
-                yield SummaryProgress(lecture, number, len(lectures), len(so_far.written),
-                                      len(so_far.parts), gist)  # fmt: skip
+                yield SummaryProgress(
+                    lecture, number, len(lectures), len(so_far.written), len(so_far.parts), gist
+                )
         if stop.is_set() or (so_far.parts and so_far.gist is None):
             return  # stopped, or no model to write with

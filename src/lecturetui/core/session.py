@@ -115,8 +115,9 @@ class ModelSession:
 
     def _prepare(self, remeasure: bool) -> None:
         assert self._generator is not None
-        self._speed = prepare(self._generator, self.home.root / SPEED_FILE, remeasure,
-                              keep=self.home.root)  # fmt: skip
+        self._speed = prepare(
+            self._generator, self.home.root / SPEED_FILE, remeasure, keep=self.home.root
+        )
         if self._speed is not None and self._speed.measured_now and self.notify:
             self.notify(_speed_note(self._generator, self._speed))
 
@@ -205,8 +206,9 @@ class ModelSession:
             extra["verbose"] = True
         if choice is self.answer and self._started is not None:  # started by start_loading
             extra["started"], self._started = self._started, None
-        return process.open_model(path, n_ctx=choice.n_ctx, placement=self.placement,
-                                  log=self.home.log_file, **extra)  # fmt: skip
+        return process.open_model(
+            path, n_ctx=choice.n_ctx, placement=self.placement, log=self.home.log_file, **extra
+        )
 
     def close(self) -> None:
         """Free every model loaded here (the library too, when the session opened it)."""

@@ -37,11 +37,18 @@ log = logging.getLogger("lecturetui")
 
 
 #: what each worker does, as a failure's title names it
-TASKS = {"load": N_("loading the models"), "answer": N_("the answer"), "ingest": N_("adding lectures"),
-         "rerank": N_("re-ranking vectors"), "doctor": N_("the devices"), "warm": N_("sentence vectors"),
-         "topics": N_("the first screen"), "map": N_("the course map"),
-         "chapters": N_("chapters of older lectures"),
-         "summaries": N_("summaries written while idle")}  # fmt: skip
+TASKS = {
+    "load": N_("loading the models"),
+    "answer": N_("the answer"),
+    "ingest": N_("adding lectures"),
+    "rerank": N_("re-ranking vectors"),
+    "doctor": N_("the devices"),
+    "warm": N_("sentence vectors"),
+    "topics": N_("the first screen"),
+    "map": N_("the course map"),
+    "chapters": N_("chapters of older lectures"),
+    "summaries": N_("summaries written while idle"),
+}
 
 
 class LectureApp(Translated, App[None]):
@@ -240,10 +247,15 @@ class LectureApp(Translated, App[None]):
         if generator is None or not self.idle_summaries.due(busy, self.known_counts):
             return
         stop = self.idle_summaries.start()
-        write = functools.partial(self.idle_summaries.run, self.services.library, generator,
-                                  background.app_language(), stop, self.post_message)  # fmt: skip
-        self.run_worker(write, thread=True, group="summaries", exclusive=True,
-                        exit_on_error=False)  # fmt: skip
+        write = functools.partial(
+            self.idle_summaries.run,
+            self.services.library,
+            generator,
+            background.app_language(),
+            stop,
+            self.post_message,
+        )
+        self.run_worker(write, thread=True, group="summaries", exclusive=True, exit_on_error=False)
 
     def hush_summaries(self) -> None:
         self.idle_summaries.hush()
@@ -254,8 +266,13 @@ class LectureApp(Translated, App[None]):
             return  # the app is closing
         self.main.refresh_status()
         if event.done and event.written:
-            self.notify(ngettext("Summary written for {n} lecture.", "Summaries written for {n} lectures.",
-                                 event.written).format(n=event.written))  # fmt: skip
+            self.notify(
+                ngettext(
+                    "Summary written for {n} lecture.",
+                    "Summaries written for {n} lectures.",
+                    event.written,
+                ).format(n=event.written)
+            )
 
     def on_chapters_progress(self, event: ChaptersProgress) -> None:
         done = event.done >= event.total
@@ -291,8 +308,9 @@ class LectureApp(Translated, App[None]):
     def on_work_failed(self, event: WorkFailed) -> None:
         log.error("%s failed:\n%s", event.task, event.trace)
         task = _(TASKS[event.task]) if event.task in TASKS else event.task
-        self.notify(event.text, title=_("{task}: failed").format(task=task), severity="error",
-                    timeout=10)  # fmt: skip
+        self.notify(
+            event.text, title=_("{task}: failed").format(task=task), severity="error", timeout=10
+        )
         if event.task == "load":
             self.main.refresh_status()
             self.main.show_answer_text(event.text)
@@ -334,30 +352,49 @@ class LectureApp(Translated, App[None]):
         yield SystemCommand(
             _("Library"), _("Lectures, models, device; ingest transcripts (l)"), self.action_library
         )
-        yield SystemCommand(_("Evaluations"), _("Evaluation runs: read and label records C/P/I (e)"),
-                            self.action_evaluations)  # fmt: skip
+        yield SystemCommand(
+            _("Evaluations"),
+            _("Evaluation runs: read and label records C/P/I (e)"),
+            self.action_evaluations,
+        )
         yield SystemCommand(
             _("Bookmarks"), _("Bookmarked moments; export them (B)"), self.action_bookmarks
         )
         yield SystemCommand(_("Keys"), _("Every key (?)"), self.action_help)
         if screen is not main:
             return
-        yield SystemCommand(_("Scope"), _("Ask within the whole library, one course or one lecture (s)"),
-                            main.action_scope)  # fmt: skip
+        yield SystemCommand(
+            _("Scope"),
+            _("Ask within the whole library, one course or one lecture (s)"),
+            main.action_scope,
+        )
         yield SystemCommand(
             _("History"), _("Questions asked in this library (h)"), main.action_history
         )
-        yield SystemCommand(_("Search mode"), _("Cycle hybrid / dense (E5) / lexical (BM25) (m)"),
-                            main.action_cycle_mode)  # fmt: skip
+        yield SystemCommand(
+            _("Search mode"),
+            _("Cycle hybrid / dense (E5) / lexical (BM25) (m)"),
+            main.action_cycle_mode,
+        )
         yield SystemCommand(_("Stop the answer"), _("Stop generating (Esc)"), main.action_stop)
-        yield SystemCommand(_("New thread"), _("The next question is not a follow-up (n)"),
-                            main.action_new_thread)  # fmt: skip
-        yield SystemCommand(_("Time budget"), _("Time to the answer's first token: 8/15/30 s, none, 4 s (t)"),
-                            main.action_cycle_ttft)  # fmt: skip
-        yield SystemCommand(_("Lecturer's guess"), _("Search with the answer model's guess at the lecture's words, or without (g)"),
-                            main.action_toggle_guess)  # fmt: skip
-        yield SystemCommand(_("Open the video"), _("The selected segment's lecture at its time (o)"),
-                            main.action_open)  # fmt: skip
+        yield SystemCommand(
+            _("New thread"), _("The next question is not a follow-up (n)"), main.action_new_thread
+        )
+        yield SystemCommand(
+            _("Time budget"),
+            _("Time to the answer's first token: 8/15/30 s, none, 4 s (t)"),
+            main.action_cycle_ttft,
+        )
+        yield SystemCommand(
+            _("Lecturer's guess"),
+            _("Search with the answer model's guess at the lecture's words, or without (g)"),
+            main.action_toggle_guess,
+        )
+        yield SystemCommand(
+            _("Open the video"),
+            _("The selected segment's lecture at its time (o)"),
+            main.action_open,
+        )
         yield SystemCommand(
             _("Copy the link"), _("The selected segment's link (y)"), main.action_copy
         )

@@ -152,7 +152,7 @@ class AskingScreen(Screen[None]):
             PromptReady,
             Started,
             Token,
-        )  # fmt: skip
+        )
         from lecturetui.core.answer.question import QuestionSettings
         from lecturetui.core.conversation import Turn, make_turn
         from lecturetui.core.requests import Question, run_request
@@ -162,8 +162,9 @@ class AskingScreen(Screen[None]):
         ctx = self.ctx
         ctx.models.ready.wait()
         worker = get_current_worker()
-        settings = QuestionSettings(mode=self.mode, scope=self.scope, guess=self.guess,
-                                    ttft_s=self.ttft)  # fmt: skip
+        settings = QuestionSettings(
+            mode=self.mode, scope=self.scope, guess=self.guess, ttft_s=self.ttft
+        )
         turn = make_turn(question, self.previous) if summary is None else Turn(question, question)
         request = summary or Question(turn, self.lecture)
         text = ""
@@ -171,8 +172,9 @@ class AskingScreen(Screen[None]):
         self.idle.clear()
         ctx.hush_summaries()  # the model writes one thing at a time
         try:
-            for event in run_request(ctx.services.library, request, AppModels(ctx.models),
-                                     settings, stop):  # fmt: skip
+            for event in run_request(
+                ctx.services.library, request, AppModels(ctx.models), settings, stop
+            ):
                 if worker.is_cancelled:
                     return  # superseded by a newer question
                 if isinstance(event, Started):
@@ -293,11 +295,13 @@ class AskingScreen(Screen[None]):
         width = max(20, option_list.size.width - 6)
         option_list.add_options(
             [
-                Option(hit_row(h, best, worst, marks.get(h.segment_id, ""), width),
-                       id=str(h.segment_id))
+                Option(
+                    hit_row(h, best, worst, marks.get(h.segment_id, ""), width),
+                    id=str(h.segment_id),
+                )
                 for h in hits
             ]
-        )  # fmt: skip
+        )
         option_list.border_title = _("Segments") + f" ({len(hits)})"
         option_list.border_subtitle = hit_legend()
         option_list.highlighted = 0

@@ -96,8 +96,9 @@ class IdleSummaries:
         try:
             library.find_keyphrases(stop)  # of lectures kept before they were found at ingest
             pending = pending_summaries(library, generator.name, language, stop=stop)
-            for progress in write_summaries(library, pending, lambda: generator, language, stop,
-                                            generator.name):  # fmt: skip
+            for progress in write_summaries(
+                library, pending, lambda: generator, language, stop, generator.name
+            ):
                 written += progress.whole
                 post(SummariesProgress(progress_label(progress), written))
             if not stop.is_set():

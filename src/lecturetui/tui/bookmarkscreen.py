@@ -159,5 +159,9 @@ class BookmarksScreen(Translated, Screen[None]):
         folder = context(self).services.export_dir
         library = context(self).services.library
         chapters = library.chapters_by_lecture(m.moment.lecture_id for m in self.marks)
-        export_to(self.app, folder, "bookmarks",
-                  lambda to: export_bookmarks(self.marks, to, chapters=chapters))  # fmt: skip
+        export_to(
+            self.app,
+            folder,
+            "bookmarks",
+            lambda to: export_bookmarks(self.marks, to, chapters=chapters),
+        )

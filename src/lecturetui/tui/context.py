@@ -136,8 +136,10 @@ def open_link(app: App[None], url: str | None) -> None:
                 [player, flag, path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
             return
-        app.notify(_("No mpv or vlc to play {path} (at {start} s).").format(path=path, start=start),
-                   severity="warning")  # fmt: skip
+        app.notify(
+            _("No mpv or vlc to play {path} (at {start} s).").format(path=path, start=start),
+            severity="warning",
+        )
         return
     webbrowser.open(url)
 

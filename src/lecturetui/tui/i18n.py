@@ -34,10 +34,13 @@ def translate_bindings(node: DOMNode) -> None:
     table = node._bindings.key_to_bindings
     for key, bindings in table.items():
         table[key] = [
-            replace(b, description=_(b.description) if b.description else b.description,
-                    tooltip=_(b.tooltip) if b.tooltip else b.tooltip)
+            replace(
+                b,
+                description=_(b.description) if b.description else b.description,
+                tooltip=_(b.tooltip) if b.tooltip else b.tooltip,
+            )
             for b in bindings
-        ]  # fmt: skip
+        ]
 
 
 class Translated:

@@ -100,8 +100,9 @@ class PackPathScreen(Translated, ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="pack-box") as box:
             box.border_title = _("Import a course pack") + " · " + _("Enter imports · Esc cancels")
-            yield Input(placeholder=_("the pack's path, e.g. ~/Downloads/course.ltpack"),
-                        id="pack-path")  # fmt: skip
+            yield Input(
+                placeholder=_("the pack's path, e.g. ~/Downloads/course.ltpack"), id="pack-path"
+            )
 
     @on(Input.Submitted)
     def chosen(self, event: Input.Submitted) -> None:

@@ -145,8 +145,11 @@ class MainScreen(Translated, Welcome, AskingScreen):
         self.guess = "off" if self.guessing() else "on"
         self.ctx.services.remember("guess", self.guess)
         self.refresh_status()
-        self.notify(_("Searching with the lecturer's guess") if self.guessing()
-                    else _("Searching without the lecturer's guess"))  # fmt: skip
+        self.notify(
+            _("Searching with the lecturer's guess")
+            if self.guessing()
+            else _("Searching without the lecturer's guess")
+        )
 
     def action_new_thread(self) -> None:
         """The next question starts a new thread (it is not taken as a follow-up)."""
@@ -257,5 +260,9 @@ class MainScreen(Translated, Welcome, AskingScreen):
             self.notify(_("There is no answer to export yet."), severity="warning")
             return
         services = self.ctx.services
-        export_to(self.app, services.export_dir, f"answer-{entry}",
-                  lambda to: export_answer(services.library.saved_answer(entry), to))  # fmt: skip
+        export_to(
+            self.app,
+            services.export_dir,
+            f"answer-{entry}",
+            lambda to: export_answer(services.library.saved_answer(entry), to),
+        )

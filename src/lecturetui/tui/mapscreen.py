@@ -101,9 +101,11 @@ class MapScreen(Translated, Screen[None]):
         if lecture_id is not None and generator is not None:
             if lecture_id not in self.gists:
                 lecture = ctx.services.library.lecture(lecture_id)
-                self.gists[lecture_id] = gist_line(
-                    ctx.services.library, lecture, generator.name, app_language()
-                ) if lecture is not None else ""  # fmt: skip
+                self.gists[lecture_id] = (
+                    gist_line(ctx.services.library, lecture, generator.name, app_language())
+                    if lecture is not None
+                    else ""
+                )
             line = self.gists[lecture_id]
         widget = self.query_one("#map-gist", Static)
         widget.update(Text.assemble((_("In short") + ": ", "bold"), (line, "")) if line else "")

@@ -36,8 +36,11 @@ class NoteScreen(Translated, ModalScreen[str | None]):
         self.note = note
 
     def compose(self) -> ComposeResult:
-        box = Input(value=self.note, placeholder=_("note (optional) · Enter saves · Esc cancels"),
-                    id="note-box")  # fmt: skip
+        box = Input(
+            value=self.note,
+            placeholder=_("note (optional) · Enter saves · Esc cancels"),
+            id="note-box",
+        )
         box.border_title = self.title_text
         yield box
 

@@ -100,8 +100,11 @@ def answer_text(
         out.highlight_words([quote], style="italic cyan")
     if unsupported:
         out.highlight_words(list(unsupported), style="dim strike")
-        out.append("\n" + _("(struck out: not found in the excerpts it cites; check it against the lecture)"),
-                   style="dim italic")  # fmt: skip
+        out.append(
+            "\n"
+            + _("(struck out: not found in the excerpts it cites; check it against the lecture)"),
+            style="dim italic",
+        )
     if note:
         out.append("\n" + note, style="dim italic")
     if references:
@@ -122,8 +125,10 @@ def evidence_text(evidence: Sequence[EvidenceRecord], width: int = 12) -> Text:
     if not evidence:
         return out
     out.append(_("Evidence"), style="bold")
-    out.append("  " + _("(the lectures' sentences closest to the question, with their relevance)") + "\n",
-               style="dim")  # fmt: skip
+    out.append(
+        "  " + _("(the lectures' sentences closest to the question, with their relevance)") + "\n",
+        style="dim",
+    )
     for e in evidence:
         out.append(f"{e.lecture_title} {format_timestamp(e.start_s)}", style="cyan")
         out.append(f"  {decimal(e.score, 3)}\n", style="dim")

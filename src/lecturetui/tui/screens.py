@@ -23,39 +23,93 @@ from lecturetui.tui.i18n import Translated
 from lecturetui.tui.messages import Diagnosed, IngestLog, IngestProgress, LibraryChanged, WorkFailed
 
 #: an ingested file's status, as the library screen names it
-STATUS = {"added": N_("added"), "updated": N_("updated"), "unchanged": N_("unchanged"),
-          "duplicate": N_("duplicate"), "failed": N_("failed"), "skipped": N_("skipped")}  # fmt: skip
+STATUS = {
+    "added": N_("added"),
+    "updated": N_("updated"),
+    "unchanged": N_("unchanged"),
+    "duplicate": N_("duplicate"),
+    "failed": N_("failed"),
+    "skipped": N_("skipped"),
+}
 
 
 #: every key, with what it does (the help screen; the footer shows the main ones)
 KEYS = (
-    ("`/`", N_("type a question (Enter asks; a new question cancels the one in flight); a short one (\"why?\", \"give an example\") follows up the last")),
+    (
+        "`/`",
+        N_(
+            'type a question (Enter asks; a new question cancels the one in flight); a short one ("why?", "give an example") follows up the last'
+        ),
+    ),
     ("`↑` `↓` `j` `k`", N_("move through the segments")),
-    ("`Enter`", N_("open the segment with its neighbours; on the first screen, reopen a question or ask an example")),
+    (
+        "`Enter`",
+        N_(
+            "open the segment with its neighbours; on the first screen, reopen a question or ask an example"
+        ),
+    ),
     ("`1`…`9`", N_("jump to the segment of citation [n]")),
     ("`o`", N_("open the lecture at that time (browser, or mpv/vlc for a local video)")),
     ("`y`", N_("copy the link")),
     ("`b`", N_("bookmark the segment, with a note (main and segment screens)")),
-    ("`B`", N_("bookmarks: by course and lecture; Enter opens one, `e` edits its note, `d` deletes, `x` exports")),
+    (
+        "`B`",
+        N_(
+            "bookmarks: by course and lecture; Enter opens one, `e` edits its note, `d` deletes, `x` exports"
+        ),
+    ),
     ("`x`", N_("export the answer on screen (Markdown, Anki, CSV) to `./lecturetui-export/`")),
-    ("`c`", N_("course map: where the question comes up across the lectures; `←` `→` move from hit to hit, Enter opens one")),
+    (
+        "`c`",
+        N_(
+            "course map: where the question comes up across the lectures; `←` `→` move from hit to hit, Enter opens one"
+        ),
+    ),
     ("`Esc`", N_("stop the answer / go back")),
     ("`[` `]`", N_("previous / next segment (segment screen)")),
-    ("`{` `}`", N_("previous / next chapter, for a lecture with its video's chapters (segment screen)")),
-    ("`O`", N_("the lecture's outline: its chapters (or its segments by time); Enter opens one (segment screen; Enter on a lecture in the library)")),
-    ("`S`", N_("the lecture's summary, part by part: the lecturer's words for each part, what it explains, then the gist (library, outline and segment screens; or ask \"summarise lecture 3\")")),
-    ("`l`", N_("library: lectures, models, device; `i` adds lectures, `d` deletes one, `e` edits its title, course and link")),
-    ("`p`", N_("in the library: import a course pack (a class's library made once, shared as one file)")),
+    (
+        "`{` `}`",
+        N_("previous / next chapter, for a lecture with its video's chapters (segment screen)"),
+    ),
+    (
+        "`O`",
+        N_(
+            "the lecture's outline: its chapters (or its segments by time); Enter opens one (segment screen; Enter on a lecture in the library)"
+        ),
+    ),
+    (
+        "`S`",
+        N_(
+            "the lecture's summary, part by part: the lecturer's words for each part, what it explains, then the gist (library, outline and segment screens; or ask \"summarise lecture 3\")"
+        ),
+    ),
+    (
+        "`l`",
+        N_(
+            "library: lectures, models, device; `i` adds lectures, `d` deletes one, `e` edits its title, course and link"
+        ),
+    ),
+    (
+        "`p`",
+        N_(
+            "in the library: import a course pack (a class's library made once, shared as one file)"
+        ),
+    ),
     ("`h`", N_("history of questions")),
     ("`m`", N_("search mode: hybrid (E5 + BM25), meaning (E5), words (BM25)")),
     ("`n`", N_("new thread: the next question is not taken as a follow-up")),
     ("`t`", N_("time to the answer's first words: 8 s, 15 s, 30 s, no limit, 4 s")),
-    ("`g`", N_("search with the lecturer's guess (finds more questions asked in your own words) or without")),
+    (
+        "`g`",
+        N_(
+            "search with the lecturer's guess (finds more questions asked in your own words) or without"
+        ),
+    ),
     ("`e`", N_("evaluation runs: read records, label them `c` / `p` / `i`")),
     ("`?`", N_("this help")),
     ("`Ctrl+P`", N_("command palette")),
     ("`q`", N_("quit")),
-)  # fmt: skip
+)
 
 
 def help_markdown() -> str:
@@ -66,11 +120,15 @@ def help_markdown() -> str:
     figures = [
         hit_legend(long=True),
         _("first words ≤ 8 s: the time budget to the answer's first words (t changes it)"),
-        _("search 0.4 s · first words 4.5 s · 15 words/s: how long the search took, how long the"
-          " first words of the explanation took, how fast it was written"),
-        _("re-ranking vectors: 12/26: EmbeddingGemma's vectors being written for new lectures"
-          " (search works meanwhile)"),
-    ]  # fmt: skip
+        _(
+            "search 0.4 s · first words 4.5 s · 15 words/s: how long the search took, how long the"
+            " first words of the explanation took, how fast it was written"
+        ),
+        _(
+            "re-ranking vectors: 12/26: EmbeddingGemma's vectors being written for new lectures"
+            " (search works meanwhile)"
+        ),
+    ]
     legend = "\n".join(f"- {line}" for line in figures)
     head = "| " + _("key") + " | " + _("does") + " |\n|---|---|\n"
     return f"{head}{rows}\n\n**" + _("What the figures mean") + f"**\n\n{legend}\n"
@@ -99,8 +157,12 @@ class HistoryScreen(Translated, Screen[int | None]):
             first = e.entry_id == e.thread_id
             mark = "" if first else ("  ↳ " if e.follow_up else "  · ")
             when = e.asked_at[:16].replace("T", " ")
-            options.append(Option(Text.assemble((when, "dim"), "  ", (mark, "magenta"),
-                                                 e.question), id=str(e.entry_id)))  # fmt: skip
+            options.append(
+                Option(
+                    Text.assemble((when, "dim"), "  ", (mark, "magenta"), e.question),
+                    id=str(e.entry_id),
+                )
+            )
         yield OptionList(*options, id="history")
         yield Footer()
 
@@ -137,8 +199,10 @@ class LibraryScreen(Translated, Screen[None]):
         yield Static(id="doctor")
         yield DataTable(id="lectures", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="ingest-row"):
-            yield Input(placeholder=_("Add a file or folder: type its path and press Enter"),
-                        id="ingest-path")  # fmt: skip
+            yield Input(
+                placeholder=_("Add a file or folder: type its path and press Enter"),
+                id="ingest-path",
+            )
         with Horizontal(id="ingest-running"):
             yield Static(id="ingest-what")
             yield ProgressBar(id="ingest-progress", show_eta=False)
@@ -243,8 +307,11 @@ class LibraryScreen(Translated, Screen[None]):
             if yes:
                 self.delete_lecture(lec)
 
-        question = ngettext("Delete {title} ({id}, {n} segment)?", "Delete {title} ({id}, {n} segments)?",
-                            lec.segment_count).format(title=lec.title, id=lec.id, n=lec.segment_count)  # fmt: skip
+        question = ngettext(
+            "Delete {title} ({id}, {n} segment)?",
+            "Delete {title} ({id}, {n} segments)?",
+            lec.segment_count,
+        ).format(title=lec.title, id=lec.id, n=lec.segment_count)
         self.app.push_screen(ConfirmScreen(question), answer)
 
     @work(thread=True, exclusive=True, group="ingest", exit_on_error=False)
@@ -304,9 +371,11 @@ class LibraryScreen(Translated, Screen[None]):
         self.post_message(IngestProgress(0, 1, path.name))
         try:
             report = context(self).services.library.ingest(
-                [path], progress=on_file, audio_progress=on_audio,
+                [path],
+                progress=on_file,
+                audio_progress=on_audio,
                 cancel=lambda: worker.is_cancelled,
-            )  # fmt: skip
+            )
         except Cancelled:
             return  # the screen was left: nothing of the file in progress was stored
         lines = []
@@ -385,5 +454,6 @@ class LibraryScreen(Translated, Screen[None]):
                 text.append(f"\n          {event.hint}")
             self.query_one("#ingest-log", Static).update(text)
         elif event.task == "doctor":
-            self.query_one("#doctor", Static).update(Text(_("devices: {message}").format(message=event.message),
-                                                          style="dim"))  # fmt: skip
+            self.query_one("#doctor", Static).update(
+                Text(_("devices: {message}").format(message=event.message), style="dim")
+            )

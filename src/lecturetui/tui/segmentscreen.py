@@ -69,8 +69,9 @@ class SegmentScreen(Translated, Screen[None]):
             style="cyan",
         )
         if self.score is not None:
-            title.append("  " + _("relevance {score}").format(score=decimal(self.score, 3)),
-                         style="green")  # fmt: skip
+            title.append(
+                "  " + _("relevance {score}").format(score=decimal(self.score, 3)), style="green"
+            )
         if self.segment.corpus_id is not None:
             title.append(f"  #{self.segment.corpus_id}", style="dim")
         self.query_one("#segment-title", Static).update(title)

@@ -20,9 +20,11 @@ from lecturetui.tui.messages import TopicsFound
 RECENT_SHOWN = 4
 EXAMPLES_SHOWN = 3
 #: the search modes as the status line names them (the CLI's values: hybrid, dense, lexical)
-MODE_NAMES = {"hybrid": (N_("hybrid"), N_("hybrid: meaning (E5) and words (BM25)")),
-              "dense": (N_("meaning"), N_("meaning only (E5)")),
-              "lexical": (N_("words"), N_("words only (BM25)"))}  # fmt: skip
+MODE_NAMES = {
+    "hybrid": (N_("hybrid"), N_("hybrid: meaning (E5) and words (BM25)")),
+    "dense": (N_("meaning"), N_("meaning only (E5)")),
+    "lexical": (N_("words"), N_("words only (BM25)")),
+}
 
 
 def mode_name(mode: str, long: bool = False) -> str:
@@ -40,13 +42,17 @@ def empty_library_text() -> Text:
     out = Text()
     out.append(_("Your library is empty: add lectures to ask about them.") + "\n\n", style="bold")
     steps = [
-        _("Press Ctrl+L, type the path of a transcript or of a folder in the field at the bottom, and"
-          " press Enter (WebVTT, SRT, Whisper JSON, JSONL, timestamped text; audio and video"
-          " without captions are transcribed here)."),
+        _(
+            "Press Ctrl+L, type the path of a transcript or of a folder in the field at the bottom, and"
+            " press Enter (WebVTT, SRT, Whisper JSON, JSONL, timestamped text; audio and video"
+            " without captions are transcribed here)."
+        ),
         _("Or, in a terminal: lecturetui ingest FOLDER"),
-        _("Lectures online: yt-dlp --write-subs --write-auto-subs --skip-download URL downloads"
-          " their captions, then lecturetui ingest adds them."),
-    ]  # fmt: skip
+        _(
+            "Lectures online: yt-dlp --write-subs --write-auto-subs --skip-download URL downloads"
+            " their captions, then lecturetui ingest adds them."
+        ),
+    ]
     for step in steps:
         out.append("• ", style="bold magenta")
         out.append(step + "\n")
@@ -57,11 +63,21 @@ def empty_library_text() -> Text:
 def guide_text() -> Text:
     out = Text()
     out.append(_("Type a question above and press Enter.") + "\n\n", style="bold")
-    out.append(_("The segments that answer it appear on the left, each with its lecture, its"
-                 " start–end time and its relevance; the answer appears here: the lecturer's own"
-                 " words first, then an explanation citing the segments as [1], [2].") + "\n\n")  # fmt: skip
-    out.append(_("On the left (Tab goes there): a question asked before (Enter reopens it), or"
-                 " one drawn from your lectures (Enter asks it).") + "\n")  # fmt: skip
+    out.append(
+        _(
+            "The segments that answer it appear on the left, each with its lecture, its"
+            " start–end time and its relevance; the answer appears here: the lecturer's own"
+            " words first, then an explanation citing the segments as [1], [2]."
+        )
+        + "\n\n"
+    )
+    out.append(
+        _(
+            "On the left (Tab goes there): a question asked before (Enter reopens it), or"
+            " one drawn from your lectures (Enter asks it)."
+        )
+        + "\n"
+    )
     out.append(_("? or F1 lists every key; Ctrl+L opens the library."), style="dim")
     return out
 
@@ -81,8 +97,12 @@ class Welcome(AskingScreen):
         options = self.query_one("#hits", OptionList)
         options.clear_options()
         if not lectures:
-            options.add_option(Option(Text(_("No lectures yet: press Ctrl+L to add some."),
-                                           style="dim"), disabled=True))  # fmt: skip
+            options.add_option(
+                Option(
+                    Text(_("No lectures yet: press Ctrl+L to add some."), style="dim"),
+                    disabled=True,
+                )
+            )
             self.show_answer_text("")
             self.query_one("#answer", Static).update(empty_library_text())
             options.focus()  # so that `l` opens the library too rather than typing into the question

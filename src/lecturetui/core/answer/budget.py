@@ -235,12 +235,23 @@ def _trimmed(scored: Sequence[ScoredPassage], units: Sequence[Unit]) -> list[Pas
         start = sp.time_at(sp.sentences[idx[0]].first)
         end = sp.time_at(sp.sentences[idx[-1]].last)
         link = deep_link(p.source_url, start)
-        trimmed = Passage(0, p.lecture_id, p.lecture_title, start, end, text, p.score, link,
-                          p.source_url, p.hits)  # fmt: skip
+        trimmed = Passage(
+            0, p.lecture_id, p.lecture_title, start, end, text, p.score, link, p.source_url, p.hits
+        )
         out.append(trimmed)
     return out
 
 
 def renumbered(p: Passage, n: int) -> Passage:
-    return Passage(n, p.lecture_id, p.lecture_title, p.start, p.end, p.text, p.score, p.url,
-                   p.source_url, p.hits)  # fmt: skip
+    return Passage(
+        n,
+        p.lecture_id,
+        p.lecture_title,
+        p.start,
+        p.end,
+        p.text,
+        p.score,
+        p.url,
+        p.source_url,
+        p.hits,
+    )

@@ -36,10 +36,48 @@ _NUMBER_WORDS = {
 }  # fmt: skip
 #: capitalised words that are not names (a sentence's own words, the citation's language)
 _NOT_NAMES = frozenset(
-    {"the", "a", "an", "in", "it", "this", "that", "these", "when", "if", "o", "os", "as", "no",
-     "na", "em", "e", "é", "um", "uma", "se", "quando", "isso", "este", "esta", "ele", "ela",
-     "i", "eu", "segundo", "according", "por", "para", "de", "do", "da", "and", "or", "but"}
-)  # fmt: skip
+    {
+        "the",
+        "a",
+        "an",
+        "in",
+        "it",
+        "this",
+        "that",
+        "these",
+        "when",
+        "if",
+        "o",
+        "os",
+        "as",
+        "no",
+        "na",
+        "em",
+        "e",
+        "é",
+        "um",
+        "uma",
+        "se",
+        "quando",
+        "isso",
+        "este",
+        "esta",
+        "ele",
+        "ela",
+        "i",
+        "eu",
+        "segundo",
+        "according",
+        "por",
+        "para",
+        "de",
+        "do",
+        "da",
+        "and",
+        "or",
+        "but",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,8 +62,12 @@ def answer_events(
     yield from _stream(generator, plan, answer_tokens, stop or threading.Event(), streamed)
     written = streamed[0]
     if written.first is not None:  # the prompt's reading time keeps the measured speed honest
-        observe(generator, library.home.speed_file,
-                plan.prompt_tokens - generator.cached_tokens, written.first - written.started)  # fmt: skip
+        observe(
+            generator,
+            library.home.speed_file,
+            plan.prompt_tokens - generator.cached_tokens,
+            written.first - written.started,
+        )
     done = _answer(library, found, plan, written, _timings(found, generator, plan, written, t0))
     yield Answered(done, done.record(), None)
 
@@ -129,8 +133,9 @@ def _stream(
     except KeyboardInterrupt:
         stopped = True
     ended = time.perf_counter()
-    out.append(Streamed(guard.answer().strip(), pieces, started, first, ended,
-                        stopped or stop.is_set()))  # fmt: skip
+    out.append(
+        Streamed(guard.answer().strip(), pieces, started, first, ended, stopped or stop.is_set())
+    )
 
 
 def _answer(

@@ -214,10 +214,18 @@ def retrieve(
     verdict = first_verdict(signals, first, second)
     scored = scored[: 2 if isinstance(verdict, ReadFirst) else 1]
     return Retrieved(
-        turn=turn, asked=asked, hits=hits, passages=passages, scored=scored,
-        evidence=best_evidence(scored), signals=signals, verdict=verdict, retrieval_s=t1 - t0,
-        evidence_s=time.perf_counter() - t0, model_s=searched.model_s,
-    )  # fmt: skip
+        turn=turn,
+        asked=asked,
+        hits=hits,
+        passages=passages,
+        scored=scored,
+        evidence=best_evidence(scored),
+        signals=signals,
+        verdict=verdict,
+        retrieval_s=t1 - t0,
+        evidence_s=time.perf_counter() - t0,
+        model_s=searched.model_s,
+    )
 
 
 def _spoken(library: Library, passage: Passage) -> Spoken:
@@ -255,8 +263,11 @@ def warm_sentences(
     for i in range(0, len(ids), 8):
         if stop.is_set():
             break
-        texts = [s.text for seg in store.segments_by_id(ids[i : i + 8]).values()
-                 for s in split_sentences(seg.text)]  # fmt: skip
+        texts = [
+            s.text
+            for seg in store.segments_by_id(ids[i : i + 8]).values()
+            for s in split_sentences(seg.text)
+        ]
         todo = vectors.missing(texts)
         for j in range(0, len(todo), batch):
             while idle is not None and not idle.wait(0.2):

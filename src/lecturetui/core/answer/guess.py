@@ -45,11 +45,13 @@ def guess_messages(
     tail = f", in {language}" if language else ""
     return [
         {"role": "system", "content": f"You are the lecturer of {who}."},
-        {"role": "user",
-         "content": f"A student asks: {question}\n\nWrite the two or three sentences you most "
-                    "likely said in your lecture when you explained this. Reply with those "
-                    f"sentences only{tail}."},
-    ]  # fmt: skip
+        {
+            "role": "user",
+            "content": f"A student asks: {question}\n\nWrite the two or three sentences you most "
+            "likely said in your lecture when you explained this. Reply with those "
+            f"sentences only{tail}.",
+        },
+    ]
 
 
 _LEAD = re.compile(r"^(sure|certainly|of course|claro|certo)\b[^.:!]*[.:!]\s*", re.I)

@@ -63,9 +63,12 @@ def stored_speed(path: Path, key: str) -> PromptSpeed | None:
         row = data[key]
         samples = tuple(float(x) for x in row.get("samples", [])) or (float(row["tokens_per_s"]),)
         return PromptSpeed(
-            key, statistics.median(samples), int(row["tokens"]), str(row["measured_at"]),
+            key,
+            statistics.median(samples),
+            int(row["tokens"]),
+            str(row["measured_at"]),
             samples=samples,
-        )  # fmt: skip
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -137,8 +140,9 @@ def observe(generator: object, path: Path | None, tokens: int, seconds: float) -
     if current and not filling and 1 / OFF_BY <= seen / current <= OFF_BY:
         return False
     samples = ((*stored.samples, seen) if stored else (seen,))[-KEPT:]
-    speed = PromptSpeed(generator.speed_key, statistics.median(samples), tokens, utc_now(),
-                        True, samples)  # fmt: skip
+    speed = PromptSpeed(
+        generator.speed_key, statistics.median(samples), tokens, utc_now(), True, samples
+    )
     if path is not None:
         store_speed(path, speed)
     generator.prompt_tokens_per_s = speed.tokens_per_s

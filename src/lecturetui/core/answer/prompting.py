@@ -90,6 +90,20 @@ class Passage:
         return f"Excerpt [{self.number}] ({self.lecture_title}, {span}):"
 
 
+def _touch(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    """Whether two groups of hits are of one lecture and some window of each overlaps."""
+    return a[0].lecture.id == b[0].lecture.id and any(
+        x.segment.start <= y.segment.end and y.segment.start <= x.segment.end for x in a for y in b
+    )
+
+
+def _bridged(groups: Sequence[Sequence[Any]]) -> tuple[int, int] | None:
+    """The first two groups (in order) that `_touch`, or None."""
+    n = len(groups)
+    pairs = ((i, j) for i in range(n) for j in range(i + 1, n))
+    return next(((i, j) for i, j in pairs if _touch(groups[i], groups[j])), None)
+
+
 def merge_hits(hits: Sequence[Any]) -> list[Passage]:
     """Merge hits of the same lecture whose time spans overlap into one passage (no text twice).
 
@@ -97,38 +111,15 @@ def merge_hits(hits: Sequence[Any]) -> list[Passage]:
     """
     groups: list[list[Any]] = []
     for hit in hits:
-        placed = False
-        for group in groups:
-            g0 = group[0]
-            if g0.lecture.id != hit.lecture.id:
-                continue
-            if any(
-                h.segment.start <= hit.segment.end and hit.segment.start <= h.segment.end
-                for h in group
-            ):
-                group.append(hit)
-                placed = True
-                break
-        if not placed:
+        group = next((g for g in groups if _touch(g, [hit])), None)
+        if group is None:
             groups.append([hit])
+        else:
+            group.append(hit)
     # a later hit may bridge two groups of the same lecture: merge until stable
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(groups)):
-            for j in range(i + 1, len(groups)):
-                gi, gj = groups[i], groups[j]
-                if gi[0].lecture.id == gj[0].lecture.id and any(
-                    a.segment.start <= b.segment.end and b.segment.start <= a.segment.end
-                    for a in gi
-                    for b in gj
-                ):
-                    gi.extend(gj)
-                    del groups[j]
-                    merged = True
-                    break
-            if merged:
-                break
+    while pair := _bridged(groups):
+        i, j = pair
+        groups[i].extend(groups.pop(j))
     passages = []
     for n, group in enumerate(groups, start=1):
         ordered = sorted(group, key=lambda h: (h.segment.start, h.segment.end))

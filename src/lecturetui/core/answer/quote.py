@@ -119,9 +119,18 @@ def best_window(passage: Passage) -> Passage:
         return passage
     hit: Hit = max(passage.hits, key=lambda h: h.score)
     seg = hit.segment
-    return Passage(passage.number, passage.lecture_id, passage.lecture_title, seg.start, seg.end,
-                   seg.text, passage.score, deep_link(passage.source_url, seg.start),
-                   passage.source_url, passage.hits)  # fmt: skip
+    return Passage(
+        passage.number,
+        passage.lecture_id,
+        passage.lecture_title,
+        seg.start,
+        seg.end,
+        seg.text,
+        passage.score,
+        deep_link(passage.source_url, seg.start),
+        passage.source_url,
+        passage.hits,
+    )
 
 
 def window_segment(passage: Passage) -> StoredSegment | None:
@@ -168,8 +177,17 @@ def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
     start, end = line.time(first), line.time(last - 1)
     owner = line.owners[found[core[0]].first]
     segment = owner if owner >= 0 else segment_of(p, unit.text)
-    return Quote(p.lecture_id, p.lecture_title, start, end, spoken.text(a, b), sp.scores[best],
-                 segment, deep_link(p.source_url, start), units)  # fmt: skip
+    return Quote(
+        p.lecture_id,
+        p.lecture_title,
+        start,
+        end,
+        spoken.text(a, b),
+        sp.scores[best],
+        segment,
+        deep_link(p.source_url, start),
+        units,
+    )
 
 
 def _pieces_quote(sp: ScoredPassage, best: int, words: int) -> Quote:
@@ -191,9 +209,17 @@ def _pieces_quote(sp: ScoredPassage, best: int, words: int) -> Quote:
     p = sp.passage
     start = sp.time_at(sp.sentences[chosen[0]].first)
     end = sp.time_at(sp.sentences[chosen[-1]].last)
-    return Quote(p.lecture_id, p.lecture_title, start, end, text, sp.scores[best],
-                 segment_of(p, sp.sentences[best].text), deep_link(p.source_url, start),
-                 tuple(chosen))  # fmt: skip
+    return Quote(
+        p.lecture_id,
+        p.lecture_title,
+        start,
+        end,
+        text,
+        sp.scores[best],
+        segment_of(p, sp.sentences[best].text),
+        deep_link(p.source_url, start),
+        tuple(chosen),
+    )
 
 
 def relevance(
@@ -225,11 +251,12 @@ def names(question: str) -> list[str]:
             if len(word) < 2 or word.isdigit():
                 continue
             if (
-                "_" in word.strip("_") or word.startswith("__")
+                "_" in word.strip("_")
+                or word.startswith("__")
                 or re.search(r"[a-z][A-Z]", word)
                 or re.fullmatch(r"[A-Z]{2,}s?", word)
                 or (i > 0 and word[0].isupper())
-            ):  # fmt: skip
+            ):
                 out.append(word)
     return list(dict.fromkeys(out))
 

@@ -47,10 +47,12 @@ def translate_messages(question: str, target: str) -> list[dict[str, str]]:
     answer it") made the 1.5B model answer more questions, not fewer (bench/RESULTS.md)."""
     name = language_name(target)
     return [
-        {"role": "system",
-         "content": f"Translate the user's question into {name}. Reply with the translation only."},
+        {
+            "role": "system",
+            "content": f"Translate the user's question into {name}. Reply with the translation only.",
+        },
         {"role": "user", "content": question},
-    ]  # fmt: skip
+    ]
 
 
 def translate(generator: Generator, question: str, target: str) -> str | None:

@@ -92,10 +92,13 @@ def evaluate_question(
     # TRANSLATORS: the steps of evaluating one question, shown as "Q3: answering"
     step(_("answering"))
     searching = QuestionSettings(
-        k=settings.k, mode=settings.mode, scope=settings.scope(),
-        guess="on" if settings.guess else "off", ttft_s=settings.ttft_s,
+        k=settings.k,
+        mode=settings.mode,
+        scope=settings.scope(),
+        guess="on" if settings.guess else "off",
+        ttft_s=settings.ttft_s,
         answer_tokens=settings.answer_tokens,
-    )  # fmt: skip
+    )
     answer = ask(library, generator, question.question, searching, stop=stop)
     t1 = time.perf_counter()
     verdict = JudgeRecord()

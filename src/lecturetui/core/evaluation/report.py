@@ -259,8 +259,17 @@ _SEG_FIELDS = ("corpus_id", "score", "url", "start", "end", "text")
 def parse_report(text: str, lang: str = "pt") -> list[dict[str, Any]]:
     """The records of a report (or of a seed file) as dicts of their fields."""
     t = LABELS[lang]
-    fields = ("answer", "references", "manual", "ar", "auto", "cot", "grounded", "context",
-              "keypoints")  # fmt: skip
+    fields = (
+        "answer",
+        "references",
+        "manual",
+        "ar",
+        "auto",
+        "cot",
+        "grounded",
+        "context",
+        "keypoints",
+    )
     head = re.compile(rf"^\*\*{re.escape(t['question'])} (\d+)\*\*: (.*)$", re.M)
     starts = list(head.finditer(text))
     records = []

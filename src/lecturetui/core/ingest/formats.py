@@ -213,49 +213,10 @@ def parse_jsonl(text: str, name: str, fixes: Repairs, policy: ParsePolicy) -> li
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        if len(line) > MAX_LINE_BYTES:
-            raise TranscriptError(
-                _("has a line longer than {limit} characters; no segment is that long").format(
-                    limit=decimal(MAX_LINE_BYTES, 0)
-                ),
-                line=lineno,
-            )
-        row, problem = json_value(line)
-        if problem is not None:
-            fixes.add(
-                "not_json", _("has a line that is not JSON ({problem})").format(problem=problem),
-                lineno,
-            )  # fmt: skip
+        got = _jsonl_row(line, lineno, ids, fixes)
+        if got is None:
             continue
-        if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-            fixes.add("bad_segment", _("has a line without a text field"), lineno)
-            continue
-        if not row["text"].strip():
-            fixes.add("bad_segment", _("has a segment with no text"), lineno)
-            continue
-        times = segment_times(row)
-        if isinstance(times, str):
-            fixes.add("bad_segment", times, lineno)
-            continue
-        corpus_id = row.get("corpus_id")
-        if corpus_id is not None and (
-            isinstance(corpus_id, bool)
-            or not isinstance(corpus_id, int)
-            or not -(2**63) <= corpus_id < 2**63
-        ):
-            fixes.add(
-                "bad_segment",
-                _("has a corpus_id that is not an integer: {value}").format(value=show(corpus_id)),
-                lineno,
-            )
-            continue
-        if corpus_id is not None and corpus_id in ids:
-            fixes.add(
-                "dup_id",
-                _("has corpus_id {corpus_id} more than once").format(corpus_id=corpus_id),
-                lineno,
-            )
-            continue
+        row, times, corpus_id = got
         key = str(row.get("lecture") or name)
         lecture = lectures.get(key)
         if lecture is None:
@@ -285,6 +246,56 @@ def parse_jsonl(text: str, name: str, fixes: Repairs, policy: ParsePolicy) -> li
     return list(lectures.values())
 
 
+def _jsonl_row(
+    line: str, lineno: int, ids: set[int], fixes: Repairs
+) -> tuple[dict[str, Any], tuple[float, float], int | None] | None:
+    """A corpus line's object, its times and its corpus id; None for a line left out (each
+    said in `fixes`: not JSON, no text, bad times, a corpus id that is no integer or repeats)."""
+    if len(line) > MAX_LINE_BYTES:
+        raise TranscriptError(
+            _("has a line longer than {limit} characters; no segment is that long").format(
+                limit=decimal(MAX_LINE_BYTES, 0)
+            ),
+            line=lineno,
+        )
+    row, problem = json_value(line)
+    if problem is not None:
+        fixes.add(
+            "not_json", _("has a line that is not JSON ({problem})").format(problem=problem), lineno
+        )
+        return None
+    if not isinstance(row, dict) or not isinstance(row.get("text"), str):
+        fixes.add("bad_segment", _("has a line without a text field"), lineno)
+        return None
+    if not row["text"].strip():
+        fixes.add("bad_segment", _("has a segment with no text"), lineno)
+        return None
+    times = segment_times(row)
+    if isinstance(times, str):
+        fixes.add("bad_segment", times, lineno)
+        return None
+    corpus_id = row.get("corpus_id")
+    if corpus_id is not None and (
+        isinstance(corpus_id, bool)
+        or not isinstance(corpus_id, int)
+        or not -(2**63) <= corpus_id < 2**63
+    ):
+        fixes.add(
+            "bad_segment",
+            _("has a corpus_id that is not an integer: {value}").format(value=show(corpus_id)),
+            lineno,
+        )
+        return None
+    if corpus_id is not None and corpus_id in ids:
+        fixes.add(
+            "dup_id",
+            _("has corpus_id {corpus_id} more than once").format(corpus_id=corpus_id),
+            lineno,
+        )
+        return None
+    return row, times, corpus_id
+
+
 def _take_fields(lecture: ParsedLecture, row: dict[str, Any]) -> None:
     for attr, fields in (
         ("title", ("title",)),
@@ -298,6 +309,33 @@ def _take_fields(lecture: ParsedLecture, row: dict[str, Any]) -> None:
 
 
 # -- timestamped text ---------------------------------------------------------------------------
+def _check_length(line: str, lineno: int) -> None:
+    if len(line) > MAX_LINE_BYTES:
+        raise TranscriptError(
+            _("has a line longer than {limit} characters").format(limit=decimal(MAX_LINE_BYTES, 0)),
+            line=lineno,
+        )
+
+
+def _line_time(line: str, stamp: str | None, lineno: int, fixes: Repairs) -> float | None:
+    """The time a transcript line begins with; None for an untimed line, and for a time that
+    cannot be read (said in `fixes`)."""
+    if stamp is None:
+        if _TEXT_TS_ATTEMPT.match(line):
+            bad = line.strip().split()[0][:40]
+            fixes.add(
+                "bad_time", _("has a malformed timestamp {stamp!r}").format(stamp=bad), lineno
+            )
+        return None
+    try:
+        return parse_timestamp(stamp)
+    except ValueError:
+        fixes.add(
+            "bad_time", _("has a malformed timestamp {stamp!r}").format(stamp=stamp[:40]), lineno
+        )
+        return None
+
+
 def parse_timestamped_text(
     text: str, name: str, fixes: Repairs, policy: ParsePolicy
 ) -> list[ParsedLecture]:
@@ -308,37 +346,19 @@ def parse_timestamped_text(
     preamble: list[str] = []
     skipping = False  # the untimed lines after a line whose time cannot be read
     for lineno, line in enumerate(text.split("\n"), start=1):
-        if len(line) > MAX_LINE_BYTES:
-            raise TranscriptError(
-                _("has a line longer than {limit} characters").format(
-                    limit=decimal(MAX_LINE_BYTES, 0)
-                ),
-                line=lineno,
-            )
+        _check_length(line, lineno)
         if not line.strip():
             continue
         m = _TEXT_TS.match(line)
         stamp = (m.group("b") or m.group("p") or m.group("n")) if m else None
-        if m is None or stamp is None:
-            if _TEXT_TS_ATTEMPT.match(line):
-                bad = line.strip().split()[0][:40]
-                fixes.add(
-                    "bad_time", _("has a malformed timestamp {stamp!r}").format(stamp=bad), lineno
-                )
+        start = _line_time(line, stamp, lineno, fixes)
+        if start is None:
+            if stamp is not None or _TEXT_TS_ATTEMPT.match(line):  # a time that cannot be read
                 skipping = True
-            elif not skipping:
+            elif not skipping:  # an untimed line continues the cue before it
                 (parts[-1] if parts else preamble).append(line.strip())
             continue
-        try:
-            start = parse_timestamp(stamp)
-        except ValueError:
-            fixes.add(
-                "bad_time",
-                _("has a malformed timestamp {stamp!r}").format(stamp=stamp[:40]),
-                lineno,
-            )
-            skipping = True
-            continue
+        assert m is not None and stamp is not None
         skipping = False
         if len(cues) >= MAX_CUES:
             raise TranscriptError(

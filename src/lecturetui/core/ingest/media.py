@@ -24,10 +24,34 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 #: what `ingest` transcribes (when no caption file of the same name lies beside it)
-VIDEO_EXTENSIONS = (".mp4", ".m4v", ".mkv", ".webm", ".mov", ".avi", ".wmv", ".flv", ".mpg",
-                    ".mpeg", ".3gp", ".ogv")  # fmt: skip
-AUDIO_EXTENSIONS = (".mp3", ".m4a", ".aac", ".wav", ".ogg", ".oga", ".opus", ".flac", ".wma",
-                    ".amr", ".aif", ".aiff")  # fmt: skip
+VIDEO_EXTENSIONS = (
+    ".mp4",
+    ".m4v",
+    ".mkv",
+    ".webm",
+    ".mov",
+    ".avi",
+    ".wmv",
+    ".flv",
+    ".mpg",
+    ".mpeg",
+    ".3gp",
+    ".ogv",
+)
+AUDIO_EXTENSIONS = (
+    ".mp3",
+    ".m4a",
+    ".aac",
+    ".wav",
+    ".ogg",
+    ".oga",
+    ".opus",
+    ".flac",
+    ".wma",
+    ".amr",
+    ".aif",
+    ".aiff",
+)
 MEDIA_EXTENSIONS = frozenset(VIDEO_EXTENSIONS + AUDIO_EXTENSIONS)
 #: caption files that stand for a media file of the same name, the first found wins
 CAPTION_EXTENSIONS = (".vtt", ".srt", ".json", ".webvtt")

@@ -136,9 +136,13 @@ def _ingest_file(
     transcript = source.read()
     parsed = transcript.lectures
     # the result's notes also say where the metadata came from; the lecture keeps its repairs only
-    result = FileResult(path, "unchanged", warnings=transcript.warnings,
-                        notes=list(transcript.notes),
-                        transcript_file=vtt() if vtt else None)  # fmt: skip
+    result = FileResult(
+        path,
+        "unchanged",
+        warnings=transcript.warnings,
+        notes=list(transcript.notes),
+        transcript_file=vtt() if vtt else None,
+    )
     apply_video_info(parsed, path, result)
     apply_options(parsed, options, result)
     stamp = Stamp(source.path, source.hash, config_json, tuple(transcript.notes))
@@ -173,13 +177,22 @@ def _kept(
     )
     if unchanged and not options_change(existing, options):
         lectures = [r.id for r in existing]
-        return FileResult(path, "unchanged", lectures=lectures, message=_("unchanged"),
-                          transcript_file=vtt() if vtt else None)  # fmt: skip
+        return FileResult(
+            path,
+            "unchanged",
+            lectures=lectures,
+            message=_("unchanged"),
+            transcript_file=vtt() if vtt else None,
+        )
     if unchanged and not content_options_change(existing, options):
         update_metadata(store, existing, options)  # a new title, course or link: no re-embedding
-        return FileResult(path, "updated", lectures=[r.id for r in existing],
-                          message=_("title, course or link updated"),
-                          transcript_file=vtt() if vtt else None)  # fmt: skip
+        return FileResult(
+            path,
+            "updated",
+            lectures=[r.id for r in existing],
+            message=_("title, course or link updated"),
+            transcript_file=vtt() if vtt else None,
+        )
     return None
 
 

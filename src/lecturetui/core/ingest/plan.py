@@ -171,9 +171,10 @@ def apply_video_info(parsed: list[ParsedLecture], path: Path, result: FileResult
     if info.chapters:
         lecture.chapters = list(info.chapters)
         result.notes.append(
-            ngettext("{n} chapter read from {file}", "{n} chapters read from {file}",
-                     len(info.chapters)).format(n=len(info.chapters), file=info.path.name)
-        )  # fmt: skip
+            ngettext(
+                "{n} chapter read from {file}", "{n} chapters read from {file}", len(info.chapters)
+            ).format(n=len(info.chapters), file=info.path.name)
+        )
 
 
 def apply_options(parsed: list[ParsedLecture], options: IngestOptions, result: FileResult) -> None:
@@ -201,8 +202,16 @@ def _same(a: LectureRow, b: LectureRow) -> bool:
     """The same lecture as stored. Its notes are not compared: they are written in the language
     the program spoke when the file was read, and the same file read in another language is the
     same lecture (its repairs follow from its content, which the hash compares)."""
-    keys = ("title", "course", "language", "source_url", "source_format", "content_hash",
-            "segment_config", "date")  # fmt: skip
+    keys = (
+        "title",
+        "course",
+        "language",
+        "source_url",
+        "source_format",
+        "content_hash",
+        "segment_config",
+        "date",
+    )
     return all(getattr(a, k) == getattr(b, k) for k in keys)
 
 

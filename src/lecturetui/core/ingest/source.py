@@ -60,8 +60,15 @@ def transcript_writer(
     if media is None or options.save_transcript is None or source.format is None:
         return None
     languages = [options.language, *(r.language for r in existing)]
-    return partial(write_transcript, store, path, source.hash, media.transcriber.name,
-                   languages, options.save_transcript)  # fmt: skip
+    return partial(
+        write_transcript,
+        store,
+        path,
+        source.hash,
+        media.transcriber.name,
+        languages,
+        options.save_transcript,
+    )
 
 
 def _read_source(path: Path, max_bytes: int) -> bytes:

@@ -111,8 +111,13 @@ class WhisperTranscriber:
         return self._model
 
     def _whisper(self, cls: Any, path: Path, device: AsrDevice) -> Any:
-        return cls(str(path), device=device.device, compute_type=device.compute_type,
-                   cpu_threads=self.cpu_threads, local_files_only=True)  # fmt: skip
+        return cls(
+            str(path),
+            device=device.device,
+            compute_type=device.compute_type,
+            cpu_threads=self.cpu_threads,
+            local_files_only=True,
+        )
 
     def transcribe(
         self,

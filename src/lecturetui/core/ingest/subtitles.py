@@ -117,14 +117,16 @@ def _parse_timing(line: str, index: int, fmt: str, fixes: Repairs) -> _Timing:
     marks = {start.group(4), end.group(4)}
     if fmt == "srt" and "." in marks:
         fixes.add(
-            "srt_dot", _("has a time with '.' instead of ',' ({stamp})").format(stamp=stamp),
+            "srt_dot",
+            _("has a time with '.' instead of ',' ({stamp})").format(stamp=stamp),
             index + 1,
-        )  # fmt: skip
+        )
     if fmt == "vtt" and "," in marks:
         fixes.add(
-            "vtt_comma", _("has a time with ',' instead of '.' ({stamp})").format(stamp=stamp),
+            "vtt_comma",
+            _("has a time with ',' instead of '.' ({stamp})").format(stamp=stamp),
             index + 1,
-        )  # fmt: skip
+        )
     if fmt == "srt" and (start.group(1) is None or end.group(1) is None):
         fixes.add(
             "no_hours", _("has a time without hours ({stamp})").format(stamp=stamp), index + 1

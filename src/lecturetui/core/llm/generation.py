@@ -65,8 +65,15 @@ class LlamaGenerator:
         self._fixed: list[dict[str, str]] = []
         self._prefix_state: Any = None
         llama_cpp = import_llama()
-        plan = plan_llama(path, str(getattr(llama_cpp, "__version__", "?")), placement,
-                          gpu_layers, flash_attn, n_batch, n_threads)  # fmt: skip
+        plan = plan_llama(
+            path,
+            str(getattr(llama_cpp, "__version__", "?")),
+            placement,
+            gpu_layers,
+            flash_attn,
+            n_batch,
+            n_threads,
+        )
         self.gpu = plan.gpu
         self.backend = plan.backend
         self.notice = plan.notice
@@ -199,6 +206,19 @@ class LlamaGenerator:
             )
         )
 
+    def _start_from_prefix(self, answering: bool) -> None:
+        """Where a reply starts: with a seed, from the fixed start alone (a prompt partly
+        reused from the cache gets slightly different logits than one evaluated whole, so the
+        same seed repeats whatever was asked before); an answer, from the fixed start's saved
+        state (one that reused more of the cache, the same question again, would read its
+        prompt in other batches and could turn out another greedy answer)."""
+        if self.seed is not None:
+            self._llm.reset()
+            if self._prefix:
+                self._llm.eval(self._prefix)
+        elif answering and self._prefix_state is not None:
+            self._llm.load_state(self._prefix_state)
+
     def stream(
         self,
         messages: list[dict[str, str]],
@@ -218,18 +238,7 @@ class LlamaGenerator:
         def work() -> None:
             try:
                 with quiet_stderr(self._quiet):
-                    if self.seed is not None:
-                        # a prompt partly reused from the cache gets slightly different logits
-                        # than one evaluated whole: start from the fixed start alone, so the
-                        # same seed repeats whatever was asked before
-                        self._llm.reset()
-                        if self._prefix:
-                            self._llm.eval(self._prefix)
-                    elif answering and self._prefix_state is not None:
-                        # every answer starts from the same state, the fixed start alone: one
-                        # that reused more of the cache (the same question again) would read its
-                        # prompt in other batches and could turn out another greedy answer
-                        self._llm.load_state(self._prefix_state)
+                    self._start_from_prefix(answering)
                     chunks = self._llm.create_chat_completion(
                         messages=messages,
                         max_tokens=max_tokens,

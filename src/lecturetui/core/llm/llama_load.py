@@ -107,10 +107,16 @@ def plan_llama(
     threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
     batch_threads = max(threads, os.cpu_count() or 1)  # prompt processing uses every core
     speed_key = "|".join(
-        [path.name, str(path.stat().st_size), "gpu" if gpu else "cpu",
-         f"{batch_threads} threads", platform.machine(), f"{os.cpu_count()} cpus",
-         f"llama-cpp-python {version}"]
-    )  # fmt: skip
+        [
+            path.name,
+            str(path.stat().st_size),
+            "gpu" if gpu else "cpu",
+            f"{batch_threads} threads",
+            platform.machine(),
+            f"{os.cpu_count()} cpus",
+            f"llama-cpp-python {version}",
+        ]
+    )
     return LlamaPlan(
         gpu=gpu,
         backend=build.backend if gpu and build is not None else "CPU",

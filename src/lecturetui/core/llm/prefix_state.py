@@ -57,8 +57,12 @@ def load(path: Path, key: str) -> SavedPrefix | None:
 
 def save(path: Path, key: str, saved: SavedPrefix) -> bool:
     """Write it whole or not at all; False when the data home cannot be written."""
-    header = {"key": key, "tokens": saved.tokens, "size": len(saved.state),
-              "sha1": hashlib.sha1(saved.state).hexdigest()}  # fmt: skip
+    header = {
+        "key": key,
+        "tokens": saved.tokens,
+        "size": len(saved.state),
+        "sha1": hashlib.sha1(saved.state).hexdigest(),
+    }
     try:
         write_atomic(path, MAGIC, json.dumps(header).encode("utf-8") + b"\n", saved.state)
     except OSError:

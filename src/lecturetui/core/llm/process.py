@@ -56,10 +56,12 @@ class Worker:
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "lecturetui.core.llm.worker"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
                 start_new_session=os.name == "posix",  # the terminal's Ctrl+C is the parent's
                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            )  # fmt: skip
+            )
         except OSError as exc:
             raise LectureTuiError(
                 _("The answer model's process cannot be started ({error}).").format(error=exc),
@@ -147,8 +149,9 @@ class ProcessGenerator:
     """The Generator protocol (model.py) over the model's process, with what LlamaGenerator
     offers besides: prefill, yes_probability, complete_json, and where the model runs."""
 
-    def __init__(self, config: WorkerConfig, log: Path | None = None,
-                 started: Worker | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, config: WorkerConfig, log: Path | None = None, started: Worker | None = None
+    ) -> None:
         self.config = config
         self.log = log
         self.prompt_tokens_per_s: float | None = None
@@ -237,8 +240,9 @@ class ProcessGenerator:
     def yes_probability(self, messages: list[dict[str, str]]) -> float:
         return float(self.call("yes_probability", messages))
 
-    def complete_json(self, messages: list[dict[str, str]], schema: dict[str, Any],
-                      max_tokens: int) -> str:  # fmt: skip
+    def complete_json(
+        self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int
+    ) -> str:
         return str(self.call("complete_json", messages, schema, max_tokens))
 
     def report(self) -> ModelInfo:

@@ -174,11 +174,14 @@ class ServerGenerator:
         """Time a prompt read (one token generated): (prompt tokens, seconds). A fresh mark at
         its start keeps a server's prompt cache from answering instead of the model; the
         server's token count also sets the characters-per-token ratio."""
-        marked = [{**messages[0], "content": f"[{uuid.uuid4().hex[:8]}] {messages[0]['content']}"},
-                  *messages[1:]]  # fmt: skip
+        marked = [
+            {**messages[0], "content": f"[{uuid.uuid4().hex[:8]}] {messages[0]['content']}"},
+            *messages[1:],
+        ]
         t0 = time.perf_counter()
-        with self._open("/chat/completions", self._body(marked, 1, temperature=0.0),
-                        READ_TIMEOUT_S) as resp:  # fmt: skip
+        with self._open(
+            "/chat/completions", self._body(marked, 1, temperature=0.0), READ_TIMEOUT_S
+        ) as resp:
             try:
                 reply = json.load(resp)
             except ValueError:
@@ -192,15 +195,21 @@ class ServerGenerator:
         self.chars_per_token = max(1.0, chars / max(1, tokens - PER_MESSAGE * len(marked)) * MARGIN)
         return tokens, seconds
 
-    def stream(self, messages: list[dict[str, str]], max_tokens: int,
-               stop: threading.Event | None = None,
-               temperature: float | None = None) -> Iterator[str]:  # fmt: skip
+    def stream(
+        self,
+        messages: list[dict[str, str]],
+        max_tokens: int,
+        stop: threading.Event | None = None,
+        temperature: float | None = None,
+    ) -> Iterator[str]:
         """The reply's pieces as the server sends them; `stop` ends it (the connection is
         closed, which stops a llama.cpp server generating)."""
         body = self._body(
-            messages, max_tokens, stream=True,
+            messages,
+            max_tokens,
+            stream=True,
             temperature=self.temperature if temperature is None else temperature,
-        )  # fmt: skip
+        )
         resp = self._open("/chat/completions", body, READ_TIMEOUT_S)
         try:
             for raw in resp:
@@ -233,8 +242,12 @@ class ServerGenerator:
         self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int
     ) -> str:
         """A whole reply constrained to `schema` (llama.cpp's servers take it as a grammar)."""
-        body = self._body(messages, max_tokens, temperature=0.0,
-                          response_format={"type": "json_object", "schema": schema})  # fmt: skip
+        body = self._body(
+            messages,
+            max_tokens,
+            temperature=0.0,
+            response_format={"type": "json_object", "schema": schema},
+        )
         with self._open("/chat/completions", body, READ_TIMEOUT_S) as resp:
             try:
                 return str(json.load(resp)["choices"][0]["message"]["content"] or "")

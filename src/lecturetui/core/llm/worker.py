@@ -23,8 +23,9 @@ from typing import Any
 from lecturetui.core.llm import wire
 
 #: the requests a parent may make of the model, besides a streamed reply
-CALLS = frozenset({"count_tokens", "count_prompt_tokens", "prefill", "yes_probability",
-                   "complete_json", "info"})  # fmt: skip
+CALLS = frozenset(
+    {"count_tokens", "count_prompt_tokens", "prefill", "yes_probability", "complete_json", "info"}
+)
 #: the modules whose presence in this process the parent's tests and doctor read
 WATCHED = ("torch", "sentence_transformers", "transformers", "openvino", "llama_cpp")
 
@@ -89,11 +90,19 @@ def _info(model: Any) -> Any:
     from lecturetui.core.models.hardware import loaded_twice
 
     return ModelInfo(
-        name=model.name, n_ctx=model.n_ctx, gpu=model.gpu, backend=model.backend,
-        layers=model.layers, layers_on_gpu=model.layers_on_gpu, placement=model.placement,
-        speed_key=model.speed_key, notice=model.notice, pid=os.getpid(),
-        imported=tuple(m for m in WATCHED if m in sys.modules), loaded_twice=loaded_twice(),
-    )  # fmt: skip
+        name=model.name,
+        n_ctx=model.n_ctx,
+        gpu=model.gpu,
+        backend=model.backend,
+        layers=model.layers,
+        layers_on_gpu=model.layers_on_gpu,
+        placement=model.placement,
+        speed_key=model.speed_key,
+        notice=model.notice,
+        pid=os.getpid(),
+        imported=tuple(m for m in WATCHED if m in sys.modules),
+        loaded_twice=loaded_twice(),
+    )
 
 
 def _load(config: WorkerConfig) -> Any:
@@ -103,9 +112,14 @@ def _load(config: WorkerConfig) -> Any:
     from lecturetui.core.models.placement import Placement
 
     return LlamaGenerator(
-        Path(config.path), n_ctx=config.n_ctx, verbose=config.verbose, redirect_stderr=False,
-        seed=config.seed, temperature=config.temperature, placement=Placement(config.device),
-    )  # fmt: skip
+        Path(config.path),
+        n_ctx=config.n_ctx,
+        verbose=config.verbose,
+        redirect_stderr=False,
+        seed=config.seed,
+        temperature=config.temperature,
+        placement=Placement(config.device),
+    )
 
 
 def _error(exc: BaseException) -> tuple[Any, ...]:

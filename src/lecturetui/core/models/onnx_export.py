@@ -130,12 +130,12 @@ def _sentence_module(st: Any) -> Any:
                     return torch.where(allowed, zero, torch.tensor(low, dtype=torch.float32))
 
                 masks = {"full_attention": additive(keys.expand(-1, 1, n, n)),
-                         "sliding_attention": additive(keys & near[None, None])}  # fmt: skip
+                         "sliding_attention": additive(keys & near[None, None])}
                 hidden = model(input_ids=input_ids, attention_mask=masks).last_hidden_state
             else:
                 hidden = model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
             features = {"input_ids": input_ids, "attention_mask": attention_mask,
-                        "token_embeddings": hidden}  # fmt: skip
+                        "token_embeddings": hidden}
             for module in rest:
                 features = module(features)
             return torch.nn.functional.normalize(features["sentence_embedding"], dim=-1)
@@ -161,7 +161,7 @@ def export(model_dir: Path, folder: Path, source: str, progress: Progress | None
     st = SentenceTransformer(
         str(model_dir), device="cpu", local_files_only=True,
         model_kwargs={"attn_implementation": "eager"},
-    )  # fmt: skip
+    )
     module = _sentence_module(st)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -183,7 +183,7 @@ def export(model_dir: Path, folder: Path, source: str, progress: Progress | None
                               "attention_mask": {0: "batch", 1: "tokens"},
                               "embedding": {0: "batch"}},
                 opset_version=OPSET, do_constant_folding=True,
-            )  # fmt: skip
+            )
         say(_("checking {model}'s export").format(model=model_dir.name))
         with torch.no_grad():  # PyTorch's own pipeline, not the traced module, is the reference
             expected = st.encode(list(CHECK_TEXTS), normalize_embeddings=True, convert_to_numpy=True)
@@ -197,7 +197,7 @@ def export(model_dir: Path, folder: Path, source: str, progress: Progress | None
             )
         path = work / MODEL_FILE
         record = ExportRecord(EXPORT_VERSION, source, path.stat().st_size, file_sha256(path),
-                              round(time.perf_counter() - t0, 1), round(cosine, 6))  # fmt: skip
+                              round(time.perf_counter() - t0, 1), round(cosine, 6))
         (work / RECORD).write_text(json.dumps(asdict(record), indent=1), "utf-8")
         if folder.exists():
             shutil.rmtree(folder)
@@ -213,5 +213,5 @@ def run_once(path: Path, ids: Any, mask: Any) -> Any:
 
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     out = session.run(None, {"input_ids": ids.astype(np.int64),
-                             "attention_mask": mask.astype(np.int64)})  # fmt: skip
+                             "attention_mask": mask.astype(np.int64)})
     return np.asarray(out[0], dtype=np.float32)

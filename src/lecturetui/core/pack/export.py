@@ -86,8 +86,10 @@ def export_pack(
 ) -> ExportResult:
     """Write `lectures` of `library` to `target` as a pack (PackError when it cannot be)."""
     if not lectures:
-        raise PackError(_("There are no lectures to export."),
-                        hint=_("add lectures with `lecturetui ingest PATH...`"))  # fmt: skip
+        raise PackError(
+            _("There are no lectures to export."),
+            hint=_("add lectures with `lecturetui ingest PATH...`"),
+        )
     library.sync_index(progress, only_if_exists=True)  # vectors a killed ingest left out
     windows, units = library.index(create=False), library.unit_index(create=False)
     if windows is None or units is None:
@@ -109,16 +111,29 @@ def export_pack(
         members[RERANK] = to_npy(rerank.vectors(gathered.ids))
         embedders.append(_info(GEMMA, rerank.manifest))
     manifest = PackManifest(
-        format=FORMAT, version=FORMAT_VERSION, created_at=utc_now(), made_by=__version__,
-        lectures=len(gathered.lectures), segments=len(gathered.segments),
-        units=len(gathered.unit_labels), unit_settings=dict(small_unit_index.SETTINGS),
+        format=FORMAT,
+        version=FORMAT_VERSION,
+        created_at=utc_now(),
+        made_by=__version__,
+        lectures=len(gathered.lectures),
+        segments=len(gathered.segments),
+        units=len(gathered.unit_labels),
+        unit_settings=dict(small_unit_index.SETTINGS),
         embedders=tuple(embedders),
-        members=tuple(Member(name, len(data), hashlib.sha256(data).hexdigest())
-                      for name, data in members.items()),
-    )  # fmt: skip
+        members=tuple(
+            Member(name, len(data), hashlib.sha256(data).hexdigest())
+            for name, data in members.items()
+        ),
+    )
     size = _write(target, manifest, members)
-    return ExportResult(str(target), len(gathered.lectures), len(gathered.segments),
-                        len(gathered.summaries), rerank is not None, size)  # fmt: skip
+    return ExportResult(
+        str(target),
+        len(gathered.lectures),
+        len(gathered.segments),
+        len(gathered.summaries),
+        rerank is not None,
+        size,
+    )
 
 
 def _rerank_index(
@@ -137,15 +152,23 @@ def _rerank_index(
 
 
 def _info(role: str, manifest: Manifest) -> EmbedderInfo:
-    return EmbedderInfo(role, manifest.model_id, manifest.model_hash, manifest.dim,
-                        manifest.passage_prefix, manifest.query_prefix)  # fmt: skip
+    return EmbedderInfo(
+        role,
+        manifest.model_id,
+        manifest.model_hash,
+        manifest.dim,
+        manifest.passage_prefix,
+        manifest.query_prefix,
+    )
 
 
 def _vectors(index: VectorIndex, labels: list[int]) -> Matrix:
     missing = [label for label in labels if label not in index]
     if missing:
-        raise PackError(_("Some segments have no vectors in the search index."),
-                        hint=_("run `lecturetui reindex`, then export again"))  # fmt: skip
+        raise PackError(
+            _("Some segments have no vectors in the search index."),
+            hint=_("run `lecturetui reindex`, then export again"),
+        )
     return index.vectors(labels) if labels else np.zeros((0, index.manifest.dim), np.float32)
 
 
@@ -161,12 +184,15 @@ def _gather(library: Library, lectures: Sequence[Lecture]) -> _Gathered:
     for n, (lec, segs) in enumerate(rows):
         out.lectures.append(_lecture(library, lec, origin, len(segs)))
         for seg in segs:
-            out.segments.append(PackSegment(n, seg.start, seg.end, seg.text, seg.corpus_id,
-                                            seg.n_tokens))  # fmt: skip
+            out.segments.append(
+                PackSegment(n, seg.start, seg.end, seg.text, seg.corpus_id, seg.n_tokens)
+            )
             out.ids.append(seg.id)
             out.unit_labels += small_unit_index.unit_labels(seg.id, len(split_units(seg.text)))
-        out.phrases += [PackPhrases(n, p.ordinal, p.start, p.phrases)
-                        for p in packed.phrase_rows(store, lec.id, lec.content_hash)]  # fmt: skip
+        out.phrases += [
+            PackPhrases(n, p.ordinal, p.start, p.phrases)
+            for p in packed.phrase_rows(store, lec.id, lec.content_hash)
+        ]
         out.summaries += [
             PackSummary(n, s.model, s.language, s.ordinal, s.start, s.summary, s.struck, s.made_at)
             for s in packed.summary_rows(store, lec.id, lec.content_hash)
@@ -184,14 +210,22 @@ def _lecture(library: Library, lec: Lecture, origin: str, n_segments: int) -> Pa
     )
     url = record.source_url if record.source_url and _web(record.source_url) else None
     return PackLecture(
-        origin=own_origin, key=key, id=lec.id, title=lec.title, course=lec.course,
-        language=lec.language, url=url, source_format=record.source_format,
-        duration=record.duration, date=record.date, content_hash=record.content_hash,
-        segment_config=record.segment_config, notes=record.notes,
-        chapters=tuple(PackChapter(c.start, c.title, c.source)
-                       for c in library.chapters(lec.id)),
+        origin=own_origin,
+        key=key,
+        id=lec.id,
+        title=lec.title,
+        course=lec.course,
+        language=lec.language,
+        url=url,
+        source_format=record.source_format,
+        duration=record.duration,
+        date=record.date,
+        content_hash=record.content_hash,
+        segment_config=record.segment_config,
+        notes=record.notes,
+        chapters=tuple(PackChapter(c.start, c.title, c.source) for c in library.chapters(lec.id)),
         segments=n_segments,
-    )  # fmt: skip
+    )
 
 
 def _web(url: str) -> bool:
@@ -212,8 +246,9 @@ def _write(target: Path, manifest: PackManifest, members: dict[str, bytes]) -> i
     tmp = Path(name)
     try:
         with zipfile.ZipFile(tmp, "w") as zf:
-            zf.writestr(MANIFEST, msgspec.json.format(msgspec.json.encode(manifest)),
-                        zipfile.ZIP_DEFLATED)  # fmt: skip
+            zf.writestr(
+                MANIFEST, msgspec.json.format(msgspec.json.encode(manifest)), zipfile.ZIP_DEFLATED
+            )
             for member, data in members.items():
                 method = zipfile.ZIP_STORED if member.endswith(".npy") else zipfile.ZIP_DEFLATED
                 zf.writestr(member, data, method)

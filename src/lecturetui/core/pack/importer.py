@@ -115,17 +115,29 @@ def import_pack(
     return _result(path, plan, contents, rows, tuple(notes), sources)
 
 
-def _result(path: Path, plan: Plan, contents: PackContents, rows: Sequence[int],
-            notes: tuple[str, ...], sources: tuple[str, str]) -> ImportResult:  # fmt: skip
+def _result(
+    path: Path,
+    plan: Plan,
+    contents: PackContents,
+    rows: Sequence[int],
+    notes: tuple[str, ...],
+    sources: tuple[str, str],
+) -> ImportResult:
     written = {d.index for d in plan.writes}
     summaries = [s for s in contents.summaries if s.lecture in written]
     return ImportResult(
         str(path),
-        tuple(ImportedLecture(d.lecture_id, d.title, d.status, d.segments, d.note)
-              for d in plan.decisions),
-        len(rows), len(summaries), tuple(sorted({s.model for s in summaries})),
-        sources[0], sources[1], notes,
-    )  # fmt: skip
+        tuple(
+            ImportedLecture(d.lecture_id, d.title, d.status, d.segments, d.note)
+            for d in plan.decisions
+        ),
+        len(rows),
+        len(summaries),
+        tuple(sorted({s.model for s in summaries})),
+        sources[0],
+        sources[1],
+        notes,
+    )
 
 
 def drop_leftovers(library: Library) -> None:
@@ -152,12 +164,15 @@ def _embedder_note(index: VectorIndex | None, info: EmbedderInfo | None) -> str:
     if info.name != mine.model_id or info.dimensions != mine.dim:
         # TRANSLATORS: e.g. "the pack's vectors were made by intfloat/multilingual-e5-base
         # (768 dimensions), yours by intfloat/multilingual-e5-small (384)..."
-        return _("the pack's vectors were made by {theirs} ({dim} dimensions), your library's by"
-                 " {mine} ({my_dim}): its segments are embedded again").format(
-            theirs=info.name, dim=info.dimensions, mine=mine.model_id, my_dim=mine.dim)  # fmt: skip
+        return _(
+            "the pack's vectors were made by {theirs} ({dim} dimensions), your library's by"
+            " {mine} ({my_dim}): its segments are embedded again"
+        ).format(theirs=info.name, dim=info.dimensions, mine=mine.model_id, my_dim=mine.dim)
     if info.revision != mine.model_hash or info.passage_prefix != mine.passage_prefix:
-        return _("the pack's vectors were made by other weights of {model}: its segments are"
-                 " embedded again").format(model=info.name)  # fmt: skip
+        return _(
+            "the pack's vectors were made by other weights of {model}: its segments are"
+            " embedded again"
+        ).format(model=info.name)
     return ""
 
 
@@ -175,8 +190,14 @@ def _pack_units(contents: PackContents, rows: Sequence[int]) -> Matrix:
     return contents.units[picked]
 
 
-def _embed(library: Library, contents: PackContents, rows: Sequence[int], windows_too: bool,
-           vectors: _Vectors, report: ImportProgress) -> _Vectors:  # fmt: skip
+def _embed(
+    library: Library,
+    contents: PackContents,
+    rows: Sequence[int],
+    windows_too: bool,
+    vectors: _Vectors,
+    report: ImportProgress,
+) -> _Vectors:
     """The vectors made again with the student's E5 (nothing is written yet)."""
     texts = [contents.segments[i].text for i in rows]
     unit_texts = [u.text for t in texts for u in split_units(t)]
@@ -188,19 +209,27 @@ def _embed(library: Library, contents: PackContents, rows: Sequence[int], window
     embedder = library.embedder
     windows = embedder.embed_passages(texts, step(0)) if windows_too else vectors.windows
     units = embedder.embed_passages(unit_texts, step(len(texts) if windows_too else 0))
-    return _Vectors(np.asarray(windows, np.float32), np.asarray(units, np.float32), None,
-                    windows_too, True)  # fmt: skip
+    return _Vectors(
+        np.asarray(windows, np.float32), np.asarray(units, np.float32), None, windows_too, True
+    )
 
 
-def _rerank(library: Library, contents: PackContents, rows: Sequence[int],
-            vectors: _Vectors) -> tuple[str, str]:  # fmt: skip
+def _rerank(
+    library: Library, contents: PackContents, rows: Sequence[int], vectors: _Vectors
+) -> tuple[str, str]:
     """Whether EmbeddingGemma's vectors come from the pack ("pack"), are made by the next sync
     ("pending") or not at all ("none"), and why, in a sentence ("" when from the pack)."""
     stage = library.rerank_stage()
     info = contents.manifest.embedder(GEMMA)
     if stage is None:
-        return "none", (_("re-ranking is off or not installed here: the pack's EmbeddingGemma"
-                          " vectors are not used") if info else "")  # fmt: skip
+        return "none", (
+            _(
+                "re-ranking is off or not installed here: the pack's EmbeddingGemma"
+                " vectors are not used"
+            )
+            if info
+            else ""
+        )
     if info is None or contents.rerank is None:
         return "pending", _("the pack has no EmbeddingGemma vectors: they are made here")
     index = saved_rerank(library) or stage.index()  # a new one: its model says what it is
@@ -211,8 +240,14 @@ def _rerank(library: Library, contents: PackContents, rows: Sequence[int],
     return "pack", ""
 
 
-def _write(library: Library, contents: PackContents, plan: Plan, rows: Sequence[int],
-           vectors: _Vectors, report: ImportProgress) -> None:  # fmt: skip
+def _write(
+    library: Library,
+    contents: PackContents,
+    plan: Plan,
+    rows: Sequence[int],
+    vectors: _Vectors,
+    report: ImportProgress,
+) -> None:
     """Reserve ids, save the vectors under them, store the lectures, drop what they replaced."""
     store = library.store
     report(STORING, 0, 3)
@@ -222,9 +257,16 @@ def _write(library: Library, contents: PackContents, plan: Plan, rows: Sequence[
     assert windows is not None and units is not None
     _add(windows, ids, vectors.windows, vectors.windows_made_here)
     counts = _unit_counts(contents, rows)
-    _add(units, [label for sid, n in zip(ids, counts, strict=True)
-                 for label in small_unit_index.unit_labels(sid, n)],
-         vectors.units, vectors.units_made_here)  # fmt: skip
+    _add(
+        units,
+        [
+            label
+            for sid, n in zip(ids, counts, strict=True)
+            for label in small_unit_index.unit_labels(sid, n)
+        ],
+        vectors.units,
+        vectors.units_made_here,
+    )
     windows.save()
     units.save()
     rerank = vectors.rerank_index
@@ -254,8 +296,9 @@ def _add(index: VectorIndex, labels: list[int], vectors: Matrix, made_here: bool
         index.add_stored(labels, vectors)
 
 
-def _store(library: Library, contents: PackContents, writes: Sequence[Decision],
-           ids: Sequence[int]) -> list[int]:  # fmt: skip
+def _store(
+    library: Library, contents: PackContents, writes: Sequence[Decision], ids: Sequence[int]
+) -> list[int]:
     """Every written lecture in one transaction; returns the ids of the segments replaced."""
     store = library.store
     replaced: list[int] = []
@@ -266,24 +309,33 @@ def _store(library: Library, contents: PackContents, writes: Sequence[Decision],
         for decision in writes:
             n = decision.index
             lecture = contents.lectures[n]
-            existing = (packed.lecture_record(store, decision.lecture_id)
-                        if decision.status == UPDATED else None)  # fmt: skip
+            existing = (
+                packed.lecture_record(store, decision.lecture_id)
+                if decision.status == UPDATED
+                else None
+            )
             assert decision.status in (ADDED, UPDATED)
             first, last = contents.span(n)
             segments = [
-                packed.StoredSegmentRow(ids[position + k], s.start, s.end, s.text, s.corpus_id,
-                                        s.n_tokens)
+                packed.StoredSegmentRow(
+                    ids[position + k], s.start, s.end, s.text, s.corpus_id, s.n_tokens
+                )
                 for k, s in enumerate(contents.segments[first:last])
-            ]  # fmt: skip
+            ]
             position += len(segments)
             replaced += packed.put_lecture(
-                store, record_for(lecture, decision.lecture_id, existing), segments,
+                store,
+                record_for(lecture, decision.lecture_id, existing),
+                segments,
                 [Chapter(c.start, c.title, c.source) for c in lecture.chapters],
-                [packed.PhraseRow(p.ordinal, p.start, p.phrases)
-                 for p in phrases.get(n, [])],
-                [packed.SummaryRow(s.model, s.language, s.ordinal, s.start, s.summary, s.struck,
-                                   s.made_at) for s in summaries.get(n, [])],
-            )  # fmt: skip
+                [packed.PhraseRow(p.ordinal, p.start, p.phrases) for p in phrases.get(n, [])],
+                [
+                    packed.SummaryRow(
+                        s.model, s.language, s.ordinal, s.start, s.summary, s.struck, s.made_at
+                    )
+                    for s in summaries.get(n, [])
+                ],
+            )
     return replaced
 
 

@@ -52,13 +52,17 @@ def plan_import(store: Store, contents: PackContents) -> Plan:
         existing = _existing(store, lecture, own_origin)
         if existing is not None:
             same = _same(store, existing, contents, n)
-            plan.decisions.append(Decision(n, UNCHANGED if same else UPDATED, existing.id,
-                                           lecture.title, lecture.segments))  # fmt: skip
+            plan.decisions.append(
+                Decision(
+                    n, UNCHANGED if same else UPDATED, existing.id, lecture.title, lecture.segments
+                )
+            )
             continue
         twin = store.find_by_content(lecture.content_hash)
         if twin is not None:
-            note = _("same content as {id} ({title}), already in your library; not imported"
-                     ).format(id=twin.id, title=twin.title)  # fmt: skip
+            note = _(
+                "same content as {id} ({title}), already in your library; not imported"
+            ).format(id=twin.id, title=twin.title)
             plan.decisions.append(Decision(n, SKIPPED, twin.id, lecture.title, 0, note))
             continue
         new_id = store.unique_lecture_id(slug(lecture.id)[:80], taken)
@@ -66,9 +70,10 @@ def plan_import(store: Store, contents: PackContents) -> Plan:
         note = ""
         clash = titles.get(lecture.title.casefold())
         if clash is not None:
-            note = _("your library already has a lecture titled {title} ({id}), kept as it is;"
-                     " the pack's is added beside it as {new}").format(
-                title=clash.title, id=clash.id, new=new_id)  # fmt: skip
+            note = _(
+                "your library already has a lecture titled {title} ({id}), kept as it is;"
+                " the pack's is added beside it as {new}"
+            ).format(title=clash.title, id=clash.id, new=new_id)
         plan.decisions.append(Decision(n, ADDED, new_id, lecture.title, lecture.segments, note))
     return plan
 
@@ -98,20 +103,38 @@ def record_for(lecture: PackLecture, lecture_id: str, existing: LectureRow | Non
         else (packed.PACK_SOURCE + lecture.origin, lecture.key, None)
     )
     return LectureRow(
-        id=lecture_id, title=lecture.title, course=lecture.course, language=lecture.language,
-        source_path=source_path, source_key=source_key, source_url=lecture.url,
-        source_format=lecture.source_format, duration=lecture.duration,
-        content_hash=lecture.content_hash, source_hash=source_hash,
-        segment_config=lecture.segment_config, notes=lecture.notes, date=lecture.date,
-    )  # fmt: skip
+        id=lecture_id,
+        title=lecture.title,
+        course=lecture.course,
+        language=lecture.language,
+        source_path=source_path,
+        source_key=source_key,
+        source_url=lecture.url,
+        source_format=lecture.source_format,
+        duration=lecture.duration,
+        content_hash=lecture.content_hash,
+        source_hash=source_hash,
+        segment_config=lecture.segment_config,
+        notes=lecture.notes,
+        date=lecture.date,
+    )
 
 
 def _same(store: Store, existing: LectureRow, contents: PackContents, n: int) -> bool:
     """Whether the library holds this lecture just as the pack does (nothing to write)."""
     lecture = contents.lectures[n]
     wanted = record_for(lecture, existing.id, existing)
-    keys = ("title", "course", "language", "source_url", "source_format", "duration",
-            "content_hash", "segment_config", "date")  # fmt: skip
+    keys = (
+        "title",
+        "course",
+        "language",
+        "source_url",
+        "source_format",
+        "duration",
+        "content_hash",
+        "segment_config",
+        "date",
+    )
     if any(getattr(wanted, k) != getattr(existing, k) for k in keys):
         return False
     chapters = [Chapter(c.start, c.title, c.source) for c in lecture.chapters]
@@ -123,10 +146,15 @@ def _same(store: Store, existing: LectureRow, contents: PackContents, n: int) ->
     if [(s.start, s.end, s.text) for s in stored] != segments:
         return False
     phrases = {(p.ordinal, p.start, p.phrases) for p in contents.phrases if p.lecture == n}
-    have = {(p.ordinal, p.start, p.phrases)
-            for p in packed.phrase_rows(store, existing.id, existing.content_hash)}  # fmt: skip
-    summaries = {(s.model, s.language, s.ordinal, s.summary) for s in contents.summaries
-                 if s.lecture == n}  # fmt: skip
-    kept = {(s.model, s.language, s.ordinal, s.summary)
-            for s in packed.summary_rows(store, existing.id, existing.content_hash)}  # fmt: skip
+    have = {
+        (p.ordinal, p.start, p.phrases)
+        for p in packed.phrase_rows(store, existing.id, existing.content_hash)
+    }
+    summaries = {
+        (s.model, s.language, s.ordinal, s.summary) for s in contents.summaries if s.lecture == n
+    }
+    kept = {
+        (s.model, s.language, s.ordinal, s.summary)
+        for s in packed.summary_rows(store, existing.id, existing.content_hash)
+    }
     return phrases <= have and summaries <= kept

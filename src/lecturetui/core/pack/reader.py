@@ -55,9 +55,21 @@ from lecturetui.core.retrieval.small_units import split_units
 
 T = TypeVar("T")
 #: what reading a damaged zip or JSON raises, turned into one sentence
-_UNREADABLE = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, OSError, EOFError,
-               ValueError, NotImplementedError, RuntimeError, struct.error, KeyError,
-               IndexError, OverflowError, MemoryError)  # fmt: skip
+_UNREADABLE = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    zlib.error,
+    OSError,
+    EOFError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+    struct.error,
+    KeyError,
+    IndexError,
+    OverflowError,
+    MemoryError,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,8 +256,9 @@ def _contents(manifest: PackManifest, members: dict[str, bytes]) -> PackContents
         from_npy(members[RERANK], manifest.segments, gemma.dimensions, RERANK) if gemma else None
     )
     starts = tuple(itertools.accumulate((lec.segments for lec in lectures[:-1]), initial=0))
-    return PackContents(manifest, lectures, segments, phrases, summaries, windows, units, rerank,
-                        starts)  # fmt: skip
+    return PackContents(
+        manifest, lectures, segments, phrases, summaries, windows, units, rerank, starts
+    )
 
 
 def _counter(members: dict[str, bytes]) -> Callable[[str], int]:

@@ -30,9 +30,22 @@ SPLITTER_VERSION = 1
 _END = re.compile(r"[.!?…]+[\"')\]]*$")
 _AFTER = frozenset({"né", "tá", "ok", "okay", "certo", "entendeu", "beleza", "right"})
 _BEFORE = frozenset(
-    {"então", "mas", "porque", "agora", "bom", "daí", "aí", "so", "but", "because", "now",
-     "well", "then"}
-)  # fmt: skip
+    {
+        "então",
+        "mas",
+        "porque",
+        "agora",
+        "bom",
+        "daí",
+        "aí",
+        "so",
+        "but",
+        "because",
+        "now",
+        "well",
+        "then",
+    }
+)
 
 Vectors = npt.NDArray[np.float32]
 
@@ -111,8 +124,9 @@ class SentenceVectors:
         keys = [_key(self._model, t) for t in texts]
         with self._lock:
             self._load(keys)
-            todo = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True)
-                                      if k not in self._memory))  # fmt: skip
+            todo = list(
+                dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in self._memory)
+            )
             if todo:
                 fresh = self._embedder().embed_passages(todo)
                 rows = [(_key(self._model, t), v) for t, v in zip(todo, fresh, strict=True)]

@@ -28,9 +28,13 @@ class History:
         with self.store.transaction():
             cur = self.store.connection.execute(
                 "INSERT INTO history (asked_at, question, answer, payload) VALUES (?, ?, ?, ?)",
-                (utc_now(), record.question, record.answer,
-                 json.dumps(to_json(record), ensure_ascii=False)),
-            )  # fmt: skip
+                (
+                    utc_now(),
+                    record.question,
+                    record.answer,
+                    json.dumps(to_json(record), ensure_ascii=False),
+                ),
+            )
         return int(cur.lastrowid or 0)
 
     def rows(self, limit: int = 200) -> list[tuple[int, str, str, str]]:

@@ -75,9 +75,17 @@ def segment_rows(store: Store, lecture_id: str) -> list[StoredSegmentRow]:
         " ORDER BY ordinal",
         (lecture_id,),
     )
-    return [StoredSegmentRow(int(i), float(s), float(e), str(t),
-                             None if c is None else int(c), None if n is None else int(n))
-            for i, s, e, t, c, n in rows]  # fmt: skip
+    return [
+        StoredSegmentRow(
+            int(i),
+            float(s),
+            float(e),
+            str(t),
+            None if c is None else int(c),
+            None if n is None else int(n),
+        )
+        for i, s, e, t, c, n in rows
+    ]
 
 
 def phrase_rows(store: Store, lecture_id: str, content_hash: str) -> list[PhraseRow]:
@@ -95,8 +103,10 @@ def summary_rows(store: Store, lecture_id: str, content_hash: str) -> list[Summa
         " WHERE lecture_id = ? AND content_hash = ? ORDER BY model, language, ordinal",
         (lecture_id, content_hash),
     )
-    return [SummaryRow(str(m), str(lang), int(o), float(s), str(t), tuple(json.loads(k)), str(at))
-            for m, lang, o, s, t, k, at in rows]  # fmt: skip
+    return [
+        SummaryRow(str(m), str(lang), int(o), float(s), str(t), tuple(json.loads(k)), str(at))
+        for m, lang, o, s, t, k, at in rows
+    ]
 
 
 def reserve_segment_ids(store: Store, n: int) -> int:
@@ -127,14 +137,17 @@ def put_lecture(
     """Store a lecture whole (replacing the one with its id, if any, and everything of it) in
     the caller's transaction; returns the ids of the segments it replaced."""
     db = store.connection
-    removed = [int(r[0]) for r in db.execute(
-        "SELECT id FROM segments WHERE lecture_id = ?", (record.id,))]  # fmt: skip
+    removed = [
+        int(r[0]) for r in db.execute("SELECT id FROM segments WHERE lecture_id = ?", (record.id,))
+    ]
     now = utc_now()
     for table in ("segments", "chapters", "key_phrases"):
         db.execute(f"DELETE FROM {table} WHERE lecture_id = ?", (record.id,))
     models = sorted({(s.model, s.language) for s in summaries})
-    db.executemany("DELETE FROM overview_parts WHERE lecture_id = ? AND model = ? AND language = ?",
-                   [(record.id, m, lang) for m, lang in models])  # fmt: skip
+    db.executemany(
+        "DELETE FROM overview_parts WHERE lecture_id = ? AND model = ? AND language = ?",
+        [(record.id, m, lang) for m, lang in models],
+    )
     db.execute(
         "INSERT INTO lectures (id, title, course, language, source_path, source_key, source_url,"
         " source_format, duration, content_hash, source_hash, segment_config, added_at,"
@@ -147,17 +160,33 @@ def put_lecture(
         " source_hash = excluded.source_hash, segment_config = excluded.segment_config,"
         " updated_at = excluded.updated_at, notes = excluded.notes,"
         " lecture_date = excluded.lecture_date, chapters_read = 1",
-        (record.id, record.title, record.course, record.language, record.source_path,
-         record.source_key, record.source_url, record.source_format, record.duration,
-         record.content_hash, record.source_hash, record.segment_config, now, now,
-         "\n".join(record.notes), record.date),
-    )  # fmt: skip
+        (
+            record.id,
+            record.title,
+            record.course,
+            record.language,
+            record.source_path,
+            record.source_key,
+            record.source_url,
+            record.source_format,
+            record.duration,
+            record.content_hash,
+            record.source_hash,
+            record.segment_config,
+            now,
+            now,
+            "\n".join(record.notes),
+            record.date,
+        ),
+    )
     db.executemany(
         'INSERT INTO segments (id, lecture_id, ordinal, start, "end", text, corpus_id, n_tokens)'
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(s.id, record.id, n, s.start, s.end, s.text, s.corpus_id, s.n_tokens)
-         for n, s in enumerate(segments)],
-    )  # fmt: skip
+        [
+            (s.id, record.id, n, s.start, s.end, s.text, s.corpus_id, s.n_tokens)
+            for n, s in enumerate(segments)
+        ],
+    )
     db.executemany(
         "INSERT INTO chapters (lecture_id, ordinal, start, title, source) VALUES (?, ?, ?, ?, ?)",
         [(record.id, n, c.start, c.title, c.source) for n, c in enumerate(chapters)],
@@ -165,13 +194,33 @@ def put_lecture(
     db.executemany(
         "INSERT INTO key_phrases (lecture_id, content_hash, ordinal, start, phrases)"
         " VALUES (?, ?, ?, ?, ?)",
-        [(record.id, record.content_hash, p.ordinal, p.start,
-          json.dumps(list(p.phrases), ensure_ascii=False)) for p in phrases],
-    )  # fmt: skip
+        [
+            (
+                record.id,
+                record.content_hash,
+                p.ordinal,
+                p.start,
+                json.dumps(list(p.phrases), ensure_ascii=False),
+            )
+            for p in phrases
+        ],
+    )
     db.executemany(
         "INSERT OR REPLACE INTO overview_parts (lecture_id, content_hash, model, language,"
         " ordinal, start, summary, struck, made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(record.id, record.content_hash, s.model, s.language, s.ordinal, s.start, s.summary,
-          json.dumps(list(s.struck), ensure_ascii=False), s.made_at) for s in summaries],
-    )  # fmt: skip
+        [
+            (
+                record.id,
+                record.content_hash,
+                s.model,
+                s.language,
+                s.ordinal,
+                s.start,
+                s.summary,
+                json.dumps(list(s.struck), ensure_ascii=False),
+                s.made_at,
+            )
+            for s in summaries
+        ],
+    )
     return removed

@@ -60,9 +60,11 @@ class PhraseTable:
             self.store.connection.executemany(
                 "INSERT INTO key_phrases (lecture_id, content_hash, ordinal, start, phrases)"
                 " VALUES (?, ?, ?, ?, ?)",
-                [(lecture.id, lecture.content_hash, o, s, json.dumps(p, ensure_ascii=False))
-                 for o, s, p in rows],
-            )  # fmt: skip
+                [
+                    (lecture.id, lecture.content_hash, o, s, json.dumps(p, ensure_ascii=False))
+                    for o, s, p in rows
+                ],
+            )
 
     def missing(self, lectures: Sequence[Lecture]) -> list[Lecture]:
         """The lectures with no key phrases for their content as it is."""

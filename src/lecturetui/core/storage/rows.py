@@ -16,10 +16,21 @@ LECTURE_COLUMNS = (
 
 
 RECORD_COLUMNS = (
-    "id", "title", "course", "language", "source_path", "source_key", "source_url",
-    "source_format", "duration", "content_hash", "source_hash", "segment_config", "notes",
+    "id",
+    "title",
+    "course",
+    "language",
+    "source_path",
+    "source_key",
+    "source_url",
+    "source_format",
+    "duration",
+    "content_hash",
+    "source_hash",
+    "segment_config",
+    "notes",
     "lecture_date",
-)  # fmt: skip
+)
 RECORD_SELECT = ", ".join(RECORD_COLUMNS)
 
 

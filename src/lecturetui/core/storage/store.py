@@ -79,12 +79,24 @@ class Store(Database):
                 " added_at, updated_at, notes, lecture_date)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    record.id, record.title, record.course, record.language, record.source_path,
-                    record.source_key, record.source_url, record.source_format, record.duration,
-                    record.content_hash, record.source_hash, record.segment_config, added_at, utc_now(),
-                    "\n".join(record.notes), record.date,
+                    record.id,
+                    record.title,
+                    record.course,
+                    record.language,
+                    record.source_path,
+                    record.source_key,
+                    record.source_url,
+                    record.source_format,
+                    record.duration,
+                    record.content_hash,
+                    record.source_hash,
+                    record.segment_config,
+                    added_at,
+                    utc_now(),
+                    "\n".join(record.notes),
+                    record.date,
                 ),
-            )  # fmt: skip
+            )
             added: list[int] = []
             for ordinal, seg in enumerate(segments):
                 cur = self._db.execute(

@@ -67,10 +67,18 @@ class Summaries:
             self.store.connection.execute(
                 "INSERT OR REPLACE INTO overview_parts (lecture_id, content_hash, model, language,"
                 " ordinal, start, summary, struck, made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (key.lecture_id, key.content_hash, key.model, key.language, part.ordinal,
-                 part.start, part.summary, json.dumps(list(part.struck), ensure_ascii=False),
-                 utc_now()),
-            )  # fmt: skip
+                (
+                    key.lecture_id,
+                    key.content_hash,
+                    key.model,
+                    key.language,
+                    part.ordinal,
+                    part.start,
+                    part.summary,
+                    json.dumps(list(part.struck), ensure_ascii=False),
+                    utc_now(),
+                ),
+            )
 
     def subjects(self, lecture_id: str, content_hash: str) -> list[str]:
         """What the lecture's parts are about as a model named them and its check kept (labels

@@ -33,6 +33,14 @@ class Transcriptions:
             self.store.connection.execute(
                 "INSERT OR REPLACE INTO transcriptions (media_hash, model, asked_language, language,"
                 " language_probability, duration, cues, made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (media_hash, t.model, asked_language or "", t.language, t.language_probability,
-                 t.duration, cues, utc_now()),
-            )  # fmt: skip
+                (
+                    media_hash,
+                    t.model,
+                    asked_language or "",
+                    t.language,
+                    t.language_probability,
+                    t.duration,
+                    cues,
+                    utc_now(),
+                ),
+            )

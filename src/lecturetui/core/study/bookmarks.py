@@ -78,8 +78,23 @@ class Bookmark:
 
 
 def _bookmark(row: tuple[object, ...]) -> Bookmark:
-    (bid, lecture_id, title, course, source_url, start, end, quote, note, history_id, question,
-     created, updated, orphaned, segment_id) = row  # fmt: skip
+    (
+        bid,
+        lecture_id,
+        title,
+        course,
+        source_url,
+        start,
+        end,
+        quote,
+        note,
+        history_id,
+        question,
+        created,
+        updated,
+        orphaned,
+        segment_id,
+    ) = row
     begin = float(str(start))
     moment = Moment(
         str(lecture_id),
@@ -180,9 +195,21 @@ class Bookmarks:
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             ' ON CONFLICT (lecture_id, start, "end") DO UPDATE SET'
             " note = excluded.note, updated_at = excluded.updated_at WHERE excluded.note != ''",
-            (now, now, lecture_id, title, course, url, begin, finish, quote, note.strip(),
-             segment_id, history_id),
-        )  # fmt: skip
+            (
+                now,
+                now,
+                lecture_id,
+                title,
+                course,
+                url,
+                begin,
+                finish,
+                quote,
+                note.strip(),
+                segment_id,
+                history_id,
+            ),
+        )
         row = self._db.execute(
             'SELECT id FROM bookmarks WHERE lecture_id = ? AND start = ? AND "end" = ?',
             (lecture_id, begin, finish),

@@ -104,8 +104,9 @@ def gathered(
         for said in phrases:
             key = " ".join(fold(w) for w in _WORD.findall(said))
             before = seen.get(key)
-            seen[key] = Candidate(key, before.said if before else said,
-                                  (before.count if before else 0) + 1)  # fmt: skip
+            seen[key] = Candidate(
+                key, before.said if before else said, (before.count if before else 0) + 1
+            )
     cs = list(seen.values())
     if not cs or n <= 0:
         return ()

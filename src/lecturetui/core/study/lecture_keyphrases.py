@@ -58,9 +58,14 @@ class Sources:
     ) -> list[Part]:
         """The parts as cut, before their key phrases (core/study/parts.py); those
         `titled_elsewhere` says a key phrase titles are left untitled."""
-        return lecture_parts(self.store.segments(lecture.id), chapters(self.store, lecture),
-                             self.vectors, MAX_UNITS, titled_elsewhere,
-                             lecture.language or "")  # fmt: skip
+        return lecture_parts(
+            self.store.segments(lecture.id),
+            chapters(self.store, lecture),
+            self.vectors,
+            MAX_UNITS,
+            titled_elsewhere,
+            lecture.language or "",
+        )
 
 
 def parts_of(sources: Sources, lecture: Lecture) -> list[Part]:
@@ -114,8 +119,9 @@ def find_keyphrases(sources: Sources, lecture: Lecture) -> KeyPhrases | None:
     embed = remembered(embedder.embed_queries)
     said = fillers(sources.store, language)
     by_part = keyphrases(texts, vectors[:-1], embed, language, fillers=said)
-    own = gathered(by_part, vectors[-1], embed, language,
-                   elsewhere=_widespread(sources.store, language))  # fmt: skip
+    own = gathered(
+        by_part, vectors[-1], embed, language, elsewhere=_widespread(sources.store, language)
+    )
     table = PhraseTable(sources.store)
     table.keep(lecture, own, [(p.start, found) for p, found in zip(parts, by_part, strict=True)])
     return table.read(lecture)
@@ -134,8 +140,9 @@ def word_shares(store: Store, words: Iterable[str], language: str) -> tuple[int,
     any of the stems the lexical index keeps for it)."""
     stems = {w: index_terms(w, language).split() for w in words}
     n_docs, shares = store.term_shares([t for terms in stems.values() for t in terms])
-    return n_docs, {w: max((shares.get(t, 0.0) for t in terms), default=0.0)
-                    for w, terms in stems.items()}  # fmt: skip
+    return n_docs, {
+        w: max((shares.get(t, 0.0) for t in terms), default=0.0) for w, terms in stems.items()
+    }
 
 
 def _widespread(store: Store, language: str) -> Callable[[list[str]], set[str]] | None:
@@ -147,8 +154,9 @@ def _widespread(store: Store, language: str) -> Callable[[list[str]], set[str]] 
     def widespread(keys: list[str]) -> set[str]:
         words = {w for k in keys for w in k.split() if index_terms(w, language)}
         _n_docs, shares = word_shares(store, words, language)
-        return {k for k in keys
-                if all(shares[w] >= WIDESPREAD_SHARE for w in k.split() if w in shares)}  # fmt: skip
+        return {
+            k for k in keys if all(shares[w] >= WIDESPREAD_SHARE for w in k.split() if w in shares)
+        }
 
     return widespread
 

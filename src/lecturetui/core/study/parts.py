@@ -85,9 +85,13 @@ class Part:
 
 
 def similarity_curve(
-    times: Sequence[float], vectors: npt.NDArray[np.float32], start: float, end: float,
-    window_s: float = WINDOW_S, step_s: float = STEP_S,
-) -> tuple[list[float], list[float]]:  # fmt: skip
+    times: Sequence[float],
+    vectors: npt.NDArray[np.float32],
+    start: float,
+    end: float,
+    window_s: float = WINDOW_S,
+    step_s: float = STEP_S,
+) -> tuple[list[float], list[float]]:
     """(candidate times, cosine of the mean vectors before and after each)."""
     t = np.asarray(times, dtype=np.float64)
     cands: list[float] = []
@@ -119,9 +123,14 @@ def depth_scores(sims: Sequence[float], radius: int | None = None) -> list[float
 
 
 def boundaries(
-    times: Sequence[float], vectors: npt.NDArray[np.float32], start: float, end: float,
-    target_s: float = TARGET_S, min_part_s: float = MIN_PART_S, window_s: float = WINDOW_S,
-) -> list[float]:  # fmt: skip
+    times: Sequence[float],
+    vectors: npt.NDArray[np.float32],
+    start: float,
+    end: float,
+    target_s: float = TARGET_S,
+    min_part_s: float = MIN_PART_S,
+    window_s: float = WINDOW_S,
+) -> list[float]:
     """Where the parts after the first begin, in order."""
     if end - start < 2 * min_part_s or len(times) < 4:
         return []
@@ -267,8 +276,7 @@ def lecture_parts(
         ranked = [inside[i] for i in local]
         lead = _quoted(line, found, spoken_at, (a, b), inside, local, language)
         digest = " ".join(line.said[i].text for i in sorted(_within(line.said, ranked, budget)))
-        parts.append(Part(len(parts) + 1, a, b, named, not chapters, lead, " ".join(texts),
-                          digest))  # fmt: skip
+        parts.append(Part(len(parts) + 1, a, b, named, not chapters, lead, " ".join(texts), digest))
     return parts
 
 

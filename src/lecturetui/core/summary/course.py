@@ -23,8 +23,9 @@ _NOT_YET = {
 _NOT_YET_EN = "(not summarised yet; its parts: {parts})"
 
 
-def course_text(library: Library, lectures: Sequence[Lecture], model: str | None,
-                language: str) -> str:  # fmt: skip
+def course_text(
+    library: Library, lectures: Sequence[Lecture], model: str | None, language: str
+) -> str:
     """One line per lecture, in course order: its gist's first sentence where its summary was
     written (by this model, in this language), else its parts' titles."""
     lines = [f"**{_COURSE_HEADING.get(language, _COURSE_HEADING_EN)}**", ""]

@@ -84,5 +84,12 @@ class Unfolding:
         """What the summary is so far (`model`: the answer model's name, kept where it wrote
         any part)."""
         assert self.lecture is not None
-        return summary_record(self.lecture, self.parts, self.written, self.gist, self.language,
-                              model if self.written else None, self.phrases)  # fmt: skip
+        return summary_record(
+            self.lecture,
+            self.parts,
+            self.written,
+            self.gist,
+            self.language,
+            model if self.written else None,
+            self.phrases,
+        )

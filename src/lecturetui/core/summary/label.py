@@ -97,8 +97,9 @@ def content_words(text: str, stop: frozenset[str]) -> list[str]:
     return [w for w in (fold(x) for x in _WORD.findall(text)) if len(w) >= 3 and w not in stop]
 
 
-def closest_rank(label_vector: npt.NDArray[np.float32], part_vectors: npt.NDArray[np.float32],
-                 index: int) -> int:  # fmt: skip
+def closest_rank(
+    label_vector: npt.NDArray[np.float32], part_vectors: npt.NDArray[np.float32], index: int
+) -> int:
     """Where the part `index` ranks among the lecture's parts by cosine to the label (1: the
     closest). The vectors are unit-length rows."""
     sims = part_vectors @ label_vector

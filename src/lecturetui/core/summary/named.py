@@ -151,14 +151,33 @@ def named_lecture(
     if (m := _LETTER.search(text)) and (found := _lettered(ordered, m.group(2), course)):
         return NamedLecture(found, "number")
     if m := _NAMED.search(text):
-        found = _titled(ordered, m.group(3), course)
-        if found is not None:
-            return NamedLecture(found, "title")
-        found = find(m.group(3)) if find is not None else None
-        return NamedLecture(found, "search") if found is not None else None
+        return _subject(ordered, m.group(3), course, find)
+    return _unnamed(text, ordered, course, _here(by_id, scoped, open_))
+
+
+def _subject(
+    ordered: Sequence[Lecture],
+    words: str,
+    course: str | None,
+    find: Callable[[str], Lecture | None] | None,
+) -> NamedLecture | None:
+    """The lecture "a aula sobre X" names: by its title, else the one the search finds most of
+    X in."""
+    found = _titled(ordered, words, course)
+    if found is not None:
+        return NamedLecture(found, "title")
+    found = find(words) if find is not None else None
+    return NamedLecture(found, "search") if found is not None else None
+
+
+def _unnamed(
+    text: str, ordered: Sequence[Lecture], course: str | None, here: NamedLecture | None
+) -> NamedLecture | None:
+    """The lecture a request that gives no title, number or letter is about: the last one, this
+    one (in scope or open), one a title's words name, else the only or latest one; None when it
+    names no lecture at all ("resuma o que é um tensor": one idea)."""
     if _LAST.search(text):
         return NamedLecture(_among(ordered, course)[-1], "last")
-    here = _here(by_id, scoped, open_)
     if _THIS.search(text) and here is not None:
         return here
     found = _titled(ordered, text, course)
@@ -168,8 +187,8 @@ def named_lecture(
         return None  # "resuma o que é um tensor": one idea, not a lecture
     if here is not None:
         return here
-    if len(lectures) == 1:
-        return NamedLecture(lectures[0], "only")
+    if len(ordered) == 1:
+        return NamedLecture(ordered[0], "only")
     return NamedLecture(_among(ordered, course)[-1], "latest")
 
 
@@ -214,8 +233,11 @@ def course_order(lecture: Lecture) -> tuple[str, str, list[object]]:
 def _numbered(ordered: Sequence[Lecture], n: int, course: str | None) -> Lecture | None:
     """The lecture whose title carries number `n` (its first number; of `course` first), else
     the n-th (of `course`)."""
-    carrying = [lec for lec in ordered
-                if (first := re.search(r"\d+", lec.title)) and int(first.group()) == n]  # fmt: skip
+    carrying = [
+        lec
+        for lec in ordered
+        if (first := re.search(r"\d+", lec.title)) and int(first.group()) == n
+    ]
     if carrying:
         return next((lec for lec in carrying if course and lec.course == course), carrying[0])
     among = _among(ordered, course)
@@ -224,8 +246,9 @@ def _numbered(ordered: Sequence[Lecture], n: int, course: str | None) -> Lecture
 
 def _lettered(ordered: Sequence[Lecture], letter: str, course: str | None) -> Lecture | None:
     """The one lecture whose title has `letter` as a word of its own ("Aula B")."""
-    return _one([lec for lec in ordered if letter in re.findall(r"[^\W\d_]+", fold(lec.title))],
-                course)  # fmt: skip
+    return _one(
+        [lec for lec in ordered if letter in re.findall(r"[^\W\d_]+", fold(lec.title))], course
+    )
 
 
 def _entitled(

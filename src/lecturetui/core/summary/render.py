@@ -41,8 +41,9 @@ def _name(part: PartRecord) -> str:
 def summary_text(summary: SummaryRecord) -> str:
     """The summary as one text (Markdown): a heading and the lecture's key phrases, each part
     with its time, what it is about and the lecturer's words, then its subjects."""
-    head = _HEADING.get(summary.language, _HEADING_EN).format(title=summary.title,
-                                                               n=len(summary.parts))  # fmt: skip
+    head = _HEADING.get(summary.language, _HEADING_EN).format(
+        title=summary.title, n=len(summary.parts)
+    )
     lines = [f"**{head}**", ""]
     if summary.phrases:
         about = _PHRASES.get(summary.language, _PHRASES_EN)
@@ -68,8 +69,10 @@ def summary_rich(summary: SummaryRecord) -> Text:
     out = Text()
     out.append(summary.title + "\n", style="bold")
     if summary.phrases:
-        out.append(_("Key phrases: {phrases}").format(phrases=" · ".join(summary.phrases)) + "\n",
-                   style="italic")  # fmt: skip
+        out.append(
+            _("Key phrases: {phrases}").format(phrases=" · ".join(summary.phrases)) + "\n",
+            style="italic",
+        )
     if summary.parts and summary.parts[0].made:
         out.append(_("(parts cut by lecturetui where the subject changes)") + "\n", style="dim")
     for part in summary.parts:
@@ -104,8 +107,9 @@ def terminal_parts(summary: SummaryRecord) -> list[str]:
         out.append("[dim]" + _("(parts cut by lecturetui where the subject changes)") + "[/]\n")
     for p in summary.parts:
         words = escape(" … ".join(p.said))
-        out.append(f"[cyan][{p.number}] {p.start}[/] [bold]{escape(p.title)}[/]\n"
-                   f"  [dim]“{words}”[/]")  # fmt: skip
+        out.append(
+            f"[cyan][{p.number}] {p.start}[/] [bold]{escape(p.title)}[/]\n  [dim]“{words}”[/]"
+        )
     return [*out, ""]
 
 
@@ -117,8 +121,10 @@ def terminal_part(part: PartRecord) -> tuple[str, list[str]]:
         "(the model's label {label!r} was not kept: it does not name this part, or repeats"
         " an earlier one)"
     )
-    return (f"[cyan][{part.number}][/] [bold]{escape(part.summary)}[/]",
-            [left.format(label=s) for s in part.struck])  # fmt: skip
+    return (
+        f"[cyan][{part.number}][/] [bold]{escape(part.summary)}[/]",
+        [left.format(label=s) for s in part.struck],
+    )
 
 
 def terminal_gist(summary: SummaryRecord) -> list[str]:
@@ -139,8 +145,10 @@ def notes_markdown(summary: SummaryRecord) -> str:
     time and the lecturer's words quoted; the lecture's subjects first."""
     out = [heading(1, summary.title)]
     if summary.phrases:
-        out += ["", "*" + _("Key phrases: {phrases}").format(phrases=" · ".join(summary.phrases))
-                + "*"]  # fmt: skip
+        out += [
+            "",
+            "*" + _("Key phrases: {phrases}").format(phrases=" · ".join(summary.phrases)) + "*",
+        ]
     if summary.parts and summary.parts[0].made:
         out += ["", "*Parts cut by lecturetui where the subject changes.*"]
     if summary.gist:

@@ -86,8 +86,15 @@ def label_check(library: Library, lecture: Lecture, parts: Sequence[Part], langu
     return check
 
 
-def write_part(generator: Generator, lecture: Lecture, part: Part, language: str,
-               stop: threading.Event, check: Check, before: Sequence[str] = ()) -> Written:  # fmt: skip
+def write_part(
+    generator: Generator,
+    lecture: Lecture,
+    part: Part,
+    language: str,
+    stop: threading.Event,
+    check: Check,
+    before: Sequence[str] = (),
+) -> Written:
     """A part's label: the model's, where `check` finds it names the part and it repeats none
     of the labels `before` it; else the author's chapter title, else the first of the part's
     key phrases that `check` keeps (else its first: the lecturer said it), the model's then

@@ -49,8 +49,11 @@ def source_html(source: Source) -> str:
 
 def note_fields(card: Card) -> list[str]:
     """The note's fields, in FIELDS order."""
-    return [field_html(card.front), field_html(card.back),
-            "<br>".join(source_html(s) for s in card.sources)]  # fmt: skip
+    return [
+        field_html(card.front),
+        field_html(card.back),
+        "<br>".join(source_html(s) for s in card.sources),
+    ]
 
 
 def note_guid(card: Card) -> str:

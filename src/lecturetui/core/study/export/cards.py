@@ -44,9 +44,11 @@ class Card:
         return (
             self.front,
             self.back,
-            *(f"{s.label}|{s.moment.lecture_id}|{s.moment.start:.1f}|{s.moment.end:.1f}"
-              for s in self.sources),
-        )  # fmt: skip
+            *(
+                f"{s.label}|{s.moment.lecture_id}|{s.moment.start:.1f}|{s.moment.end:.1f}"
+                for s in self.sources
+            ),
+        )
 
     @property
     def first(self) -> Moment | None:

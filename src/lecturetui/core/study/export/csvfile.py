@@ -24,8 +24,11 @@ ENCODING = "utf-8-sig"
 
 def _back(card: Card) -> str:
     back = clean(card.back).strip()
-    cited = [f"{s.label} {one_line(s.moment.lecture_title)}, {s.moment.span}"
-             for s in card.sources if s.label]  # fmt: skip
+    cited = [
+        f"{s.label} {one_line(s.moment.lecture_title)}, {s.moment.span}"
+        for s in card.sources
+        if s.label
+    ]
     return "\n".join([back, "", *cited]) if cited else back
 
 
@@ -36,13 +39,15 @@ def csv_text(cards: Sequence[Card]) -> str:
     writer.writerow(HEADER)
     for card in unique(cards):
         first = card.first
-        writer.writerow((
-            clean(card.front).strip(),
-            _back(card),
-            one_line(first.lecture_title) if first else "",
-            format_timestamp(first.start) if first else "",
-            clean(first.url or "") if first else "",
-        ))  # fmt: skip
+        writer.writerow(
+            (
+                clean(card.front).strip(),
+                _back(card),
+                one_line(first.lecture_title) if first else "",
+                format_timestamp(first.start) if first else "",
+                clean(first.url or "") if first else "",
+            )
+        )
     return out.getvalue()
 
 

@@ -129,6 +129,8 @@ def answer_markdown(answer: SavedAnswer) -> str:
             if c.text.strip():
                 out += ["", quoted(c.text)]
         out.append("")
-        out += [f"[^{c.number}]: {escape(one_line(c.moment.lecture_title))}, {link(c.moment)}"
-                for c in answer.citations]  # fmt: skip
+        out += [
+            f"[^{c.number}]: {escape(one_line(c.moment.lecture_title))}, {link(c.moment)}"
+            for c in answer.citations
+        ]
     return "\n".join(out) + "\n"
