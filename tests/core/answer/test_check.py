@@ -85,12 +85,17 @@ def test_the_quote_is_whole_sentences_around_the_one_that_answers() -> None:
     )
     assert quote.sentences == (1, 2) and quote.score == 0.7
     assert 100.0 < quote.start < quote.end < 220.0 and quote.segment_id == 1
-    # one run in the lecture's order, never two pieces joined: the answering sentence and the
-    # better-scored of its neighbours while they fit
-    near = choose_quote(_scored(text, [0.6, 0.1, 0.7, 0.1]), words=16)
-    assert near is not None and near.sentences == (1, 2) and "…" not in near.text
-    alone = choose_quote(_scored(text, [0.2, 0.3, 0.5, 0.9]), words=3)  # the best, even too long
-    assert alone is not None and alone.sentences == (3,)
+    # the answering sentence and the next best where it fits, in the lecture's order, two runs
+    # of whole sentences joined by "…"
+    apart = choose_quote(_scored(text, [0.6, 0.1, 0.7, 0.1]), words=16)
+    assert apart is not None and apart.sentences == (0, 2)
+    assert (
+        apart.text == "Today we talk about money. … The total supply is capped at 21 million coins."
+    )
+    alone = choose_quote(_scored(text, [0.6, 0.1, 0.7, 0.1]), words=10)
+    assert alone is not None and alone.sentences == (2,)
+    best = choose_quote(_scored(text, [0.2, 0.3, 0.5, 0.9]), words=3)  # the best, even too long
+    assert best is not None and best.sentences == (3,)
     assert len(choose_quote(_scored(text, [0.2, 0.7, 0.5, 0.1])).sentences) == 4  # type: ignore[union-attr]
     block = quote_block(quote)
     assert block.startswith("“How many coins") and "(Bitcoin 1, 00:02:" in block

@@ -9,11 +9,12 @@ from hypothesis import strategies as st
 
 from lecturetui.core.study.quoting import (
     Window,
+    choose,
     covering,
     is_whole,
     punctuated,
     quoted,
-    run_around,
+    quoted_runs,
     sentences,
     spoken,
     stitch,
@@ -102,17 +103,23 @@ def test_unpunctuated_captions_give_pieces_never_called_whole() -> None:
 
 def test_a_quote_grows_around_the_answering_sentence_with_what_it_leans_on() -> None:
     found = sentences(stitch(windows(CHAIN)), "en")
-    # the answer is "That's why we call it the chain rule": it brings the statement before it
-    a, b = run_around(found, [2], words=20)
-    assert (a, b) == (1, 3)
-    assert quoted(found, a, b, "en").startswith("The derivative of the composite function")
-    assert is_whole(found, a, b)
+    # the answer is "That's why we call it the chain rule": it brings the statement before it,
+    # even past the words a quote grows to
+    assert choose(found, [[2]], words=10) == [1, 2]
+    assert quoted_runs(found, [1, 2], "en").startswith("The derivative of the composite function")
+    assert is_whole(found, 1, 3)
     # with room, the higher-scored neighbour comes next
     scores = {0: 0.1, 2: 0.5, 3: 0.9}
-    a, b = run_around(found, [1], words=40, score=lambda i: scores.get(i, 0.0))
-    assert (a, b) == (1, 4)
-    assert "um," not in quoted(found, a, b, "en")
+    assert choose(found, [[1]], words=40, score=lambda i: scores.get(i, 0.0)) == [1, 2, 3]
+    assert "um," not in quoted_runs(found, [1, 2, 3], "en")
     assert covering(found, found[1].first, found[1].first + 1) == [1]
+    # the next best sentence where it fits; two runs of whole sentences joined by "…"
+    assert choose(found, [[0], [3]], words=31) == [0, 3]
+    assert quoted_runs(found, [0, 3], "en") == (
+        "If speed and distance were all we cared about, most of this lecture would be a waste "
+        "of time. … Now, let us look at d(x²), which is 2x dx."
+    )
+    assert choose(found, [[0], [3]], words=20) == [0]  # it does not fit
 
 
 WORDS = ["Se", "a", "h.", "x²", "d(x).", ".:!", "Isso", "é", "2.5", "?", "…", "Mr.", "J."]

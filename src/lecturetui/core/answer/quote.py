@@ -35,17 +35,19 @@ from lecturetui.core.records import QuoteRecord
 from lecturetui.core.retrieval.rerank import RerankStage
 from lecturetui.core.retrieval.sentences import SentenceVectors
 from lecturetui.core.retrieval.vector_index import unit_vector
-from lecturetui.core.study.quoting import run_around
+from lecturetui.core.study.quoting import choose, quoted_runs
 from lecturetui.core.timefmt import format_timestamp
 
 #: windows whose sentences are scored: the quote comes from the first, the prompt's other
 #: excerpts from the next (bench/RESULTS.md, "The lecturer's words first")
 SCORED_WINDOWS = 3
 #: the quote holds the window's two best sentences and their neighbours up to this many words
-#: (about forty seconds of speech; bench/RESULTS.md, "The moment that answers": the key points a
+#: (about 45 seconds of speech; bench/RESULTS.md, "The moment that answers": the key points a
 #: quote holds grow with its length, and the sentences next to the best ones hold the lecturer's
-#: example and reason more often than the next best sentences elsewhere in the window)
-QUOTE_WORDS = 100
+#: example and reason more often than the next best sentences elsewhere in the window). Whole
+#: sentences pack less tightly than pieces: 120 words hold as many key points as 100 words of
+#: pieces did ("The lecturer's words, never misquoted")
+QUOTE_WORDS = 120
 #: the sentences the quote grows around
 QUOTE_SEEDS = 2
 
@@ -143,20 +145,22 @@ def window_segment(passage: Passage) -> StoredSegment | None:
 
 def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
     """The lecturer's whole sentences around the one that answers (core/study/quoting.py): the
-    sentence that holds the window's best-scored piece, what it leans on, then whole neighbours
-    (the higher-scored side first) up to `words` words, one run in the lecture's order, read
-    from the window among its neighbours (`sp.spoken`), so that a sentence cut by the window's
-    edge is quoted whole. A sentence too long to quote (over twice `words`: captions without
-    punctuation) gives way to the window's best pieces as cut for search, marked as cut."""
+    sentence that holds the window's best-scored piece and what it leans on, the sentence of the
+    next best piece where it fits (QUOTE_SEEDS), then whole neighbours (the higher-scored first)
+    up to `words` words, in the lecture's order, two runs joined by "…"; read from the window
+    among its neighbours (`sp.spoken`), so that a sentence cut by the window's edge is quoted
+    whole. A sentence too long to quote (over twice `words`: captions without punctuation)
+    gives way to the window's best pieces as cut for search, marked as cut."""
     if not sp.sentences:
         return None
-    best = max(range(len(sp.sentences)), key=lambda j: (sp.scores[j], -j))
+    order = sorted(range(len(sp.sentences)), key=lambda j: (-sp.scores[j], j))
+    best = order[0]
     p = sp.passage
     spoken = sp.spoken or Spoken.of(p.text, p.start, p.end, (), "")
     found, shift = spoken.found, spoken.shift
     unit = sp.sentences[best]
-    core = spoken.covering(unit)
-    if not core or sum(found[i].size for i in core) > 2 * words:
+    cores = [spoken.covering(sp.sentences[j]) for j in order[:QUOTE_SEEDS]]
+    if not cores[0] or sum(found[i].size for i in cores[0]) > 2 * words:
         return _pieces_quote(sp, best, words)
 
     def score(i: int) -> float:
@@ -168,21 +172,24 @@ def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
         ]
         return max(inside, default=-1.0)
 
-    a, b = run_around(found, core, words, score)
-    first, last = found[a].first, found[b - 1].last
+    chosen = choose(found, [c for c in cores if c], words, score)
+    first, last = found[chosen[0]].first, found[chosen[-1]].last
+    held = {w for i in chosen for w in range(found[i].first, found[i].last)}
     units = tuple(
-        j for j, u in enumerate(sp.sentences) if shift + u.first < last and shift + u.last > first
+        j
+        for j, u in enumerate(sp.sentences)
+        if any(shift + w in held for w in range(u.first, u.last))
     )
     line = spoken.line
     start, end = line.time(first), line.time(last - 1)
-    owner = line.owners[found[core[0]].first]
+    owner = line.owners[found[cores[0][0]].first]
     segment = owner if owner >= 0 else segment_of(p, unit.text)
     return Quote(
         p.lecture_id,
         p.lecture_title,
         start,
         end,
-        spoken.text(a, b),
+        quoted_runs(found, chosen, spoken.language),
         sp.scores[best],
         segment,
         deep_link(p.source_url, start),

@@ -15,8 +15,9 @@ markers named below.
   with (core/retrieval/sentences.py's rule) and are marked as not whole.
 - `spoken` removes only hesitations ("eh", "um") and the noise markers listed in NOISE_WORDS
   ("[Música]", "(risos)", "♪"); formulas, numbers, symbols and parentheses stay.
-- `run_around` grows a quote from the sentence that answers: the sentence a leaning one
-  ("Isso...", "That's why...") needs before it, then whole neighbours while they fit.
+- `choose` grows a quote from the sentence that answers: the sentence a leaning one
+  ("Isso...", "That's why...") needs before it, the next best sentence where it fits, then
+  whole neighbours while they fit; two runs of whole sentences are joined by "…".
 """
 
 from __future__ import annotations
@@ -234,40 +235,59 @@ def spoken(text: str, language: str) -> str:
     return " ".join(kept)
 
 
-def run_around(
+def leaned_on(found: Sequence[Sentence], i: int) -> int:
+    """The first sentence of the run a quote of sentence `i` needs: `i` itself, or the sentence
+    before it when it leans on it ("Isso...", "That's why..."), and so on back."""
+    while i > 0 and found[i].leans:
+        i -= 1
+    return i
+
+
+def choose(
     found: Sequence[Sentence],
-    core: Sequence[int],
+    cores: Sequence[Sequence[int]],
     words: int,
     score: Callable[[int], float] = lambda _i: 0.0,
-    cap: int | None = None,
-) -> tuple[int, int]:
-    """The run of sentences [a, b) a quote holds: the `core` sentences (the one that answers),
-    the sentence before each leaning one, then, one at a time, the neighbour that scores higher
-    (the earlier on a tie) while the run stays within `words` words. The core and what it leans
-    on stay even over `words`, up to `cap` (default twice `words`); a core beyond it is left as
-    the core alone."""
-    a, b = min(core), max(core) + 1
-    limit = cap if cap is not None else 2 * words
+) -> list[int]:
+    """The sentences a quote holds, in order: the first core (the sentences that hold the piece
+    that answers) with what it leans on, always; each next core (the next best piece) with what
+    it leans on where it fits in `words` words; then, one at a time, the neighbour of a chosen
+    sentence that scores higher (the earlier on a tie), with what it leans on, while it fits."""
 
-    def size(x: int, y: int) -> int:
-        return sum(found[i].size for i in range(x, y))
+    def need(group: Sequence[int]) -> set[int]:
+        return set(range(leaned_on(found, min(group)), max(group) + 1))
 
-    while a > 0 and found[a].leans and size(a - 1, b) <= limit:
-        a -= 1
+    def size(group: set[int]) -> int:
+        return sum(found[i].size for i in group)
+
+    picked = need(cores[0])
+    for core in cores[1:]:
+        more = need(core) - picked
+        if size(picked) + size(more) <= words:
+            picked |= more
     while True:
-        sides = []
-        if a > 0:
-            x = a - 1
-            while x > 0 and found[x].leans:  # a leaning sentence comes with what it leans on
-                x -= 1
-            sides.append((a - 1, x, b))
-        if b < len(found):
-            sides.append((b, a, b + 1))
-        fits = [side for side in sides if size(side[1], side[2]) <= words]
+        sides = {j for i in picked for j in (i - 1, i + 1) if 0 <= j < len(found)} - picked
+        steps = [(j, need([j]) - picked) for j in sorted(sides)]
+        fits = [(j, more) for j, more in steps if size(picked) + size(more) <= words]
         if not fits:
-            break
-        _, a, b = max(fits, key=lambda side: (score(side[0]), -side[0]))
-    return a, b
+            return sorted(picked)
+        picked |= max(fits, key=lambda step: (score(step[0]), -step[0]))[1]
+
+
+def runs(chosen: Sequence[int]) -> list[tuple[int, int]]:
+    """Chosen sentence positions (sorted) as runs [a, b) of consecutive ones."""
+    out: list[tuple[int, int]] = []
+    for i in chosen:
+        if out and out[-1][1] == i:
+            out[-1] = (out[-1][0], i + 1)
+        else:
+            out.append((i, i + 1))
+    return out
+
+
+def quoted_runs(found: Sequence[Sentence], chosen: Sequence[int], language: str) -> str:
+    """The chosen sentences as one quote: each run as said (`quoted`), runs joined by "…"."""
+    return " … ".join(quoted(found, a, b, language) for a, b in runs(chosen))
 
 
 def quoted(found: Sequence[Sentence], a: int, b: int, language: str) -> str:
