@@ -142,22 +142,50 @@ class Captions:
 
 
 def mechanical(caps: Captions, piece: str, near: float | None) -> dict[str, Any]:
-    """Whether each "…"-separated run of the piece is a contiguous span of the captions, and
-    whether the piece starts and ends on a caption sentence."""
+    """Each "…"-separated run of the piece (a piece a reader sees): whether it is a contiguous
+    span of the captions' words, and whether that span starts and ends where a caption sentence
+    does; and the same for the piece as a whole (one run, starting and ending on a sentence)."""
     runs = [r.strip() for r in piece.split("…") if r.strip(" .")]
     spans = [caps.find(r, near) for r in runs]
-    contiguous = bool(spans) and all(s is not None for s in spans) and len(spans) == 1
-    first, last = spans[0] if spans else None, spans[-1] if spans else None
-    starts = first is not None and (first[0] == 0 or bool(END.search(caps.raw[first[0] - 1])))
-    ends = last is not None and bool(END.search(caps.raw[last[1] - 1]))
+
+    def starts(span: tuple[int, int] | None) -> bool:
+        return span is not None and (span[0] == 0 or bool(END.search(caps.raw[span[0] - 1])))
+
+    def ends(span: tuple[int, int] | None) -> bool:
+        return span is not None and bool(END.search(caps.raw[span[1] - 1]))
+
     return {
-        "contiguous": contiguous,
+        "contiguous": bool(spans) and len(spans) == 1 and spans[0] is not None,
         "runs": len(runs),
         "found": sum(s is not None for s in spans),
-        "starts_sentence": starts,
-        "ends_sentence": ends,
+        "runs_on_sentences": sum(starts(s) and ends(s) for s in spans),
+        "starts_sentence": bool(spans) and starts(spans[0]),
+        "ends_sentence": bool(spans) and ends(spans[-1]),
         "punctuated": caps.punctuated,
     }
+
+
+def recheck(row: dict[str, Any]) -> dict[str, Any]:
+    """A sheet's row checked again against its caption file (the checks as they are now)."""
+    if not row.get("piece") or not row.get("lecture"):
+        return row
+    lectures = {
+        json.loads(x)["id"]: json.loads(x)
+        for x in (DATA / "lectures.jsonl").read_text("utf-8").splitlines()
+        if x.strip()
+    }
+    lec = lectures[row["lecture"]]
+    caps = _captions(DATA / "captions" / f"{lec['id']}.{lec.get('format', 'srt')}")
+    return {**row, **mechanical(caps, row["piece"], row.get("at"))}
+
+
+_CAPTIONS: dict[Path, Captions] = {}
+
+
+def _captions(path: Path) -> Captions:
+    if path not in _CAPTIONS:
+        _CAPTIONS[path] = Captions(path)
+    return _CAPTIONS[path]
 
 
 # --- the product, as a student runs it ---------------------------------------------------------
@@ -299,11 +327,14 @@ def report(rows: list[dict[str, Any]], readings: dict[str, dict[str, Any]]) -> N
         for what in ("summary", "answer"):
             pieces = [r for r in mine if r["what"] == what and r.get("piece")]
             punct = [r for r in pieces if r.get("punctuated")]
+            runs = sum(r["runs"] for r in pieces)
             print(
-                f"{what}: {len(pieces)} pieces from {len({r['lecture'] for r in pieces})} lectures;"
-                f" contiguous {_share(sum(r['contiguous'] for r in pieces), len(pieces))};"
-                f" starts and ends on a sentence (punctuated captions) "
-                f"{_share(sum(r['starts_sentence'] and r['ends_sentence'] for r in punct), len(punct))}"
+                f"{what}: {len(pieces)} quotes from {len({r['lecture'] for r in pieces})} lectures,"
+                f" {runs} pieces (runs between '…'); pieces a contiguous span of the captions"
+                f" {_share(sum(r['found'] for r in pieces), runs)}; pieces that start and end on a"
+                f" sentence (punctuated captions)"
+                f" {_share(sum(r['runs_on_sentences'] for r in punct), sum(r['runs'] for r in punct))};"
+                f" quotes one contiguous span {_share(sum(r['contiguous'] for r in pieces), len(pieces))}"
             )
             read = [readings[r["id"]] for r in pieces if r["id"] in readings]
             if read:
@@ -349,14 +380,35 @@ def sample(
             *rng.sample(named, min(labels, len(named))),
         ]
         for r in drawn:
-            chosen.setdefault(r["id"], {k: v for k, v in r.items() if k != "version"})
-    rows = list(chosen.values())
-    rng.shuffle(rows)
+            shown = (
+                "id",
+                "what",
+                "lecture",
+                "language",
+                "part",
+                "at",
+                "piece",
+                "label",
+                "title",
+                "neighbours",
+                "question",
+                "captions",
+            )
+            chosen.setdefault(r["id"], {k: r[k] for k in shown if k in r})
     out.mkdir(parents=True, exist_ok=True)
+    drawn_before = sorted(out.glob("read-*.jsonl"))
+    seen = {
+        json.loads(x)["id"]
+        for p in drawn_before
+        for x in p.read_text("utf-8").splitlines()
+        if x.strip()
+    }
+    rows = [r for r in chosen.values() if r["id"] not in seen]  # read already: not again
+    rng.shuffle(rows)
     for k in range(readers):
         mine = rows[k::readers]
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in mine)
-        (out / f"read-{k + 1}.jsonl").write_text(text, "utf-8")
+        (out / f"read-{len(drawn_before) + k + 1}.jsonl").write_text(text, "utf-8")
     return len(rows)
 
 
@@ -384,6 +436,7 @@ def main() -> None:
         return
     if args.command == "report":
         rows = [json.loads(x) for x in args.paths[0].read_text("utf-8").splitlines() if x.strip()]
+        rows = [recheck(r) for r in rows]
         readings = {}
         for p in args.paths[1:]:
             for line in p.read_text("utf-8").splitlines():
