@@ -437,6 +437,30 @@ def test_the_app_asks_the_library_never_its_store() -> None:
     assert found == []
 
 
+def test_the_cli_asks_the_library_never_its_store() -> None:
+    """The commands, like the app, read lectures, chapters and segments through `Library`."""
+    found = [hit for path in sorted((SRC / "cli").rglob("*.py")) for hit in store_reads(path)]
+    assert found == []
+
+
+def test_commands_do_not_import_each_other() -> None:
+    """What commands share lives in cli/shared.py (and the option, output and context modules);
+    a module that defines a command imports no other such module, lazily or not."""
+    cli = SRC / "cli"
+    texts = {p.stem: p.read_text(encoding="utf-8") for p in cli.glob("*.py")}
+    commands = {stem for stem, text in texts.items() if ".command(" in text}
+    found = []
+    for stem in sorted(commands):
+        tree = ast.parse(texts[stem])
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                other = node.module.removeprefix("lecturetui.cli.")
+                if node.module.startswith("lecturetui.cli.") and other in commands - {stem}:
+                    found.append(f"{stem} -> {other}")
+    assert "ask_cmds" in commands and "shared" not in commands
+    assert found == []
+
+
 def test_the_store_check_finds_a_read(tmp_path: Path) -> None:
     screen = tmp_path / "screen.py"
     screen.write_text(

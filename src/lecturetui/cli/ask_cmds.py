@@ -89,7 +89,7 @@ def ask_cmd(
     from lecturetui.core.answer.question import QuestionSettings
     from lecturetui.core.conversation import make_turn
     from lecturetui.core.requests import Question, run_request
-    from lecturetui.core.retrieval.scope import Scope, resolve
+    from lecturetui.core.retrieval.scope import Scope
     from lecturetui.core.session import AnswerChoice
 
     obj.first_run()
@@ -102,7 +102,7 @@ def ask_cmd(
         )
     turn = make_turn(question, previous, force=True)
     scope = Scope(courses, lectures)
-    resolve(library.store, scope)  # an unknown course or lecture is said before any model loads
+    library.scoped(scope)  # an unknown course or lecture is said before any model loads
     settings = QuestionSettings(k, mode, scope, guess, ttft, answer_tokens)
     # the answer model loads while the search runs; it reads the fixed part of its prompt
     # (and measures its speed the first time) once the evidence is out
@@ -123,7 +123,7 @@ class _Printer:
     (or, with --json, the answer's record alone)."""
 
     def __init__(self, out: Console, as_json: bool, session: ModelSession) -> None:
-        from lecturetui.cli.summary_cmd import SummaryPrinter
+        from lecturetui.cli.shared import SummaryPrinter
 
         self.out = out
         self.as_json = as_json

@@ -126,7 +126,7 @@ def eval_cmd(
     the app (`lecturetui app`, key e) and appear in the report the next time it is written.
     """
     from lecturetui.core.evaluation.questions import load_questions
-    from lecturetui.core.retrieval.scope import Scope, resolve
+    from lecturetui.core.retrieval.scope import Scope
 
     json_path = json_path or renamed(old_json_path, "--json FILE", "--json-out FILE")
     lang = renamed(old_lang, "--lang", "--report-lang") or lang
@@ -134,7 +134,7 @@ def eval_cmd(
     obj.first_run()
     library = obj.library()
     scope = Scope(courses, lectures)
-    resolve(library.store, scope)  # a scope that names nothing fails now, not mid-run
+    library.scoped(scope)  # a scope that names nothing fails now, not mid-run
     if retrieval_only:
         _retrieval_only(obj, library, qset, k, report_path, json_path, scope, guess, llm, n_ctx)
         return
@@ -277,7 +277,7 @@ def _full(
         guess=guess_planned(guess, obj.placement),
         temperature=temperature,
     )
-    runs = Runs(library.store)
+    runs = Runs.of(library)
     key = run_key(qset.sha256, settings.as_dict())
     existing = runs.find(key)
     done = runs.done(existing) if existing is not None else set()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -24,7 +23,8 @@ from lecturetui.cli.output import (
     segment_count,
 )
 from lecturetui.cli.progress import progress_bars, write_rerank_vectors
-from lecturetui.core.i18n import N_, _, decimal, ngettext
+from lecturetui.cli.shared import check_inputs
+from lecturetui.core.i18n import N_, _, decimal
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -136,25 +136,6 @@ def ingest_options(fn: F) -> F:
     for option in reversed(_OPTIONS):
         wrapped = option(wrapped)
     return wrapped
-
-
-def check_inputs(paths: Sequence[Path]) -> None:
-    """Every path a command reads is there and readable, or one sentence on stderr (exit 1):
-    said before anything is prepared or loaded."""
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        fail(
-            ngettext("{paths} does not exist.", "{paths} do not exist.", len(missing)).format(
-                paths=", ".join(str(p) for p in missing)
-            ),
-            hint=_("check the spelling; a folder is read with the files below it"),
-        )
-    for path in paths:
-        if not os.access(path, os.R_OK | (os.X_OK if path.is_dir() else 0)):
-            fail(
-                _("{path} cannot be read (permission denied).").format(path=path),
-                hint=_("check that your user may read it"),
-            )
 
 
 @click.command("ingest")

@@ -90,9 +90,9 @@ def show_cmd(obj: Context, lecture: str, as_json: bool) -> None:
 
     from lecturetui.core.timefmt import format_span
 
-    store = obj.library().store
-    lec = one_lecture(store, lecture)
-    segments = store.segments(lec.id)
+    library = obj.library()
+    lec = one_lecture(library, lecture)
+    segments = library.segments(lec.id)
     if as_json:
         payload = {
             **_lecture_json(lec),

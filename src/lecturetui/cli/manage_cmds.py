@@ -19,7 +19,7 @@ def remove_cmd(obj: Context, lectures: tuple[str, ...], yes: bool) -> None:
     from rich.markup import escape
 
     library = obj.library()
-    chosen = {lec.id: lec for lec in (one_lecture(library.store, name) for name in lectures)}
+    chosen = {lec.id: lec for lec in (one_lecture(library, name) for name in lectures)}
     out = console()
     for lec in chosen.values():
         out.print(f"  {escape(lec.title)} [dim]({lec.id}, {segment_count(lec.segment_count)})[/]")
@@ -57,9 +57,9 @@ def edit_cmd(
     if title is not None and not title.strip():
         fail(_("A lecture needs a title."), hint=_("give --title a name"), code=USAGE_ERROR)
     library = obj.library()
-    lec = one_lecture(library.store, lecture)
+    lec = one_lecture(library, lecture)
     library.update_lecture(lec.id, title.strip() if title else None, course, url)
-    now = library.store.lecture(lec.id)
+    now = library.lecture(lec.id)
     assert now is not None
     course_text = _("course: {course}").format(course=escape(now.course or "—"))
     link_text = _("link: {link}").format(link=escape(now.source_url or "—"))

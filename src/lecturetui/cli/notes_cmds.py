@@ -11,11 +11,11 @@ from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.group import LtGroup
 from lecturetui.cli.options import export_options, lecture_options
 from lecturetui.cli.output import USAGE_ERROR, console, fail, json_text
+from lecturetui.cli.shared import read_old_chapters, report_written
 from lecturetui.core.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from lecturetui.core.study.bookmarks import Bookmark
-    from lecturetui.core.study.export import Written
 
 #: the shape of `bookmarks --json`; bumped when a field changes meaning or goes away
 
@@ -25,10 +25,10 @@ _filter_options = lecture_options("Bookmarks of")
 
 
 def _selected(obj: Context, courses: tuple[str, ...], lectures: tuple[str, ...]) -> list[Bookmark]:
-    from lecturetui.core.retrieval.scope import Scope, resolve
+    from lecturetui.core.retrieval.scope import Scope
 
     library = obj.library()
-    scope = resolve(library.store, Scope(courses, lectures))
+    scope = library.scoped(Scope(courses, lectures))
     return library.bookmarks().all(None if scope is None else scope.lecture_ids)
 
 
@@ -145,7 +145,7 @@ def add_cmd(
     """Bookmark segment SEGMENT_ID (its id in `search --json` or `show --json`), or the
     segment at --at in --lecture; --start and --end narrow or widen the moment. The same
     moment again replaces its note."""
-    from lecturetui.core.retrieval.scope import Scope, resolve
+    from lecturetui.core.retrieval.scope import Scope
 
     if (segment_id is None) == (lecture is None or at is None):
         fail(
@@ -157,7 +157,7 @@ def add_cmd(
     marks = library.bookmarks()
     if segment_id is None:
         assert lecture is not None and at is not None
-        scope = resolve(library.store, Scope(lectures=(lecture,)))
+        scope = library.scoped(Scope(lectures=(lecture,)))
         assert scope is not None
         segment_id = marks.segment_at(next(iter(scope.lecture_ids)), at)
     mark = marks.add(segment_id, note, start, end, history_id=history_id)
@@ -246,10 +246,8 @@ def export_cmd(
         marks = _selected(obj, courses, lectures)
         if not marks:
             raise no_bookmarks()
-        from lecturetui.cli.outline_cmd import read_old_chapters
-
-        read_old_chapters(library.store)
-        chapters = library.store.chapters_by_lecture(m.moment.lecture_id for m in marks)
+        read_old_chapters(library)
+        chapters = library.chapters_by_lecture(m.moment.lecture_id for m in marks)
         text = bookmarks_markdown(marks, chapters=chapters)
         written = export_bookmarks(marks, to, chapters=chapters) if to else []
     if stdout:
@@ -269,14 +267,3 @@ def _entry(ref: str) -> int | None:
             hint=_("give a number, or last"),
             code=USAGE_ERROR,
         )
-
-
-def report_written(w: Written) -> None:
-    from rich.markup import escape
-
-    if w.format == "markdown":
-        what = ngettext("{n} moment", "{n} moments", w.count).format(n=w.count)
-    else:
-        what = ngettext("{n} card", "{n} cards", w.count).format(n=w.count)
-    wrote = _("wrote {path} ({what})").format(path=escape(str(w.path)), what=what)
-    console(stderr=True).print(wrote, soft_wrap=True)

@@ -8,13 +8,12 @@ import click
 
 from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.output import console, fail, json_text, note, one_lecture
-from lecturetui.cli.progress import progress_bars
-from lecturetui.core.i18n import _, ngettext
+from lecturetui.cli.shared import read_old_chapters
+from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Chapter, Lecture
 
 if TYPE_CHECKING:
     from lecturetui.core.library import Library
-    from lecturetui.core.storage.store import Store
 
 
 @click.command("outline")
@@ -29,13 +28,12 @@ def outline_cmd(obj: Context, lecture: str, as_json: bool) -> None:
     """
     from rich.markup import escape
 
-    from lecturetui.core.study.outline import chapters, records
+    from lecturetui.core.study.outline import records
 
     library = obj.library()
-    store = library.store
-    read_old_chapters(store)
-    lec = one_lecture(store, lecture)
-    found = records(lec, chapters(store, lec) or made_chapters(library, lec))
+    read_old_chapters(library)
+    lec = one_lecture(library, lecture)
+    found = records(lec, library.author_chapters(lec) or made_chapters(library, lec))
     if as_json:
         click.echo(json_text({"lecture": lec.id, "title": lec.title, "chapters": found}))
         return
@@ -66,30 +64,3 @@ def youtube_time(seconds: float) -> str:
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
-def read_old_chapters(store: Store) -> None:
-    """The chapters of the lectures stored before chapters were kept, looked for once (their
-    info files beside their sources), with a progress bar; Ctrl+C keeps what was read."""
-    from lecturetui.core.study.outline import read_missing
-
-    pending = len(store.chapters_unread())
-    if not pending:
-        return
-    with progress_bars() as bar:
-        task = bar.add_task(_("chapters of older lectures"), total=pending, rate="")
-        try:
-            gained = read_missing(store, lambda done, total: bar.update(task, completed=done))
-        except KeyboardInterrupt:
-            bar.stop()
-            fail(_("Interrupted: the chapters read so far are kept."), code=130)
-    if gained:
-        console(stderr=True).print(
-            "[dim]"
-            + ngettext(
-                "Chapters read for {n} older lecture.",
-                "Chapters read for {n} older lectures.",
-                gained,
-            ).format(n=gained)
-            + "[/]"
-        )

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from lecturetui.core.lectures import Lecture
-    from lecturetui.core.storage.store import Store
+    from lecturetui.core.library_contents import LibraryContents
 
 T = TypeVar("T")
 
@@ -46,9 +46,9 @@ def lecture_count(n: int) -> str:
     return ngettext("{n} lecture", "{n} lectures", n).format(n=decimal(n, 0))
 
 
-def one_lecture(store: Store, name: str) -> Lecture:
+def one_lecture(library: LibraryContents, name: str) -> Lecture:
     """The one lecture `name` (an id, a title or a unique prefix) names, or one sentence."""
-    matches = store.resolve_lecture(name)
+    matches = library.resolve_lecture(name)
     if not matches:
         fail(
             _("No lecture matches {name}.").format(name=repr(name)),

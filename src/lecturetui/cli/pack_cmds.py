@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 import click
 
 from lecturetui.cli.context import Context, pass_ctx
-from lecturetui.cli.ingest_cmd import check_inputs
 from lecturetui.cli.options import lecture_options
 from lecturetui.cli.output import console, fail, json_text, lecture_count, segment_count
 from lecturetui.cli.progress import progress_bars, write_rerank_vectors
+from lecturetui.cli.shared import check_inputs
 from lecturetui.core.i18n import N_, _, decimal
 
 if TYPE_CHECKING:

@@ -17,12 +17,11 @@ from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.options import export_options, llm_options, server_options
 from lecturetui.cli.output import USAGE_ERROR, console, fail, json_text, note, one_lecture
 from lecturetui.cli.progress import progress_bars
+from lecturetui.cli.shared import SummaryPrinter, report_written
 from lecturetui.cli.summaries import write_pending
 from lecturetui.core.i18n import _
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from lecturetui.core.answer.question import ModelSource
     from lecturetui.core.lectures import Lecture
     from lecturetui.core.library import Library
@@ -30,39 +29,6 @@ if TYPE_CHECKING:
     from lecturetui.core.llm.server import ServerGenerator
     from lecturetui.core.records import SummaryRecord
     from lecturetui.core.session import ModelSession
-    from lecturetui.core.summary.events import SummaryEvent
-
-
-class SummaryPrinter:
-    """A summary's events on the terminal, as core/summary/render.py shows them: the parts at
-    once (time, title, the lecturer's words), then each part's summary as it is written, then
-    the gist."""
-
-    def __init__(self, out: Console) -> None:
-        from lecturetui.core.summary.fold import Unfolding
-
-        self.out = out
-        self.so_far = Unfolding()
-
-    def __call__(self, event: SummaryEvent) -> None:
-        from lecturetui.core.summary.events import PartsReady, PartWritten
-        from lecturetui.core.summary.render import terminal_gist, terminal_part, terminal_parts
-
-        self.so_far.feed(event)
-        summary = self.so_far.record()
-        notes: list[str] = []
-        if isinstance(event, PartsReady):
-            shown = terminal_parts(summary)
-        elif isinstance(event, PartWritten):
-            part = next(p for p in summary.parts if p.number == event.part.number)
-            line, notes = terminal_part(part)
-            shown = [line]
-        else:
-            shown = terminal_gist(summary)
-        for block in shown:
-            self.out.print(block, soft_wrap=True)
-        for line in notes:
-            note(line)
 
 
 @click.command("summary")
@@ -115,7 +81,7 @@ def summary_cmd(
         finally:
             session.close()
         return
-    lec = one_lecture(library.store, lecture)
+    lec = one_lecture(library, lecture)
     try:
         record = _summarise(library, lec, summary_language(lec), session, parts_only, as_json)
     finally:
@@ -124,8 +90,6 @@ def summary_cmd(
         click.echo(json_text(record))
     to = Targets(md, anki, csv_path)
     if to:
-        from lecturetui.cli.notes_cmds import report_written
-
         for written in export_summary(record, to):
             report_written(written)
 

@@ -46,6 +46,10 @@ class LibraryContents:
     def lectures(self) -> list[Lecture]:
         return self.store.lectures()
 
+    def resolve_lecture(self, name: str) -> list[Lecture]:
+        """The lectures `name` (an id, a title or a prefix of either) names."""
+        return self.store.resolve_lecture(name)
+
     def lecture(self, lecture_id: str) -> Lecture | None:
         return self.store.lecture(lecture_id)
 
@@ -77,6 +81,11 @@ class LibraryContents:
     def chapters_by_lecture(self, lecture_ids: Iterable[str]) -> dict[str, list[Chapter]]:
         """The chapters of each of these lectures (each read once, however often it is named)."""
         return self.store.chapters_by_lecture(lecture_ids)
+
+    def author_chapters(self, lecture: Lecture) -> list[Chapter]:
+        """The lecture's own chapters: stored, else read once from yt-dlp's info file beside its
+        source (core/study/outline.py); none when its author marked none."""
+        return outline.chapters(self.store, lecture)
 
     def unread_chapters(self) -> int:
         """How many lectures' chapters were never looked for (stored before chapters were kept)."""

@@ -1,0 +1,111 @@
+"""What the commands share: a summary's events on the terminal (`summary`, and `ask` when a
+question asks for one), the check of the paths a command reads (`ingest`, `pack import`), the
+line for a file written (`export`, `summary --md/--anki/--csv`) and the chapters of older
+lectures read once (`outline`, `export`). Command modules import this one, never each other."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lecturetui.cli.output import console, fail, note
+from lecturetui.cli.progress import progress_bars
+from lecturetui.core.i18n import _, ngettext
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from lecturetui.core.library_contents import LibraryContents
+    from lecturetui.core.study.export import Written
+    from lecturetui.core.summary.events import SummaryEvent
+
+
+class SummaryPrinter:
+    """A summary's events on the terminal, as core/summary/render.py shows them: the parts at
+    once (time, title, the lecturer's words), then each part's summary as it is written, then
+    the gist."""
+
+    def __init__(self, out: Console) -> None:
+        from lecturetui.core.summary.fold import Unfolding
+
+        self.out = out
+        self.so_far = Unfolding()
+
+    def __call__(self, event: SummaryEvent) -> None:
+        from lecturetui.core.summary.events import PartsReady, PartWritten
+        from lecturetui.core.summary.render import terminal_gist, terminal_part, terminal_parts
+
+        self.so_far.feed(event)
+        summary = self.so_far.record()
+        notes: list[str] = []
+        if isinstance(event, PartsReady):
+            shown = terminal_parts(summary)
+        elif isinstance(event, PartWritten):
+            part = next(p for p in summary.parts if p.number == event.part.number)
+            line, notes = terminal_part(part)
+            shown = [line]
+        else:
+            shown = terminal_gist(summary)
+        for block in shown:
+            self.out.print(block, soft_wrap=True)
+        for line in notes:
+            note(line)
+
+
+def check_inputs(paths: Sequence[Path]) -> None:
+    """Every path a command reads is there and readable, or one sentence on stderr (exit 1):
+    said before anything is prepared or loaded."""
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        fail(
+            ngettext("{paths} does not exist.", "{paths} do not exist.", len(missing)).format(
+                paths=", ".join(str(p) for p in missing)
+            ),
+            hint=_("check the spelling; a folder is read with the files below it"),
+        )
+    for path in paths:
+        if not os.access(path, os.R_OK | (os.X_OK if path.is_dir() else 0)):
+            fail(
+                _("{path} cannot be read (permission denied).").format(path=path),
+                hint=_("check that your user may read it"),
+            )
+
+
+def report_written(w: Written) -> None:
+    from rich.markup import escape
+
+    if w.format == "markdown":
+        what = ngettext("{n} moment", "{n} moments", w.count).format(n=w.count)
+    else:
+        what = ngettext("{n} card", "{n} cards", w.count).format(n=w.count)
+    wrote = _("wrote {path} ({what})").format(path=escape(str(w.path)), what=what)
+    console(stderr=True).print(wrote, soft_wrap=True)
+
+
+def read_old_chapters(library: LibraryContents) -> None:
+    """The chapters of the lectures stored before chapters were kept, looked for once (their
+    info files beside their sources), with a progress bar; Ctrl+C keeps what was read."""
+    pending = library.unread_chapters()
+    if not pending:
+        return
+    with progress_bars() as bar:
+        task = bar.add_task(_("chapters of older lectures"), total=pending, rate="")
+        try:
+            gained = library.read_missing_chapters(
+                lambda done, total: bar.update(task, completed=done)
+            )
+        except KeyboardInterrupt:
+            bar.stop()
+            fail(_("Interrupted: the chapters read so far are kept."), code=130)
+    if gained:
+        console(stderr=True).print(
+            "[dim]"
+            + ngettext(
+                "Chapters read for {n} older lecture.",
+                "Chapters read for {n} older lectures.",
+                gained,
+            ).format(n=gained)
+            + "[/]"
+        )
