@@ -107,3 +107,28 @@ def test_a_part_titled_elsewhere_gets_no_word_run() -> None:
     named = lecture_parts(segments, chapters, _vectors(segments), MAX_UNITS,  # type: ignore[arg-type]
                           titled_elsewhere=lambda _start: True)  # fmt: skip
     assert [p.title for p in named] == ["Introdução", "Matrizes enfim"]
+
+
+def test_a_part_quotes_the_lecturer_s_whole_sentences_across_windows_as_said() -> None:
+    text = (
+        "Se a velocidade e a distância fossem tudo, esta aula seria perda de tempo, pessoal. "
+        "A derivada de d(x²) é 2x dx, e isso vale para todo x real que a gente escolher aqui. "
+        "ALUNO: Vale para x negativo também, professor? "
+        "PROFESSOR: Vale sim, para qualquer x real, positivo ou negativo, sem exceção nenhuma. "
+        "Isso é o que chamamos de regra da potência para as funções do tipo x elevado a n."
+    )
+    words = text.split()
+    a = StoredSegment(1, "lec", 0, 0.0, 2.0 * 40, " ".join(words[:40]))
+    b = StoredSegment(2, "lec", 1, 2.0 * 28, 2.0 * len(words), " ".join(words[28:]))
+    chapters = [Chapter(0.0, "Derivadas")]
+    parts = lecture_parts([a, b], chapters, _vectors([a, b]), MAX_UNITS, language="pt")
+    said = [s.text for s in parts[0].sentences]
+    assert said, parts
+    for piece in said:
+        assert piece in " ".join(words)  # verbatim, across the windows' seam
+        assert piece.endswith((".", "?")) and piece[0].isupper()
+        assert "ALUNO" not in piece  # the student's question is not the lecturer's words
+        assert not piece.startswith("Isso")  # a leaning sentence comes with the one before
+    assert said[1] == (
+        "A derivada de d(x²) é 2x dx, e isso vale para todo x real que a gente escolher aqui."
+    )  # the condition and the formula kept, across the seam

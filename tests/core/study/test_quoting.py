@@ -139,3 +139,12 @@ def test_a_piece_of_unpunctuated_speech_leaves_its_closing_tag_out() -> None:
     assert piece == "a gente calcula a derivada do produto de duas funções aqui"
     whole = sentences(stitch([Window(1, 0.0, 9.0, "Isso vale, né. Fim.")]), "pt")
     assert quoted(whole, 0, 1, "pt") == "Isso vale, né."  # a whole sentence keeps every word
+
+
+def test_a_turn_the_captions_give_to_someone_in_the_room_is_not_the_lecturer_s() -> None:
+    text = (
+        "So the prior is one third. AUDIENCE: Why is it one third? Is it the dice? "
+        "PROFESSOR: Because the dice are equal. GILBERT STRANG: Yes, equal."
+    )
+    found = sentences(stitch([Window(0, 0.0, 30.0, text)]), "en")
+    assert [s.heard for s in found] == [False, True, True, False, False]

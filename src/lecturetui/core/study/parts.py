@@ -318,6 +318,8 @@ def _quoted(
         start = i - 1 if s.leans and i > 0 else i
         n = sum(found[j].size for j in range(start, i + 1))
         whole = found[start].whole and s.whole
+        if any(found[j].heard for j in range(start, i + 1)):
+            continue  # said by someone in the room, not the lecturer
         if len(runs) == QUOTED_SENTENCES or (punctuated and not whole):
             continue
         if n < MIN_QUOTED or n > MAX_QUOTED or used + n > QUOTED_WORDS:

@@ -91,13 +91,16 @@ class Transcript:
 class Sentence:
     """Words [first, last) of a transcript; `whole`: cut where the captions' punctuation ends
     a sentence on both sides (else a piece of unpunctuated speech, or one cut at the text's
-    edge); `leans`: it opens with a word that points back ("Isso", "That's why")."""
+    edge); `leans`: it opens with a word that points back ("Isso", "That's why"); `heard`: said
+    in a turn the captions give to someone in the room ("AUDIENCE:", "ALUNO:"), not the
+    lecturer."""
 
     first: int
     last: int
     text: str
     whole: bool
     leans: bool
+    heard: bool = False
 
     @property
     def size(self) -> int:
@@ -178,12 +181,54 @@ def sentences(transcript: Transcript, language: str, begins: bool = True) -> lis
         return _unpunctuated(words, code)
     out: list[Sentence] = []
     first = 0
+    heard = _heard(words)
     for last in _cuts(words, code):
         own = words[first:last]
         closed = bool(_CLOSE.search(own[-1]))
         opened = first > 0 or (begins and (own[0][:1].isupper() or not own[0][:1].isalpha()))
-        out.append(Sentence(first, last, " ".join(own), closed and opened, _leans(own, code)))
+        whole = closed and opened
+        out.append(Sentence(first, last, " ".join(own), whole, _leans(own, code), heard[first]))
         first = last
+    return out
+
+
+#: the speakers captions name who are not the lecturer ("AUDIENCE: Yes."), in capitals
+ROOM = frozenset(
+    [
+        "AUDIENCE",
+        "AUDIENCE MEMBER",
+        "STUDENT",
+        "STUDENTS",
+        "ALUNO",
+        "ALUNA",
+        "ALUNOS",
+        "PLATEIA",
+        "PÚBLICO",
+        "ESTUDANTE",
+        "ESTUDANTES",
+        "PARTICIPANTE",
+        "ALUMNO",
+        "ALUMNA",
+    ]
+)
+_TAG_WORD = re.compile(r"^[A-ZÀ-Ý][A-ZÀ-Ý.'-]*:?$")
+
+
+def _heard(words: Sequence[str]) -> list[bool]:
+    """For each word, whether it is said in a turn the captions give to someone in the room:
+    from a speaker's tag in capitals ("AUDIENCE:", "GILBERT STRANG:") to the next tag."""
+    out: list[bool] = []
+    room = False
+    i = 0
+    while i < len(words):
+        j = i
+        while j < len(words) and j - i < 3 and _TAG_WORD.match(words[j]):
+            if words[j].endswith(":"):
+                room = " ".join(words[i : j + 1])[:-1] in ROOM
+                break
+            j += 1
+        out.append(room)
+        i += 1
     return out
 
 
