@@ -182,3 +182,19 @@ def test_the_lecture_s_title_is_no_part_s_label() -> None:
 
     assert without_title("Aula D: Black Friday", "Aula D") == "Black Friday"
     assert without_title("GPU vs CPU: Operações", "Aula D") == "GPU vs CPU: Operações"
+
+
+def test_a_label_is_no_scrap_of_speech_and_a_part_is_left_unnamed_rather_than_misnamed() -> None:
+    from lecturetui.core.summary.label import fragment
+    from lecturetui.core.summary.writing import fallback_label
+
+    assert fragment("partial derivative partial") and fragment("Olá, Olá mundo")
+    assert fragment("equal b yk") and fragment("transpose S inverse")
+    assert not fragment("Regra da cadeia") and not fragment("IA generativa")
+    phrases = ("derivada derivada", "cadeia", "regra da cadeia")
+    part = Part(3, 120.0, 180.0, "", True, (), "texto", "texto", phrases)
+    assert fallback_label(part, lambda label, p: not fragment(label)) == "regra da cadeia"
+    assert fallback_label(part, lambda label, p: label == "cadeia") == "cadeia"
+    assert fallback_label(part, lambda label, p: False) == ""  # unnamed, not misnamed
+    titled = Part(3, 120.0, 180.0, "Capítulo do autor", False, (), "t", "t", ("cadeia",))
+    assert fallback_label(titled, lambda label, p: False) == "Capítulo do autor"

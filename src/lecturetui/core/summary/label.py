@@ -155,15 +155,73 @@ def _affirmed(word: str, words: list[str], negations: frozenset[str]) -> int:
     return n
 
 
+def fragment(label: str) -> bool:
+    """Whether a phrase is a scrap of speech rather than a name: a word said twice in it
+    ("partial derivative partial", "Olá, Olá mundo"), or a lone letter or a two-letter token
+    that is no word, number or acronym ("equal b yk", "transpose S inverse": a symbol without
+    its formula)."""
+    tokens = _WORD.findall(label)
+    folded = [t.casefold() for t in tokens]
+    if len(set(folded)) < len(folded):
+        return True
+    short = [
+        t
+        for t in tokens
+        if len(t) <= 2
+        and not t.isdigit()
+        and t.casefold() not in _SHORT_WORDS
+        and not (len(t) == 2 and t.isupper())
+    ]
+    return len(tokens) > 1 and bool(short)
+
+
+#: short words a name may hold (articles, prepositions) in the languages the library has met
+_SHORT_WORDS = frozenset(
+    [
+        "a",
+        "o",
+        "e",
+        "é",
+        "de",
+        "da",
+        "do",
+        "em",
+        "na",
+        "no",
+        "as",
+        "os",
+        "um",
+        "to",
+        "of",
+        "in",
+        "on",
+        "an",
+        "by",
+        "or",
+        "la",
+        "el",
+        "en",
+        "y",
+        "se",
+        "ao",
+        "à",
+        "at",
+        "is",
+    ]
+)
+
+
 def label_fault(label: str, said: Said) -> str | None:
     """Why a label misnames its part, or None where it names it: each of its content words is
     said in the part at least twice, or the label is said there as it stands (a word said once
     may be said in passing); none is said there only negated unless the label negates it too;
     its words are said in this part at least as often (per word) as in the rest of the lecture;
-    it is not the lecture's title."""
+    it is not the lecture's title; it is no `fragment`."""
     words = content_words(label, said.stop)
     if not words:
         return "empty"
+    if fragment(label):
+        return "fragment"
     part, rest = _folded(said.part), _folded(said.rest)
     label_words = _folded(label)
     verbatim = len(words) > 1 and " ".join(label_words) in " ".join(part)

@@ -96,9 +96,7 @@ def write_part(
     before: Sequence[str] = (),
 ) -> Written:
     """A part's label: the model's, where `check` finds it names the part and it repeats none
-    of the labels `before` it; else the author's chapter title, else the first of the part's
-    key phrases that `check` keeps (else its first: the lecturer said it), the model's then
-    kept as struck."""
+    of the labels `before` it; else `fallback_label`, the model's then kept as struck."""
     from lecturetui.core.study.keyphrases import stopwords
 
     messages = label_messages(lecture.title, part.digest, language)
@@ -109,10 +107,18 @@ def write_part(
     repeats = any(words == set(content_words(b, stop_words)) for b in before)
     if label and not repeats and check(label, part):
         return Written(part.number, part.start, label, ())
-    fallback = part.title or next(
-        (p for p in part.phrases if check(p, part)), part.phrases[0] if part.phrases else ""
-    )
-    return Written(part.number, part.start, fallback, (label,) if label else ())
+    return Written(part.number, part.start, fallback_label(part, check), (label,) if label else ())
+
+
+def fallback_label(part: Part, check: Check) -> str:
+    """A part's name where the model's label was not kept: its author's chapter title, else the
+    first of its key phrases that `check` keeps, one of several words before a single word (a
+    single word is more often a generic one); none where none is kept: a part is left unnamed
+    rather than misnamed."""
+    if part.title:
+        return part.title
+    kept = [p for p in part.phrases if check(p, part)]
+    return next((p for p in kept if len(p.split()) > 1), kept[0] if kept else "")
 
 
 def write_gist(written: Sequence[tuple[Part, Written]], language: str) -> Written:
