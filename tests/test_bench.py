@@ -75,7 +75,7 @@ EXPECTED: dict[str, list[str]] = {
     "moment_bench": [r"R@1 of the quoted window " + NUMBER, rf"\| 0.05 \| 0.02 \| {NUMBER} \|"],
     "pack_bench": [r"identical hits and scores: \d+/\d+ searches"],
     "query_latency": [rf"\| 1,000 \| {NUMBER} \| {NUMBER} / {NUMBER} \|"],
-    "quote_read": [r"summary: \d+ pieces from 1 lectures; contiguous \d+/\d+"],
+    "quote_read": [r"summary: \d+ quotes from 1 lectures, \d+ pieces .* of the captions \d+/\d+"],
     "quote_bench": [rf"\| quote \| {NUMBER} \|", r"abstains on \d/2 uncovered, falsely on"],
     "rerank": [
         rf"\| hybrid -> Gemma, depth 100 \| {NUMBER} / ",
