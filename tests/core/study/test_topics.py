@@ -91,3 +91,18 @@ def test_a_lecture_whose_summary_named_its_subjects_gives_its_first(
     assert found[lecture.id] == "Cálculo de gradientes"  # its subject, not its key phrase
     assert lib.summaries.subjects(lecture.id, lecture.content_hash) == ["Cálculo de gradientes"]
     lib.close()
+
+
+def test_an_everyday_word_is_no_subject_to_suggest() -> None:
+    from collections import Counter
+
+    from lecturetui.core.study.keyphrases import common_words
+    from lecturetui.core.study.topics import _phrase, _subject
+
+    common = frozenset(common_words("pt"))
+    holding: Counter[str] = Counter()
+    assert _phrase(("pergunta", "tensores em GPU"), holding, 10.0, set(), common) == (
+        "tensores em GPU"
+    )
+    assert _subject(["Exemplo", "Regra da cadeia"], set(), common) == "Regra da cadeia"
+    assert _phrase(("pergunta",), holding, 10.0, set(), frozenset()) == "pergunta"  # unknown

@@ -19,6 +19,7 @@ from lecturetui.core.lectures import Lecture
 from lecturetui.core.storage.phrases import PhraseTable
 from lecturetui.core.storage.store import Store
 from lecturetui.core.storage.summaries import Summaries
+from lecturetui.core.study.keyphrases import common_words, fold
 
 #: a topic is a word of at least this many letters (short words are rarely a subject)
 MIN_LETTERS = 5
@@ -72,11 +73,12 @@ def topics(store: Store, n: int = 3) -> list[Topic]:
     summaries = Summaries(store)
     for lecture in lectures:
         kept = phrases.read(lecture)
-        term = _subject(summaries.subjects(lecture.id, lecture.content_hash), taken)
+        common = frozenset(common_words(lecture.language or ""))
+        term = _subject(summaries.subjects(lecture.id, lecture.content_hash), taken, common)
         if term is None:
-            term = _phrase(kept.lecture if kept else (), holding, limit, taken)
+            term = _phrase(kept.lecture if kept else (), holding, limit, taken, common)
         if term is None:
-            term = _term(counts[lecture.id], holding, read, limit, taken, surface)
+            term = _term(counts[lecture.id], holding, read, limit, taken, surface, common)
         if term is None:
             continue
         taken.update(w.casefold() for w in _WORD.findall(term))
@@ -86,22 +88,36 @@ def topics(store: Store, n: int = 3) -> list[Topic]:
     return out
 
 
-def _subject(subjects: list[str], taken: set[str]) -> str | None:
-    """The first subject a summary named (its parts' labels) no word of which was taken."""
+def _everyday(phrase: str, common: frozenset[str]) -> bool:
+    """Whether a phrase is one everyday word of its language ("pergunta", "example"): no
+    subject a student would ask about."""
+    words = _WORD.findall(phrase)
+    return len(words) == 1 and fold(words[0]) in common
+
+
+def _subject(subjects: list[str], taken: set[str], common: frozenset[str]) -> str | None:
+    """The first subject a summary named (its parts' labels) no word of which was taken and
+    that is no everyday word."""
     for subject in subjects:
         words = {w.casefold() for w in _WORD.findall(subject) if len(w) >= MIN_LETTERS}
-        if words and not words & taken:
+        if words and not words & taken and not _everyday(subject, common):
             return subject
     return None
 
 
 def _phrase(
-    found: tuple[str, ...], holding: Counter[str], limit: float, taken: set[str]
+    found: tuple[str, ...],
+    holding: Counter[str],
+    limit: float,
+    taken: set[str],
+    common: frozenset[str],
 ) -> str | None:
-    """The first key phrase no word of which was taken or is held by over `limit` segments."""
+    """The first key phrase no word of which was taken or is held by over `limit` segments,
+    and that is no everyday word."""
     for phrase in found:
         words = [w.casefold() for w in _WORD.findall(phrase)]
-        if words and not any(w in taken or holding[w] > limit for w in words):
+        taken_or_shared = any(w in taken or holding[w] > limit for w in words)
+        if words and not taken_or_shared and not _everyday(phrase, common):
             return phrase
     return None
 
@@ -113,12 +129,15 @@ def _term(
     limit: float,
     taken: set[str],
     surface: dict[str, Counter[str]],
+    common: frozenset[str] = frozenset(),
 ) -> str | None:
-    """The word the lecture says most that few segments hold (tf-idf), as it writes it most."""
+    """The word the lecture says most that few segments hold (tf-idf), as it writes it most;
+    never one of the language's everyday words (`common`: "pergunta", "exemplo" name no
+    subject)."""
     scored = [
         (c * math.log(read / holding[w]), w)
         for w, c in tally.items()
-        if c >= 2 and holding[w] <= limit and w not in taken
+        if c >= 2 and holding[w] <= limit and w not in taken and fold(w) not in common
     ]
     if not scored:
         return None
