@@ -91,7 +91,7 @@ def test_a_label_the_check_refuses_or_that_repeats_its_neighbour_gives_way_to_th
     part = _part(2, "O professor fala de tensores e de GPUs.", "tensores")
     stop = threading.Event()
     refused = write_part(FakeGenerator("Receitas de bolo"), lecture, part, "Portuguese", stop,
-                         lambda label, p: False)  # fmt: skip
+                         lambda label, p: label == "tensores")  # fmt: skip
     assert refused == Written(2, 60.0, "tensores", ("Receitas de bolo",))
     kept = write_part(FakeGenerator("Tensores em GPUs"), lecture, part, "Portuguese", stop,
                       lambda label, p: True)  # fmt: skip
@@ -198,3 +198,7 @@ def test_a_label_is_no_scrap_of_speech_and_a_part_is_left_unnamed_rather_than_mi
     assert fallback_label(part, lambda label, p: False) == ""  # unnamed, not misnamed
     titled = Part(3, 120.0, 180.0, "Capítulo do autor", False, (), "t", "t", ("cadeia",))
     assert fallback_label(titled, lambda label, p: False) == "Capítulo do autor"
+    # the words a made part says more than the rest are checked like any phrase
+    made = Part(3, 120.0, 180.0, "equal b yk", True, (), "t", "t", ("cadeia",))
+    assert fallback_label(made, lambda label, p: not fragment(label)) == "cadeia"
+    assert fallback_label(made, lambda label, p: False) == ""

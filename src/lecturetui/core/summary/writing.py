@@ -112,12 +112,13 @@ def write_part(
 
 def fallback_label(part: Part, check: Check) -> str:
     """A part's name where the model's label was not kept: its author's chapter title, else the
-    first of its key phrases that `check` keeps, one of several words before a single word (a
-    single word is more often a generic one); none where none is kept: a part is left unnamed
-    rather than misnamed."""
-    if part.title:
+    first of its key phrases (or of the words it says more than the rest, its made title) that
+    `check` keeps, one of several words before a single word (a single word is more often a
+    generic one); none where none is kept: a part is left unnamed rather than misnamed."""
+    if part.title and not part.made:
         return part.title
-    kept = [p for p in part.phrases if check(p, part)]
+    candidates = [*part.phrases, *([part.title] if part.title else [])]
+    kept = [p for p in candidates if check(p, part)]
     return next((p for p in kept if len(p.split()) > 1), kept[0] if kept else "")
 
 
