@@ -339,6 +339,9 @@ def report(rows: list[dict[str, Any]], readings: dict[str, dict[str, Any]]) -> N
             read = [readings[r["id"]] for r in pieces if r["id"] in readings]
             if read:
                 kinds = Counter(x.get("kind", "") for x in read if x["verdict"] == "wrong")
+                if what == "answer":
+                    answers = Counter(x.get("answers", "") for x in read)
+                    print(f"  answers its question: {dict(answers)}")
                 print(
                     f"  read: {len(read)}; borne out {_share(sum(x['verdict'] == 'borne' for x in read), len(read))};"
                     f" whole {_share(sum(bool(x.get('whole')) for x in read), len(read))};"
