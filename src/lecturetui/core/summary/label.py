@@ -27,6 +27,8 @@ from lecturetui.core.llm.model import Generator
 LABEL_WORDS = 6
 #: tokens the model may write for one
 LABEL_TOKENS = 16
+#: the share of a label's content words its part must say (the lecture's language)
+SAID_SHARE = 0.5
 #: a label in another language than the lecture's: its part must be among this share of the
 #: lecture's parts closest to it (E5)
 CLOSEST_SHARE = 1 / 3
@@ -119,9 +121,6 @@ NEGATIONS = {
                      "doesn't", "can't", "cannot", "won't", "nor"]),
     "es": frozenset(["no", "sin", "nunca", "jamás", "ni"]),
 }  # fmt: skip
-#: a label's word must be said this many times more often, per word, in its part than in the
-#: rest of the lecture (a word of the whole lecture, like its title's, names no part)
-DISTINCT = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,35 +211,26 @@ _SHORT_WORDS = frozenset(
 
 
 def label_fault(label: str, said: Said) -> str | None:
-    """Why a label misnames its part, or None where it names it: each of its content words is
-    said in the part at least twice, or the label is said there as it stands (a word said once
-    may be said in passing); none is said there only negated unless the label negates it too;
-    its words are said in this part at least as often (per word) as in the rest of the lecture;
-    it is not the lecture's title; it is no `fragment`."""
+    """Why a label misnames its part, or None where it names it: it is a `fragment` (a scrap of
+    speech); under SAID_SHARE of its content words are said in the part ("unsaid": a word no one
+    said names another subject); a word the part says only after a negation is given without it
+    ("negation": "linear" for a "não linear" function); it is the lecture's title ("title")."""
     words = content_words(label, said.stop)
     if not words:
         return "empty"
     if fragment(label):
         return "fragment"
-    part, rest = _folded(said.part), _folded(said.rest)
+    part = _folded(said.part)
     label_words = _folded(label)
-    verbatim = len(words) > 1 and " ".join(label_words) in " ".join(part)
+    stems = {x[:5] for x in part}
+    if sum(w[:5] in stems for w in words) < SAID_SHARE * len(words):
+        return "unsaid"
     for w in words:
         at = label_words.index(w) if w in label_words else 0
         negated_here = any(x in said.negations for x in label_words[max(0, at - 2) : at])
-        count = sum(1 for x in part if x[:5] == w[:5])
-        if count == 0:
-            return "unsaid"
-        if not negated_here and _affirmed(w, part, said.negations) == 0:
+        if w[:5] in stems and not negated_here and _affirmed(w, part, said.negations) == 0:
             return "negation"
-        if count < 2 and not verbatim:
-            return "passing"
     title = {w[:5] for w in content_words(said.title, said.stop)}
     if title and {w[:5] for w in words} <= title:
         return "title"
-    stems = {w[:5] for w in words}
-    mine = sum(1 for x in part if x[:5] in stems) / max(len(part), 1)
-    theirs = sum(1 for x in rest if x[:5] in stems) / max(len(rest), 1)
-    if rest and mine < DISTINCT * theirs:
-        return "elsewhere"
     return None
