@@ -3,13 +3,12 @@
 A small model names a passage's subject reliably and states its facts unreliably (read by hand,
 a third of its one-sentence summaries were wrong: bench/RESULTS.md, "Summaries: the lecturer
 claims, the model names"). So the model is asked for a short noun phrase, and the phrase is
-kept only where it names this part. In the lecture's language (`label_fault`): each of its words
-is said in the part (twice, unless the label is said there as it stands: a word said in passing
-is no subject), not only after a negation the label drops ("linear" for a "não linear"
-function), more often than in the rest of the lecture (the lecture's own subject names no part),
-and it is not the lecture's title. In another language, where nothing can be said: its E5 vector
-is closer to this part than to most of the lecture's others. A label that fails, or that
-repeats its neighbour's, gives way to a key phrase of the part, which the lecturer said.
+kept only where it names this part. In the lecture's language (`label_fault`): at least half of
+its words are said in the part, it drops no negation the part says ("linear" for a "não linear"
+function), it is not the lecture's title and no scrap of speech. In another language, where
+nothing can be said: its E5 vector is closer to this part than to most of the lecture's others.
+A label that fails, or that repeats its neighbour's, leaves the part to its author's chapter
+title, else unnamed.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ let through under one wrong in twenty (bench/RESULTS.md, "Summaries: the lecture
 model names"). A label in the lecture's language is kept where it names its part in the
 lecturer's words and sense (core/summary/label.py's `label_fault`), one in another language
 where E5 finds it closest to that part, and where it differs from the labels before it; else
-the author's chapter title or the part's key phrase, which the lecturer said, names it. The gist is the lecture's subjects in order, each citing its parts: nothing the parts do
+the author's chapter title names it, and a part lecturetui cut is left unnamed. The gist is the lecture's subjects in order, each citing its parts: nothing the parts do
 not bear out.
 
 What the model wrote is kept in the library part by part as it is written (an interrupted
@@ -58,8 +58,8 @@ Check = Callable[[str, Part], bool]
 
 def label_check(library: Library, lecture: Lecture, parts: Sequence[Part], language: str) -> Check:
     """The check of a part's label. A label in the lecture's language names its part where
-    core/summary/label.py's `label_fault` finds no fault (its words said in the part, in that
-    sense, more than elsewhere; not the title). One in another language cannot be said there:
+    core/summary/label.py's `label_fault` finds no fault (half its words said in the part, in
+    that sense; not the title; no scrap of speech). One in another language cannot be said there:
     its part must be among the third of the lecture's parts closest to it by E5 (the E5 vectors
     of what each part says are those the unit index holds)."""
     from lecturetui.core.study.keyphrases import stopwords
