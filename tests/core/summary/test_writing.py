@@ -128,13 +128,9 @@ def test_a_label_names_its_part_only_in_the_lecturer_s_words_and_sense() -> None
         "Hoje vamos ver dicionários em Python. Um dicionário do Python conta palavras: cada palavra é "
         "uma chave do dicionário. A função não linear aparece aqui, a função não linear."
     )
-    rest = (
-        "Antes falamos de listas em Python, Python e Python; de tuplas, conjuntos, laços, "
-        "arquivos, strings e expressões; e de uma função linear."
-    )
 
     def fault(label: str, title: str = "Aula 9") -> str | None:
-        return label_fault(label, Said(part, rest, title, stop, NEGATIONS["pt"]))
+        return label_fault(label, Said(part, title, stop, NEGATIONS["pt"]))
 
     assert fault("Dicionário de palavras") is None
     assert fault("Redes neurais") == "unsaid"  # words no one said

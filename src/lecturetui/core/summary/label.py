@@ -124,11 +124,10 @@ NEGATIONS = {
 
 @dataclass(frozen=True, slots=True)
 class Said:
-    """What a label is checked against: the part's words, the rest of the lecture's, the
-    lecture's title and the language's stop words and negations."""
+    """What a label is checked against: the part's words, the lecture's title and the
+    language's stop words and negations."""
 
     part: str
-    rest: str
     title: str
     stop: frozenset[str]
     negations: frozenset[str]

@@ -73,8 +73,7 @@ def label_check(library: Library, lecture: Lecture, parts: Sequence[Part], langu
 
     def check(label: str, part: Part) -> bool:
         if same:
-            rest = " ".join(p.text for p in parts if p.number != part.number)
-            said = Said(part.text, rest, lecture.title, stop, NEGATIONS.get(code, frozenset()))
+            said = Said(part.text, lecture.title, stop, NEGATIONS.get(code, frozenset()))
             return label_fault(label, said) is None
         found = vectors()
         if found.shape[1] != library.embedder.dim:
