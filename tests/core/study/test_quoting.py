@@ -11,7 +11,6 @@ from lecturetui.core.study.quoting import (
     Window,
     choose,
     covering,
-    is_whole,
     punctuated,
     quoted,
     quoted_runs,
@@ -107,7 +106,7 @@ def test_a_quote_grows_around_the_answering_sentence_with_what_it_leans_on() -> 
     # even past the words a quote grows to
     assert choose(found, [[2]], words=10) == [1, 2]
     assert quoted_runs(found, [1, 2], "en").startswith("The derivative of the composite function")
-    assert is_whole(found, 1, 3)
+    assert found[1].whole and found[2].whole
     # with room, the higher-scored neighbour comes next
     scores = {0: 0.1, 2: 0.5, 3: 0.9}
     assert choose(found, [[1]], words=40, score=lambda i: scores.get(i, 0.0)) == [1, 2, 3]

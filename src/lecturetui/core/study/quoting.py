@@ -348,8 +348,3 @@ def quoted(found: Sequence[Sentence], a: int, b: int, language: str) -> str:
         if len(words) > n and [w.strip(_EDGE).lower() for w in words[-n:]] == tag.split():
             return " ".join(words[:-n]).rstrip(",;:")
     return text
-
-
-def is_whole(found: Sequence[Sentence], a: int, b: int) -> bool:
-    """Whether the run [a, b) begins and ends where the captions' sentences do."""
-    return b > a and found[a].whole and found[b - 1].whole
