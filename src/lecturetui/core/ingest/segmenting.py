@@ -44,8 +44,8 @@ class SegmentConfig:
 def split_long_cues(cues: list[Cue], budget: int, counter: TokenCounter) -> list[Cue]:
     """Split each cue whose text alone exceeds `budget` tokens into pieces that fit."""
     out: list[Cue] = []
-    for cue in cues:
-        if counter.count(cue.text) <= budget:
+    for cue, n in zip(cues, counter.counts([c.text for c in cues]), strict=True):
+        if n <= budget:
             out.append(cue)
             continue
         words = [(m.start(), m.group(0)) for m in _WORD.finditer(cue.text)]
@@ -88,7 +88,7 @@ def segment_cues(
     cues = split_long_cues([c for c in cues if c.text.strip()], budget, counter)
     # split pieces of a long cue may start after the next cue
     cues.sort(key=lambda c: (c.start, c.end))
-    counts = [counter.count(c.text) for c in cues]
+    counts = counter.counts([c.text for c in cues])
     segments: list[Segment] = []
     i, n = 0, len(cues)
     while i < n:

@@ -30,7 +30,8 @@ from lecturetui.core.models.embedding import (
 from lecturetui.core.models.onnx_export import MODEL_FILE, read_record
 from lecturetui.core.models.locate import Notify
 from lecturetui.core.models.ov_cache import compile_cached
-from lecturetui.core.models.tokens import TokenCounter, tokenizer_counter
+from lecturetui.core.models.ov_tokenizer import OvTokenizer
+from lecturetui.core.models.tokens import CallableTokenCounter, TokenCounter, tokenizer_counter
 
 OPENVINO = "openvino"
 ONNXRUNTIME = "onnxruntime"
@@ -86,6 +87,62 @@ def _openvino(file: Path, name: str, notify: Notify | None) -> tuple[Run, int, s
     return run, int(compiled.outputs[0].get_partial_shape()[-1].get_length()), dtype
 
 
+class _Ids:
+    """The model's tokenizer as the embedder uses it: each text's ids (special tokens added, cut
+    at the model's limit), a special token's id, and a token counter. Its OpenVINO form where
+    `models setup` converted it (core/models/ov_tokenizer.py: loaded in tenths of a second),
+    else `tokenizers` reading `tokenizer.json` (seconds)."""
+
+    def __init__(self, hf: Any = None, ov: OvTokenizer | None = None) -> None:
+        self._hf = hf
+        self._ov = ov
+        self.form = "openvino" if ov is not None else "tokenizers"
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        if self._ov is not None:
+            return self._ov.encode_batch(texts)
+        return [e.ids for e in self._hf.encode_batch(list(texts))]
+
+    def token_to_id(self, token: str) -> int | None:
+        source = self._ov if self._ov is not None else self._hf
+        found = source.token_to_id(token)
+        return int(found) if found is not None else None
+
+    def counter(self, passage_prefix: str, model_id: str) -> TokenCounter:
+        if self._ov is None:
+            return tokenizer_counter(self._hf, passage_prefix, model_id)
+        ov = self._ov
+        specials = len(ov.encode_batch([""])[0])
+
+        def many(texts: Sequence[str]) -> list[int]:  # at most the limit, as `tokenizers` counts
+            rows = ov.encode_batch(texts, truncate=False)
+            return [min(len(r) - specials, ov.max_tokens) for r in rows]
+
+        def count(text: str) -> int:
+            return many([text])[0]
+
+        probe = "lecture"
+        overhead = len(ov.encode_batch([passage_prefix + probe])[0]) - count(probe)
+        return CallableTokenCounter(count, overhead, f"tokenizer:{model_id}", many)
+
+
+def _tokenizer(path: Path, export: Path, runtime: str, max_tokens: int) -> _Ids:
+    """The model's tokenizer: converted for OpenVINO beside the export when OpenVINO runs it and
+    `models setup` converted it, else read by `tokenizers`."""
+    if runtime == OPENVINO:
+        from lecturetui.core.models import ov_tokenizer
+
+        found = ov_tokenizer.load(path, export, max_tokens)
+        if found is not None:
+            return _Ids(ov=found)
+    from tokenizers import Tokenizer
+
+    hf = Tokenizer.from_file(str(path / "tokenizer.json"))
+    hf.no_padding()
+    hf.enable_truncation(max_tokens)
+    return _Ids(hf=hf)
+
+
 class OnnxEmbedder:
     """A sentence-transformers model folder, run through its ONNX export."""
 
@@ -97,8 +154,6 @@ class OnnxEmbedder:
         runtime: str = ONNXRUNTIME,
         notify: Notify | None = None,
     ) -> None:
-        from tokenizers import Tokenizer
-
         from lecturetui.core.models.embedding import _read_marker
 
         self.path = path
@@ -117,7 +172,7 @@ class OnnxEmbedder:
         limit = bert.get("max_seq_length") or config.get("model_max_length") or 512
         self.max_tokens = int(min(int(limit), 8192))
         try:
-            self._tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+            self._tokenizer = _tokenizer(path, export, runtime, self.max_tokens)
             opener = _openvino if runtime == OPENVINO else _onnxruntime
             self._run, self.dim, dtype = opener(export / MODEL_FILE, self.model_id, notify)
         except ImportError:
@@ -129,8 +184,6 @@ class OnnxEmbedder:
                 ),
                 hint=_("run `lecturetui models setup` to export it again"),
             ) from None
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(self.max_tokens)
         self._pad = self._pad_id(config)
         self.runtime = runtime
         self.dtype = dtype
@@ -145,12 +198,12 @@ class OnnxEmbedder:
 
     def _encode(self, texts: list[str]) -> Vectors:
         encodings = self._tokenizer.encode_batch(texts)
-        longest = max(len(e.ids) for e in encodings)
+        longest = max(len(e) for e in encodings)
         ids = np.full((len(texts), longest), self._pad, dtype=np.int64)
         mask = np.zeros((len(texts), longest), dtype=np.int64)
         for row, e in enumerate(encodings):
-            ids[row, : len(e.ids)] = e.ids
-            mask[row, : len(e.ids)] = 1
+            ids[row, : len(e)] = e
+            mask[row, : len(e)] = 1
         out = self._run(ids, mask)
         vectors: Vectors = np.asarray(out, dtype=np.float32)
         return vectors
@@ -161,7 +214,7 @@ class OnnxEmbedder:
         """Passage vectors in the order given; batches are formed longest first (less padding)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         prefixed = [self.passage_prefix + t for t in texts]
-        lengths = [len(e.ids) for e in self._tokenizer.encode_batch(prefixed)]
+        lengths = [len(e) for e in self._tokenizer.encode_batch(prefixed)]
         order = sorted(range(len(texts)), key=lambda i: -lengths[i])
         done = 0
         start = 0
@@ -192,7 +245,7 @@ class OnnxEmbedder:
 
     def token_counter(self) -> TokenCounter:
         """The model's own tokenizer: counts are exact, prefix and special tokens included."""
-        return tokenizer_counter(self._tokenizer, self.passage_prefix, self.model_id)
+        return self._tokenizer.counter(self.passage_prefix, self.model_id)
 
     def fingerprint(self) -> str:
         """The source weights' sha256: the export is the same model (checked when it was made)."""

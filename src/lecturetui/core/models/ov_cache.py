@@ -119,7 +119,8 @@ def _say(notify: Notify | None, why: str, name: str) -> None:
         notify(_("Compiling {model} for this CPU, once…").format(model=name))
 
 
-def _compile(core: Any, model_file: str, device: str, config: dict[str, str]) -> Any:
+def compile_locked(core: Any, model_file: str, device: str, config: dict[str, str]) -> Any:
+    """The model compiled, one compilation at a time in this process (see _COMPILING)."""
     with _COMPILING:
         return core.compile_model(model_file, device, config)
 
@@ -145,7 +146,7 @@ def compile_cached(
     unreadable = False
     if not why:
         try:
-            return _compile(core, str(model_file), DEVICE, cached)
+            return compile_locked(core, str(model_file), DEVICE, cached)
         except Exception:  # noqa: BLE001 - a blob OpenVINO cannot read: compiled again below
             why, unreadable = "damaged", True
     lock = FileLock(folder / LOCK, timeout=LOCK_WAIT_S)
@@ -154,13 +155,13 @@ def compile_cached(
         lock.acquire()
     except (OSError, Timeout):  # a read-only models folder: compiled in memory, every time
         _say(notify, why, name)
-        return _compile(core, str(model_file), DEVICE, config)
+        return compile_locked(core, str(model_file), DEVICE, config)
     try:
         if not unreadable and not check(folder, export_sha256, version, config):
-            return _compile(core, str(model_file), DEVICE, cached)  # compiled meanwhile
+            return compile_locked(core, str(model_file), DEVICE, cached)  # compiled meanwhile
         _say(notify, why, name)
         _clear(folder)
-        compiled = _compile(core, str(model_file), DEVICE, cached)
+        compiled = compile_locked(core, str(model_file), DEVICE, cached)
         blobs = _blobs(folder)
         if blobs:
             with contextlib.suppress(OSError):

@@ -97,12 +97,18 @@ def prepare_export(path: Path, models_dir: Path, notify: Notify | None = None) -
 
 def compile_ahead(path: Path, export_folder: Path, notify: Notify | None = None) -> None:
     """`models setup`: the export compiled for OpenVINO now and kept (core/models/ov_cache.py),
-    so that the first command that embeds imports it instead of compiling it."""
+    so that the first command that embeds imports it instead of compiling it, and its tokenizer
+    converted for OpenVINO (core/models/ov_tokenizer.py), so that no command parses it."""
     if graph_runtime() != "openvino":
         return
+    from lecturetui.core.models import ov_tokenizer
     from lecturetui.core.models.onnx_embedder import OnnxEmbedder
 
-    OnnxEmbedder(path, export_folder, runtime="openvino", notify=notify)
+    embedder = OnnxEmbedder(path, export_folder, runtime="openvino", notify=notify)
+    if ov_tokenizer.convert(path, export_folder, embedder.max_tokens):
+        return
+    if notify:
+        notify(_("{model}'s tokenizer stays as it is (read in seconds)").format(model=path.name))
 
 
 def load_embedder(

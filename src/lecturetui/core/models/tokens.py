@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 _WORD = re.compile(r"\S+")
@@ -34,17 +34,36 @@ class TokenCounter:
     def total(self, text: str) -> int:
         return self.overhead + self.count(text)
 
+    def counts(self, texts: Sequence[str]) -> list[int]:
+        """`count` of each text (a tokenizer run once per batch counts many faster)."""
+        return [self.count(t) for t in texts]
+
 
 class CallableTokenCounter(TokenCounter):
     """A counter built on a function that counts a text's tokens (e.g. a real tokenizer)."""
 
-    def __init__(self, fn: Callable[[str], int], overhead: int, name: str) -> None:
+    def __init__(
+        self,
+        fn: Callable[[str], int],
+        overhead: int,
+        name: str,
+        many: Callable[[Sequence[str]], list[int]] | None = None,
+    ) -> None:
         super().__init__(overhead)
         self._fn = fn
+        self._many = many
         self.name = name
 
     def count(self, text: str) -> int:
         return self._fn(text)
+
+    def counts(self, texts: Sequence[str]) -> list[int]:
+        if self._many is None:
+            return super().counts(texts)
+        out: list[int] = []
+        for start in range(0, len(texts), 256):
+            out += self._many(texts[start : start + 256])
+        return out
 
 
 def tokenizer_counter(tokenizer: Any, passage_prefix: str, model_id: str) -> TokenCounter:
