@@ -41,6 +41,11 @@ def _temp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     home = tmp_path / "home"
     monkeypatch.setenv("LECTURETUI_HOME", str(home))
     monkeypatch.setenv("LECTURETUI_MODELS", str(MODELS_DIR))  # shared, read-only model cache
+    # the answer model's speed and prompt state in the test's own home, not the shared models
+    # folder (tests/core/test_paths.py checks where the product keeps them)
+    from lecturetui.core.paths import DataHome
+
+    monkeypatch.setattr(DataHome, "model_state", property(lambda self: self.root))
     # the 1.2 GB re-ranking model only where a test asks for it (`rerank_on`, or a fake)
     monkeypatch.setenv("LECTURETUI_RERANK", "off")
     # English, whatever the machine's locale: a test that wants Portuguese asks for it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -51,8 +52,31 @@ def test_the_environment_then_the_settings_name_another_folder(
 
 def test_the_data_home_names_its_files(tmp_path: Path) -> None:
     home = DataHome.resolve(tmp_path)
-    files = [home.settings_file, home.speed_file, home.prefix_dir, home.log_file, home.db_path,
-             home.sentences_db, home.units_dir, home.rerank_dir]  # fmt: skip
+    files = [home.settings_file, home.log_file, home.db_path, home.sentences_db, home.units_dir,
+             home.rerank_dir]  # fmt: skip
     assert all(f.is_relative_to(home.root) for f in files)
     assert len(set(files)) == len(files)
     assert home.db_path.parent == home.sentences_db.parent == home.index_dir
+
+
+#: where the product keeps the answer model's state (before tests/conftest.py moves it)
+MODEL_STATE = DataHome.model_state
+
+
+def test_the_answer_model_s_speed_and_prompt_state_are_kept_where_every_home_finds_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the product's own rule, not the tests' (tests/conftest.py)
+    monkeypatch.setattr(DataHome, "model_state", MODEL_STATE)
+    models = tmp_path / "models"
+    models.mkdir()
+    monkeypatch.setenv("LECTURETUI_MODELS", str(models))
+    one, two = DataHome.resolve(tmp_path / "one"), DataHome.resolve(tmp_path / "two")
+    assert one.speed_file == two.speed_file == models.resolve() / "llm_speed.json"
+    assert one.prefix_dir == two.prefix_dir == models.resolve() / "llm_prefix"
+    models.chmod(0o555)  # a models folder that cannot be written (a class's shared install)
+    try:
+        if not os.access(models, os.W_OK):  # (root writes anywhere)
+            assert one.speed_file.parent == one.root and one.prefix_dir.parent == one.root
+    finally:
+        models.chmod(0o755)

@@ -79,4 +79,58 @@ def test_a_model_that_cannot_load_is_one_sentence_for_the_question(
         source.for_answer(threading.Event())
     stop = threading.Event()
     stop.set()
-    assert ModelSession(session.home, answer=session.answer).source().for_answer(stop) is None
+    other = ModelSession(session.home, answer=session.answer)
+    assert other.source().for_answer(stop) is None
+    other.close()  # its model was not wanted: none loads after this test
+
+
+#: where the product keeps the answer model's state (before tests/conftest.py moves it)
+MODEL_STATE = DataHome.model_state
+
+
+class Reading(Model):
+    """A model that reads its fixed instructions ahead: timed where no earlier process kept their
+    state in `keep`, else restored from there (untimed)."""
+
+    speed_key = "answers.gguf|cpu"
+    prompt_tokens_per_s: float | None = None
+    reads: list[tuple[str, bool]] = []  # (where it was asked to keep the state, restored)
+
+    def prefill(
+        self, messages: list[dict[str, str]], keep: Path | None = None
+    ) -> tuple[int, float]:
+        state = keep / "llm_prefix" / "fixed.state" if keep is not None else None
+        restored = state is not None and state.is_file()
+        Reading.reads.append((str(keep), restored))
+        if state is not None and not restored:
+            state.parent.mkdir(parents=True, exist_ok=True)
+            state.write_bytes(b"state")
+        return 400, 0.0 if restored else 4.0
+
+
+def test_a_fresh_data_home_finds_the_answer_model_s_state_and_speed_another_home_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the product's rule: the models folder keeps them (tests/conftest.py puts them in the home)
+    monkeypatch.setattr(DataHome, "model_state", MODEL_STATE)
+    monkeypatch.setattr(process, "open_model", Reading)
+    models = tmp_path / "models"
+    models.mkdir()
+    monkeypatch.setenv("LECTURETUI_MODELS", str(models))
+    gguf = tmp_path / "answers.gguf"
+    gguf.write_bytes(b"GGUF" + bytes(28))
+    Reading.reads = []
+    speeds = []
+    for name in ("used", "fresh"):
+        session = ModelSession(
+            DataHome.resolve(tmp_path / name), Placement("cpu"), answer=AnswerChoice(str(gguf))
+        )
+        session.answer_model()
+        speeds.append(session._speed)
+        session.close()
+    used, fresh = speeds
+    assert used is not None and used.measured_now  # the first ever read was timed (setup's)
+    assert fresh is not None and not fresh.measured_now  # nothing measured on a fresh home
+    assert fresh.tokens_per_s == used.tokens_per_s == 100.0
+    ours = [read for read in Reading.reads if read[0] == str(models.resolve())]
+    assert ours == [(str(models.resolve()), False), (str(models.resolve()), True)]

@@ -59,14 +59,23 @@ class DataHome:
         return self.root / SETTINGS_FILE
 
     @property
+    def model_state(self) -> Path:
+        """Where the answer model's prompt speed and its saved prompt start are kept: the models
+        folder, which every data home shares (they depend on the model, the prompt and the
+        machine, never on the library: a first question in a fresh data home reads nothing
+        again), else, where that folder cannot be written, the data home."""
+        folder = self.models_dir
+        return folder if folder.is_dir() and os.access(folder, os.W_OK) else self.root
+
+    @property
     def speed_file(self) -> Path:
         """The answer model's measured prompt speed (core/answer/prompt_speed.py)."""
-        return self.root / SPEED_FILE
+        return self.model_state / SPEED_FILE
 
     @property
     def prefix_dir(self) -> Path:
         """The answer model's saved prompt start (core/llm/prefix_state.py)."""
-        return self.root / PREFIX_FOLDER
+        return self.model_state / PREFIX_FOLDER
 
     @property
     def log_file(self) -> Path:

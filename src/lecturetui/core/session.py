@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lecturetui.core.answer.prompt_speed import SPEED_FILE, PromptSpeed, prepare
+from lecturetui.core.answer.prompt_speed import PromptSpeed, prepare
 from lecturetui.core.answer.question import ModelSource
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.library import Library
@@ -67,6 +67,8 @@ class ModelSession:
     _started: Worker | None = None
     _judges: dict[Path, AnswerModel] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    #: closed: a model still loading in a thread is not loaded after all (no process outlives it)
+    _closed: bool = False
 
     # -- the library's embedders ------------------------------------------------------------
     @property
@@ -99,6 +101,8 @@ class ModelSession:
         """The answer model, loaded once; its prompt speed read (or measured the first time,
         or again with `remeasure`: `lecturetui models speed`)."""
         with self._lock:
+            if self._closed:
+                raise RuntimeError("the session is closed")
             if self._generator is None:
                 path = None if self.answer.server else self.answer_path()
                 generator = self._build(self.answer, path)
@@ -116,7 +120,7 @@ class ModelSession:
     def _prepare(self, remeasure: bool) -> None:
         assert self._generator is not None
         self._speed = prepare(
-            self._generator, self.home.root / SPEED_FILE, remeasure, keep=self.home.root
+            self._generator, self.home.speed_file, remeasure, keep=self.home.model_state
         )
         if self._speed is not None and self._speed.measured_now and self.notify:
             self.notify(_speed_note(self._generator, self._speed))
@@ -215,6 +219,7 @@ class ModelSession:
         with self._lock:
             models = [self._generator, *self._judges.values()]
             self._generator, self._judges = None, {}
+            self._closed = True
         for model in {id(m): m for m in models if m is not None}.values():
             model.close()  # the answer model may judge too: closed once
         if self._started is not None:  # started for a model never loaded

@@ -1,10 +1,10 @@
-"""How fast the answer model reads a prompt on this machine: measured once, kept in the data home.
+"""How fast the answer model reads a prompt on this machine: measured once, kept in the models folder.
 
 The answer's prompt is sized from this figure (budget.py). It is never measured on a question's
 path: the first time a model is loaded on a device, the figure is the speed at which it read the
 fixed start of every prompt (which it must read anyway, to keep it in its cache), and each answer
 then adds the speed at which it read its own prompt as a sample until `KEPT` are kept. The
-figure is stored in `<data home>/llm_speed.json` under the model file, its size, the device, the
+figure is stored in `<models folder>/llm_speed.json` (every data home shares it) under the model file, its size, the device, the
 threads and the llama.cpp version. `lecturetui models speed` measures it again, `READS` times.
 
 One measurement taken while another job loads the machine must not shrink every later prompt:
@@ -24,7 +24,7 @@ from typing import Protocol, runtime_checkable
 
 from lecturetui.core.answer.prompting import fixed_messages
 from lecturetui.core.atomic import write_atomic
-from lecturetui.core.paths import SPEED_FILE as SPEED_FILE  # the data home names it
+from lecturetui.core.paths import SPEED_FILE as SPEED_FILE  # core/paths.py places it
 from lecturetui.core.timefmt import utc_now
 
 #: reads of the fixed start when measuring (the first also warms the model up and is dropped)

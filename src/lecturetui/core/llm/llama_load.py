@@ -113,6 +113,7 @@ def plan_llama(
             "gpu" if gpu else "cpu",
             f"{batch_threads} threads",
             platform.machine(),
+            cpu_name(),
             f"{os.cpu_count()} cpus",
             f"llama-cpp-python {version}",
         ]
@@ -166,3 +167,16 @@ def slim_state(llm: Any, tokens: list[int], state: bytes) -> Any:
         llama_state_size=len(state),
         seed=llm._seed,
     )
+
+
+def cpu_name() -> str:
+    """The processor's model name (a models folder shared by two machines keeps a speed for
+    each): /proc/cpuinfo's on Linux, else what the platform says."""
+    try:
+        with Path("/proc/cpuinfo").open(encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()

@@ -1,9 +1,10 @@
-"""The answer model's cache of the fixed start of every prompt, kept in the data home.
+"""The answer model's cache of the fixed start of every prompt, kept in the models folder.
 
 Every prompt opens with the same instructions and worked example (prompting.fixed_messages), which
 the model reads once when it loads (about 400 tokens: 4-12 s on a 2-core CPU). The state it leaves
 (llama.cpp's KV cache for those tokens, about 12 MB for the default model) is written to
-`<data home>/llm_prefix/` and restored by the next process instead of reading them again. A
+`<models folder>/llm_prefix/` (core/paths.py's `model_state`: every data home shares it) and
+restored by the next process instead of reading them again. A
 file is keyed by the set-up the state depends on (the model file, the device, the threads, the
 context and batch sizes, llama.cpp's version) and holds the tokens it was made from; one of
 another key or other tokens, or a truncated or damaged one, is read again (and rewritten),
