@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from lecturetui.core.answer.check import check, facts, holds
@@ -148,6 +149,41 @@ def test_a_sentence_cut_by_the_window_s_edge_is_quoted_whole_from_its_neighbour(
     assert quote.text.startswith("If the reward halves every four years, the last bitcoin")
     assert "That is why the supply is capped at 21 million coins." in quote.text
     assert quote.start < 26.0
+
+
+class _Vectors:
+    """Sentence vectors that score a sentence by whether it holds a word (a stand-in for the
+    relevance model)."""
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    def vectors(self, texts: list[str]) -> np.ndarray:
+        return np.array([[1.0, 0.0] if self.word in t else [0.0, 1.0] for t in texts], "f")
+
+
+def test_the_sentence_that_answers_just_before_the_window_is_quoted() -> None:
+    earlier = "Today: blocks. A hash function maps any input to a fixed size digest."
+    window = (
+        "Miners search for a nonce. They guess. Then the new block is broadcast to every other "
+        "node of the network within a few seconds."
+    )
+    sp = _scored(window, [0.3, 0.1])
+    seg = sp.passage.hits[0].segment
+    around = [StoredSegment(7, "btc", 0, 40.0, 100.0, earlier), seg]
+    spoken = Spoken.of(window, 100.0, 220.0, around, "en")
+    alone = choose_quote(replace(sp, spoken=spoken), words=16)
+    assert alone is not None and alone.text == "Miners search for a nonce. They guess."
+    # the neighbouring window's pieces scored: the quote grows from the window's best sentence
+    # over the one before it, which answers, rather than over the window's next one (the next
+    # best piece is too long to fit)
+    heard = spoken.with_neighbours(np.array([1.0, 0.0], "f"), _Vectors("digest"))  # type: ignore[arg-type]
+    quote = choose_quote(replace(sp, spoken=heard), words=16)
+    assert quote is not None
+    assert quote.text == (
+        "A hash function maps any input to a fixed size digest. Miners search for a nonce."
+    )
+    assert quote.start < 100.0 and quote.segment_id == 1  # the moment is still the window's
 
 
 def covers(hits: list[Hit], unknown: tuple[str, ...] = ()) -> bool:

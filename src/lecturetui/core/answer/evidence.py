@@ -9,7 +9,7 @@ the best-ranked window (quote.py) and its prompt is made of them (budget.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -35,12 +35,17 @@ EVIDENCE_SHOWN = 3
 class Spoken:
     """A passage's window in its lecture's whole sentences (core/study/quoting.py): the window and its
     neighbours stitched (`line`), their sentences (`found`), where the window's first word lies
-    in `line` (`shift`) and the lecture's language."""
+    in `line` (`shift`) and the lecture's language; `others`: where each neighbouring window
+    begins in `line` and its text; `heard`: the scored pieces of those windows, as (first, last,
+    cosine) in `line` (`with_neighbours`), so a quote may grow over the sentence that answers
+    just outside the window."""
 
     line: Transcript
     found: tuple[Spoke, ...]
     shift: int
     language: str
+    others: tuple[tuple[int, str], ...] = ()
+    heard: tuple[tuple[int, int, float], ...] = ()
 
     @classmethod
     def of(
@@ -55,7 +60,21 @@ class Spoken:
         if at is None:
             windows, at = [Window(-1, start, end, text)], 0
         line = stitch(windows)
-        return cls(line, tuple(whole_sentences(line, language, begins)), line.offsets[at], language)
+        others = tuple((line.offsets[k], w.text) for k, w in enumerate(windows) if k != at)
+        found = tuple(whole_sentences(line, language, begins))
+        return cls(line, found, line.offsets[at], language, others)
+
+    def with_neighbours(self, query: npt.NDArray[np.float32], vectors: SentenceVectors) -> Spoken:
+        """The neighbouring windows' pieces (as cut for search) scored against the question
+        (one embedding call; the app embeds every window's pieces while idle)."""
+        pieces = [(at, s) for at, text in self.others for s in split_sentences(text)]
+        if not pieces:
+            return self
+        sims = (vectors.vectors([s.text for _, s in pieces]) @ unit_vector(query)).tolist()
+        heard = tuple(
+            (at + s.first, at + s.last, float(x)) for (at, s), x in zip(pieces, sims, strict=True)
+        )
+        return replace(self, heard=heard)
 
     def covering(self, unit: Sentence) -> list[int]:
         """The whole sentences that hold any word of a piece of the window as cut for search."""

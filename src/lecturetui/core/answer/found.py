@@ -9,6 +9,9 @@ import threading
 import time
 from dataclasses import dataclass, replace
 
+import numpy as np
+import numpy.typing as npt
+
 from lecturetui.core.answer.evidence import (
     EvidenceSentence,
     ScoredPassage,
@@ -44,7 +47,7 @@ from lecturetui.core.library import Hit, Library, SearchResult
 from lecturetui.core.question_options import DEFAULT_MODE
 from lecturetui.core.retrieval.asked import Asked
 from lecturetui.core.retrieval.scope import Scope
-from lecturetui.core.retrieval.sentences import split_sentences
+from lecturetui.core.retrieval.sentences import SentenceVectors, split_sentences
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,12 +206,15 @@ def retrieve(
     # the quote's window now (and the second's, to show or read beside it); the next ones when
     # the prompt is built (`score_rest`)
     scored: list[ScoredPassage] = []
+    quoting = signals.covered or signals.just_under
     if signals.quoted:
         scorer = sentence_scorer(library)
+        query = scorer.query(asked.text)
         windows = [best_window(p) for p in passages[: signals.quoted]]
-        scored = score_passages(windows, scorer.query(asked.text), scorer.vectors)
-    scored = [replace(sp, spoken=_spoken(library, sp.passage)) for sp in scored]
-    quoting = signals.covered or signals.just_under
+        scored = score_passages(windows, query, scorer.vectors)
+        scored = [replace(sp, spoken=_spoken(library, sp.passage)) for sp in scored]
+        if quoting:  # the sentence that answers may lie just outside the window
+            scored = [_heard(sp, query, scorer.vectors) for sp in scored]
     quotes = [choose_quote(sp) for sp in scored] if quoting else []
     first, second = [*quotes, None, None][:2]
     verdict = first_verdict(signals, first, second)
@@ -236,6 +242,16 @@ def _spoken(library: Library, passage: Passage) -> Spoken:
     around = library.neighbours(seg) if seg is not None else []
     language = getattr(lecture, "language", None) or ""
     return Spoken.of(passage.text, passage.start, passage.end, around, language)
+
+
+def _heard(
+    sp: ScoredPassage, query: npt.NDArray[np.float32], vectors: SentenceVectors
+) -> ScoredPassage:
+    """The passage with its neighbouring windows' pieces scored too (what its quote may grow
+    over: core/answer/quote.py)."""
+    if sp.spoken is None:
+        return sp
+    return replace(sp, spoken=sp.spoken.with_neighbours(query, vectors))
 
 
 def score_rest(library: Library, found: Retrieved) -> list[ScoredPassage]:

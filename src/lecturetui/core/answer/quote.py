@@ -35,7 +35,7 @@ from lecturetui.core.records import QuoteRecord
 from lecturetui.core.retrieval.rerank import RerankStage
 from lecturetui.core.retrieval.sentences import SentenceVectors
 from lecturetui.core.retrieval.vector_index import unit_vector
-from lecturetui.core.study.quoting import choose, quoted_runs
+from lecturetui.core.study.quoting import choose, covering, quoted_runs
 from lecturetui.core.timefmt import format_timestamp
 
 #: windows whose sentences are scored: the quote comes from the first, the prompt's other
@@ -146,7 +146,10 @@ def window_segment(passage: Passage) -> StoredSegment | None:
 def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
     """The lecturer's whole sentences around the one that answers (core/study/quoting.py): the
     sentence that holds the window's best-scored piece and what it leans on, the sentence of the
-    next best piece where it fits (QUOTE_SEEDS), then whole neighbours (the higher-scored first)
+    next best piece where it fits (QUOTE_SEEDS), then whole neighbours, the higher-scored first,
+    the neighbouring windows' sentences scored too (`sp.spoken.heard`: the sentence that answers
+    may lie just across the window's edge; seeded there, the quote held fewer key points:
+    bench/RESULTS.md, "The sentence that answers"),
     up to `words` words, in the lecture's order, two runs joined by "…"; read from the window
     among its neighbours (`sp.spoken`), so that a sentence cut by the window's edge is quoted
     whole. A sentence too long to quote (over twice `words`: captions without punctuation)
@@ -158,19 +161,18 @@ def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
     p = sp.passage
     spoken = sp.spoken or Spoken.of(p.text, p.start, p.end, (), "")
     found, shift = spoken.found, spoken.shift
-    unit = sp.sentences[best]
-    cores = [spoken.covering(sp.sentences[j]) for j in order[:QUOTE_SEEDS]]
+    own = [
+        (shift + u.first, shift + u.last, x) for u, x in zip(sp.sentences, sp.scores, strict=True)
+    ]
+    # what a quote grows over: the window's pieces and its neighbouring windows' (`heard`)
+    pieces = [*own, *spoken.heard]
+    cores = [covering(found, a, b) for a, b, _ in sorted(own, key=lambda t: -t[2])[:QUOTE_SEEDS]]
     if not cores[0] or sum(found[i].size for i in cores[0]) > 2 * words:
         return _pieces_quote(sp, best, words)
 
     def score(i: int) -> float:
         s = found[i]
-        inside = [
-            sp.scores[j]
-            for j, u in enumerate(sp.sentences)
-            if shift + u.first < s.last and shift + u.last > s.first
-        ]
-        return max(inside, default=-1.0)
+        return max((x for a, b, x in pieces if a < s.last and b > s.first), default=-1.0)
 
     chosen = choose(found, [c for c in cores if c], words, score)
     first, last = found[chosen[0]].first, found[chosen[-1]].last
@@ -183,7 +185,7 @@ def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
     line = spoken.line
     start, end = line.time(first), line.time(last - 1)
     owner = line.owners[found[cores[0][0]].first]
-    segment = owner if owner >= 0 else segment_of(p, unit.text)
+    segment = owner if owner >= 0 else segment_of(p, sp.sentences[best].text)
     return Quote(
         p.lecture_id,
         p.lecture_title,
