@@ -1,8 +1,8 @@
 """Every face as a student meets it: a fresh process, timed from its start, in a fresh and in a
 used data home, on the product's runtime (OpenVINO on a CPU) or on PyTorch.
 
-    .venv/bin/python bench/cold_start.py [--faces search,ask,ingest,summary,app] [--runs 2]
-        [--runtime auto|torch] [--src PATH] [--lecture FILE.srt] [--quick]
+    .venv/bin/python bench/cold_start.py [--faces search,ask,ingest,ingest3,summary,app]
+        [--runs 2] [--runtime auto|torch] [--old PATH] [--lecture FILE.srt] [--quick]
 
 - search: `lecturetui search` until the process ends (it prints its hits at the end).
 - ask: `lecturetui ask` in a terminal (a pty): the lecturer's words on screen (the quote's opening
@@ -10,6 +10,8 @@ used data home, on the product's runtime (OpenVINO on a CPU) or on PyTorch.
 - ingest: `lecturetui ingest` of one real lecture (default: a 13-window Python for Everybody
   lecture, `bench/data/realistic/lectures/`, see bench/data/README.md) into an empty home
   ("fresh") and into the demo library ("used").
+- ingest3: three lectures in one `lecturetui ingest` command into an empty home: windows added
+  per second (`THREE`).
 - summary: `lecturetui summary` of that lecture until the process ends, in a home holding it
   alone: written ("fresh"), then read back ("used").
 - app: `lecturetui app` in tmux; the question is typed as soon as the question box is drawn, and
@@ -18,7 +20,8 @@ used data home, on the product's runtime (OpenVINO on a CPU) or on PyTorch.
 A fresh home is new: the demo library ingested by an untimed command, nothing asked yet (no
 measured prompt speed, no saved prompt start); a used home is the same after one run of the
 face. The models folder is `models/` (as the README's set-up leaves it: exported and compiled).
-`--src` runs another checkout's `src/` with this venv (PYTHONPATH), for a before/after table.
+`--old` runs another checkout's `src/` with this venv (PYTHONPATH) before each run of this one,
+old and new alternating, each in homes of its own: a before/after table from one machine.
 `--quick`: the search face once, over two demo lectures (the whole path in seconds: a check, no
 figures).
 """
@@ -52,6 +55,7 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 def env(args: argparse.Namespace) -> dict[str, str]:
     out = dict(os.environ, LECTURETUI_MODELS=str(ROOT / "models"), LECTURETUI_LANGUAGE="en")
     out["LECTURETUI_RUNTIME"] = args.runtime
+    out.pop("PYTHONPATH", None)
     if args.src:
         out["PYTHONPATH"] = str(Path(args.src).resolve())
     return out
@@ -138,76 +142,95 @@ def app_once(home: Path, args: argparse.Namespace) -> float:
     return quote
 
 
-def row(face: str, state: str, figures: list[float]) -> str:
+THREE = [ROOT / "bench/data/realistic/lectures" / f"py4e-{n}.srt" for n in
+         ("ch06-p1-strings", "ch07-p1-files", "ch08-p1-python-lists")]  # fmt: skip
+
+
+def windows(home: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(home / "index" / "library.sqlite3") as db:
+        return int(db.execute("SELECT count(*) FROM segments").fetchone()[0])
+
+
+def face_runs(face: str, args: argparse.Namespace) -> dict[str, list[float]]:
+    """One run of a face: its figures by row name (seconds; windows/s for ingest3)."""
+    out: dict[str, list[float]] = {}
+
+    def add(name: str, value: float) -> None:
+        out.setdefault(name, []).append(value)
+
+    if face == "search":
+        home = demo_home(args)
+        add("search, fresh", timed(lt(home, "search", QUESTION), args))
+        add("search, used", timed(lt(home, "search", QUESTION), args))
+        shutil.rmtree(home)
+    elif face == "ask":
+        home = demo_home(args)
+        for state in ("fresh", "used"):
+            quote, first, whole = ask_once(home, args)
+            add(f"ask: the lecturer's words, {state}", quote)
+            add(f"ask: first word of the explanation, {state}", first)
+            add(f"ask: whole answer, {state}", whole)
+        shutil.rmtree(home)
+    elif face == "ingest":
+        empty = Path(tempfile.mkdtemp(prefix="lt-cold-"))
+        add("ingest one lecture, fresh", timed(lt(empty, "ingest", str(args.lecture)), args))
+        shutil.rmtree(empty)
+        home = demo_home(args)
+        add("ingest one lecture, used", timed(lt(home, "ingest", str(args.lecture)), args))
+        shutil.rmtree(home)
+    elif face == "ingest3":
+        empty = Path(tempfile.mkdtemp(prefix="lt-cold-"))
+        took = timed(lt(empty, "ingest", *map(str, THREE)), args)
+        add("ingest three lectures in one command (windows/s)", windows(empty) / took)
+        shutil.rmtree(empty)
+    elif face == "summary":
+        home = Path(tempfile.mkdtemp(prefix="lt-cold-"))
+        subprocess.run(lt(home, "ingest", str(args.lecture), "--no-summaries"), env=env(args),
+                       check=True, capture_output=True)  # fmt: skip
+        add("summary, fresh", timed(lt(home, "summary", args.lecture.stem), args))
+        add("summary, again", timed(lt(home, "summary", args.lecture.stem), args))
+        shutil.rmtree(home)
+    elif face == "app":
+        home = demo_home(args)
+        add("app: launch to first quote, fresh", app_once(home, args))
+        add("app: launch to first quote, used", app_once(home, args))
+        shutil.rmtree(home)
+    return out
+
+
+def _cell(figures: list[float]) -> str:
     ok = [f for f in figures if f == f]
     med = f"{statistics.median(ok):.1f}" if ok else "-"
-    return f"| {face} | {state} | {med} | {' / '.join(f'{f:.1f}' for f in figures)} |"
+    return f"{med} ({' / '.join(f'{f:.1f}' for f in figures)})"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--faces", default="search,ask,ingest,app")
+    ap.add_argument("--faces", default="search,ask,ingest,ingest3,summary,app")
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--runtime", default="auto", choices=("auto", "torch", "openvino"))
-    ap.add_argument("--src", default=None, help="another checkout's src/ (PYTHONPATH)")
+    ap.add_argument("--old", default=None, help="another checkout's src/, run before each new run")
     ap.add_argument("--lecture", type=Path, default=LECTURE)
     ap.add_argument("--quick", action="store_true",
                     help="the search face once, two demo lectures: a check, no figures")  # fmt: skip
     args = ap.parse_args()
     if args.quick:
         args.faces, args.runs = "search", 1
-    faces = args.faces.split(",")
-    rows = ["| face | data home | median s | runs |", "|---|---|---|---|"]
-    if "search" in faces:
-        fresh, used = [], []
+    versions = [("old", args.old), ("new", None)] if args.old else [("new", None)]
+    table: dict[str, dict[str, list[float]]] = {}
+    for face in args.faces.split(","):
         for _ in range(args.runs):
-            home = demo_home(args)
-            fresh.append(timed(lt(home, "search", QUESTION), args))
-            used.append(timed(lt(home, "search", QUESTION), args))
-            shutil.rmtree(home)
-        rows += [row("search", "fresh", fresh), row("search", "used", used)]
-    if "ask" in faces:
-        runs: dict[str, list[tuple[float, float, float]]] = {"fresh": [], "used": []}
-        for _ in range(args.runs):
-            home = demo_home(args)
-            runs["fresh"].append(ask_once(home, args))
-            runs["used"].append(ask_once(home, args))
-            shutil.rmtree(home)
-        for state, got in runs.items():
-            rows.append(row("ask: the lecturer's words", state, [g[0] for g in got]))
-            rows.append(row("ask: first word of the explanation", state, [g[1] for g in got]))
-            rows.append(row("ask: whole answer", state, [g[2] for g in got]))
-    if "ingest" in faces:
-        fresh, used = [], []
-        for _ in range(args.runs):
-            empty = Path(tempfile.mkdtemp(prefix="lt-cold-"))
-            fresh.append(timed(lt(empty, "ingest", str(args.lecture)), args))
-            shutil.rmtree(empty)
-            home = demo_home(args)
-            used.append(timed(lt(home, "ingest", str(args.lecture)), args))
-            shutil.rmtree(home)
-        rows += [row("ingest one lecture", "fresh", fresh), row("ingest one lecture", "used", used)]
-    if "summary" in faces:
-        fresh, used = [], []
-        for _ in range(args.runs):
-            home = Path(tempfile.mkdtemp(prefix="lt-cold-"))
-            subprocess.run(lt(home, "ingest", str(args.lecture), "--no-summaries"), env=env(args),
-                           check=True, capture_output=True)  # fmt: skip
-            fresh.append(timed(lt(home, "summary", args.lecture.stem), args))
-            used.append(timed(lt(home, "summary", args.lecture.stem), args))
-            shutil.rmtree(home)
-        rows += [row("summary of the lecture", "fresh", fresh),
-                 row("summary of the lecture", "used", used)]  # fmt: skip
-    if "app" in faces:
-        fresh, used = [], []
-        for _ in range(args.runs):
-            home = demo_home(args)
-            fresh.append(app_once(home, args))
-            used.append(app_once(home, args))
-            shutil.rmtree(home)
-        rows += [row("app: launch to first quote", "fresh", fresh),
-                 row("app: launch to first quote", "used", used)]  # fmt: skip
-    print("\n".join(rows))
+            for name, src in versions:  # old and new alternating
+                args.src = src
+                for row, figures in face_runs(face, args).items():
+                    table.setdefault(row, {}).setdefault(name, []).extend(figures)
+    names = [n for n, _ in versions]
+    print("| face | " + " | ".join(f"{n}: median (runs)" for n in names) + " |")
+    print("|---|" + "---|" * len(names))
+    for row, by in table.items():
+        print(f"| {row} | " + " | ".join(_cell(by.get(n, [])) for n in names) + " |")
 
 
 if __name__ == "__main__":

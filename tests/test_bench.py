@@ -47,7 +47,7 @@ EXPECTED: dict[str, list[str]] = {
     "asr_bench": [r'"wer \(pt given\)": ' + NUMBER, r'"rtf long \(pt given\)": ' + NUMBER],
     "chapters_bench": [rf"\| candidate \| all \| {NUMBER} \| {NUMBER} \|"],
     "cold_gpu_stage": [r"src of \w+; staged " + NUMBER + " MiB"],
-    "cold_start": [rf"\| search \| fresh \| {NUMBER} \|", rf"\| search \| used \| {NUMBER} \|"],
+    "cold_start": [rf"\| search, fresh \| {NUMBER} \(", rf"\| search, used \| {NUMBER} \("],
     "embed_standin": [
         r"\| token embeddings as the recipe.s \| True",
         rf"\| cosines \(`scores`\) \| {NUMBER} ",
