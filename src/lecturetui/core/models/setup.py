@@ -109,15 +109,19 @@ def _instructions(models_dir: Path, progress: Progress) -> Path:
     and the prompt speed they measure are kept in the models folder (core/llm/prefix_state.py,
     core/answer/prompt_speed.py) before any question: no data home, fresh or used, reads them
     again or measures on a question's path."""
+    import tempfile
+
     from lecturetui.core.paths import DataHome
     from lecturetui.core.session import ModelSession
 
     progress(_("answer model's instructions"), 0, 1)
-    session = ModelSession(DataHome(models_dir, models_dir))
-    try:
-        session.answer_model()
-    finally:
-        session.close()
+    with tempfile.TemporaryDirectory(prefix="lecturetui-setup-") as scratch:
+        # a data home of its own for the model's log; what it reads is kept in `model_state`
+        session = ModelSession(DataHome(Path(scratch), models_dir))
+        try:
+            session.answer_model()
+        finally:
+            session.close()
     progress(_("answer model's instructions"), 1, 1)
     return session.home.speed_file
 
