@@ -52,7 +52,6 @@ EXPECTED: dict[str, list[str]] = {
         r"\| token embeddings as the recipe.s \| True",
         rf"\| cosines \(`scores`\) \| {NUMBER} ",
     ],
-    "embed_throughput": [rf"\| lecturetui `embed_passages` \| {NUMBER} \| {NUMBER} \|"],
     "gguf_standin": [
         r"same size and tensors as the original: True",
         rf"loaded and run by LlamaGenerator \| {NUMBER} s",
@@ -71,7 +70,6 @@ EXPECTED: dict[str, list[str]] = {
     "judge_check": [r"\| \d+ \| \d \| \d \|", r"gold above not gold: " + NUMBER],
     "keyphrase_bench": [rf"\| all \| \d+ \| {NUMBER} \| {NUMBER} \| {NUMBER} \|"],
     "lexical_latency": [rf"\| 1,000 \| {NUMBER} \| left out \| {NUMBER} / {NUMBER} \|"],
-    "llm_bench": [rf"\| qwen2.5-coder-0.5b \| CPU \| {NUMBER} \| Qseed-43 \| \d+ \| {NUMBER} \|"],
     "moment_bench": [r"R@1 of the quoted window " + NUMBER, rf"\| 0.05 \| 0.02 \| {NUMBER} \|"],
     "pack_bench": [r"identical hits and scores: \d+/\d+ searches"],
     "query_latency": [rf"\| 1,000 \| {NUMBER} \| {NUMBER} / {NUMBER} \|"],
