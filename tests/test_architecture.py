@@ -502,3 +502,27 @@ def test_the_formatter_formats_everything_but_data_tables() -> None:
         if "# fmt: skip" in line
     ]
     assert len(skips) <= 10, skips
+
+
+def question_imports(path: Path) -> list[str]:
+    """Where a module imports the question pipeline (core/answer/question.py), lazily or not."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        f"{path.relative_to(SRC)}:{node.lineno}"
+        for node in ast.walk(tree)
+        if (isinstance(node, ast.ImportFrom) and node.module == "lecturetui.core.answer.question")
+        or (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "lecturetui.core.answer"
+            and any(a.name == "question" for a in node.names)
+        )
+    ]
+
+
+def test_eval_and_the_cli_ask_through_the_front_door() -> None:
+    """`eval` and the commands reach a question through core/requests.py (one door: a question
+    that asks for a summary is routed as the app routes it), never the question pipeline."""
+    paths = [*(SRC / "cli").rglob("*.py"), *(SRC / "core" / "evaluation").rglob("*.py")]
+    found = [hit for path in sorted(paths) for hit in question_imports(path)]
+    assert found == []
+    assert question_imports(SRC / "core" / "requests.py")  # the check finds an import

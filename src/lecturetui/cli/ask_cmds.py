@@ -86,9 +86,8 @@ def ask_cmd(
 ) -> None:
     """Answer QUESTION from your lectures: the best evidence sentences at once, then the
     answer, citing the segments as [1], [2]."""
-    from lecturetui.core.answer.question import QuestionSettings
     from lecturetui.core.conversation import make_turn
-    from lecturetui.core.requests import Question, run_request
+    from lecturetui.core.requests import Question, QuestionSettings, run_request
     from lecturetui.core.retrieval.scope import Scope
     from lecturetui.core.session import AnswerChoice
 

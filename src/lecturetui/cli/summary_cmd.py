@@ -22,12 +22,12 @@ from lecturetui.cli.summaries import write_pending
 from lecturetui.core.i18n import _
 
 if TYPE_CHECKING:
-    from lecturetui.core.answer.question import ModelSource
     from lecturetui.core.lectures import Lecture
     from lecturetui.core.library import Library
     from lecturetui.core.llm.model import Generator
     from lecturetui.core.llm.server import ServerGenerator
     from lecturetui.core.records import SummaryRecord
+    from lecturetui.core.requests import ModelSource
     from lecturetui.core.session import ModelSession
 
 
@@ -123,8 +123,7 @@ def _summarise(
     events printed as they come (`quiet`: a progress bar instead), and its record; Ctrl+C stops
     it, keeping the parts written."""
     from lecturetui.core.answer.events import Answered, Failed
-    from lecturetui.core.answer.question import QuestionSettings
-    from lecturetui.core.requests import LectureSummary, run_request
+    from lecturetui.core.requests import LectureSummary, QuestionSettings, run_request
     from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
     from lecturetui.core.summary.fold import Unfolding
 

@@ -22,14 +22,21 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lecturetui.core.answer.events import Answered, Event, Failed, Started
+from lecturetui.core.answer.found import Searched
 from lecturetui.core.answer.question import (
-    ModelSource,
-    QuestionSettings,
+    Loaded,
     answer_question,
     kept,
+    search_question,
+)
+from lecturetui.core.answer.question import (
+    ModelSource as ModelSource,  # how a request gets the answer model
+)
+from lecturetui.core.answer.question import (
+    QuestionSettings as QuestionSettings,  # how a request is answered: the front door's too
 )
 from lecturetui.core.answer.result import Answer
 from lecturetui.core.conversation import Turn
@@ -158,16 +165,17 @@ def run_request(
     models: ModelSource,
     settings: QuestionSettings | None = None,
     stop: threading.Event | None = None,
+    way: Route | None = None,
 ) -> Iterator[RequestEvent]:
-    """The request's events (see the module's docstring), as `route` says it is answered;
-    setting `stop` ends it (between tokens, or between a summary's parts), keeping what was
-    written."""
+    """The request's events (see the module's docstring), as `route` says it is answered (`way`:
+    the route, where the caller told it already); setting `stop` ends it (between tokens, or
+    between a summary's parts), keeping what was written."""
     s = settings or QuestionSettings()
     stop = stop or threading.Event()
     try:
         turn = _turn(library, request)
         yield Started(turn)
-        way = route(library, request, s)
+        way = way or route(library, request, s)
         match way.answered:
             case LectureSummary() as wanted:
                 yield from _summary(library, turn, wanted, models, s, stop)
@@ -178,6 +186,59 @@ def run_request(
                 yield from answer_question(library, turn, way.asked, models, s, stop)
     except LectureTuiError as exc:
         yield Failed(exc)
+
+
+#: what a request was answered as (eval's report says it): a moment, a lecture's summary, a
+#: course's overview
+AS_MOMENT, AS_SUMMARY, AS_COURSE = "moment", "summary", "course"
+
+
+def answered_as(way: Route) -> str:
+    """What a routed request is answered as: AS_MOMENT, AS_SUMMARY or AS_COURSE."""
+    if isinstance(way.answered, LectureSummary):
+        return AS_SUMMARY
+    return AS_COURSE if isinstance(way.answered, CourseOverview) else AS_MOMENT
+
+
+def answer_request(
+    library: Library,
+    request: Request,
+    generator: Generator,
+    settings: QuestionSettings | None = None,
+    stop: threading.Event | None = None,
+) -> tuple[Route, Answer]:
+    """A request answered through the front door with a loaded model, not kept in the history
+    (`eval`, scripts): how `route` answered it, and the answer. Raises what stopped it."""
+    s = replace(settings or QuestionSettings(), keep=False)
+    way = route(library, request, s)
+    for event in run_request(library, request, Loaded(generator), s, stop, way):
+        if isinstance(event, Answered):
+            return way, event.answer
+        if isinstance(event, Failed):
+            raise event.error
+    raise LectureTuiError(_("The question stopped before its answer."))  # pragma: no cover
+
+
+def search_request(
+    library: Library, turn: Turn, generator: Generator | None, settings: QuestionSettings
+) -> Searched:
+    """A question's search alone, as `run_request` searches it (`eval --retrieval-only`): with
+    the loaded model translated and guessed as planned, without one as asked."""
+    models: ModelSource = Loaded(generator) if generator is not None else _NoModel()
+    return search_question(library, turn, models, settings)
+
+
+class _NoModel:
+    """A ModelSource without an answer model (a search as asked)."""
+
+    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
+        return None
+
+    def for_answer(self, stop: threading.Event) -> Generator | None:
+        return None
+
+    def model_name(self) -> str | None:
+        return None
 
 
 def _turn(library: Library, request: Request) -> Turn:

@@ -186,3 +186,31 @@ def test_key_points_are_scored_without_a_judge(library: Library, tmp_path: Path)
     parsed = parse_report(text, "en")
     assert parsed[0]["keypoints"].startswith("1/2 stated")
     assert "✓ Matrix products in one step. · ✗ They sum polynomials." in parsed[0]["keypoints"]
+
+
+def test_a_question_asking_for_a_summary_is_evaluated_as_one_and_the_report_says_so(
+    library: Library, tmp_path: Path
+) -> None:
+    """Eval asks through the front door (core/requests.py): a question that asks for a
+    lecture's summary is answered with the summary, and the record and the report say so."""
+    path = tmp_path / "mixed.jsonl"
+    rows = [
+        {"number": 1, "question": "resuma a aula-D"},
+        {"number": 2, "question": "o TensorFlow prioriza qual dispositivo GPU ou CPU"},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    outcome = run_evaluation(
+        library,
+        load_questions(path),
+        EvalSettings(llm="fake.gguf", judge="none"),
+        FakeGenerator("Prioriza a GPU [1]."),
+        None,
+    )
+    summary, moment = (r.payload for r in outcome.records)
+    assert (summary.answered_as, moment.answered_as) == ("summary", "moment")
+    assert not summary.hits and moment.hits  # a summary is no search
+    info = Runs(library.store).info(outcome.run_id)
+    assert info is not None
+    text = render_report(info, outcome.records, "en")
+    assert text.count("asks for a lecture's summary") == 1
+    assert not library.history.rows()  # eval keeps nothing in the history

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from lecturetui.core.answer.prompting import Passage
-from lecturetui.core.answer.question import QuestionSettings, ask
+from lecturetui.core.conversation import Turn
 from lecturetui.core.evaluation.judge import PROMPT_VERSION, Judge, auto_label
 from lecturetui.core.evaluation.keypoints import CitedExcerpt, KeyPointScore, score_answer
 from lecturetui.core.evaluation.questions import EvalQuestion, QuestionSet
@@ -26,6 +26,7 @@ from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator
 from lecturetui.core.question_options import DEFAULT_TTFT_S
 from lecturetui.core.records import AnswerRecord
+from lecturetui.core.requests import Question, QuestionSettings, answer_request, answered_as
 from lecturetui.core.retrieval.fusion import FusionConfig
 from lecturetui.core.retrieval.scope import Scope
 
@@ -99,7 +100,8 @@ def evaluate_question(
         ttft_s=settings.ttft_s,
         answer_tokens=settings.answer_tokens,
     )
-    answer = ask(library, generator, question.question, searching, stop=stop)
+    asked = question.question.strip()
+    way, answer = answer_request(library, Question(Turn(asked, asked)), generator, searching, stop)
     t1 = time.perf_counter()
     verdict = JudgeRecord()
     if judge is not None:
@@ -128,6 +130,7 @@ def evaluate_question(
         retrieval=retrieval,
         judge=verdict,
         key_points=key_point_score(question, answer.text, answer.passages),
+        answered_as=answered_as(way),
     )
 
 

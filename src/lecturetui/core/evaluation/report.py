@@ -36,6 +36,8 @@ LABELS: dict[str, dict[str, str]] = {
         "seed": "semente", "keypoints": "Pontos-chave", "coverage": "cobertura",
         "precision": "precisão das citações", "with_points": "perguntas com pontos-chave",
         "stated": "ditos", "judge_note": "O que as notas do juiz valem",
+        "as_summary": "pedido de resumo de uma aula: respondida com o resumo, sem segmentos",
+        "as_course": "pergunta sobre o que o curso cobre: respondida com uma linha por aula",
     },
     "en": {
         "question": "Question", "segments": "Segments retrieved by", "corpus_id": "Corpus ID",
@@ -54,6 +56,8 @@ LABELS: dict[str, dict[str, str]] = {
         "seed": "seed", "keypoints": "Key points", "coverage": "coverage",
         "precision": "citation precision", "with_points": "questions with key points",
         "stated": "stated", "judge_note": "What the judge's scores are worth",
+        "as_summary": "asks for a lecture's summary: answered with the summary, no segments",
+        "as_course": "asks what the course covers: answered with a line per lecture",
     },
 }  # fmt: skip
 
@@ -190,6 +194,8 @@ def render_record(record: EvalRecord, lang: str = "pt") -> str:
         p.judge.context_relevance,
     )
     out = [f"**{t['question']} {record.number}**: {record.question} ", ""]
+    if p.answered_as in ("summary", "course"):
+        out += [f"*({t['as_' + p.answered_as]})*", ""]
     out += [f"**{t['segments']} {RETRIEVERS.get(p.mode, 'E5')}**:"]
     for h in p.hits:
         cid = h.corpus_id if h.corpus_id is not None else h.segment_id

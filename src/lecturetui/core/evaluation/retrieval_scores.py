@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -100,8 +99,8 @@ def evaluate_retrieval(
     searches, core/answer/question.py); metrics need gold evidence (others are skipped). Each
     mode is searched as asked, without the model; with the answer model, a `WITH_MODEL` row too:
     the default mode with the translation and the lecturer's guess `ask` would use."""
-    from lecturetui.core.answer.question import Loaded, QuestionSettings, search_question
     from lecturetui.core.conversation import Turn
+    from lecturetui.core.requests import QuestionSettings, search_request
 
     rows = [*modes, WITH_MODEL] if generator is not None else list(modes)
     out = {mode: ModeSummary(mode) for mode in rows}
@@ -112,25 +111,12 @@ def evaluate_retrieval(
         for mode in rows:
             if mode == WITH_MODEL and generator is not None:
                 settings = QuestionSettings(k=max(k, 10), scope=scope, guess=guess)
-                searched = search_question(library, turn, Loaded(generator), settings)
+                searched = search_request(library, turn, generator, settings)
             else:  # no model: no translation, no guess
                 settings = QuestionSettings(k=max(k, 10), mode=mode, scope=scope, guess="off")
-                searched = search_question(library, turn, _NoModel(), settings)
+                searched = search_request(library, turn, None, settings)
             out[mode].add(score_hits(library, q, searched.result.hits, mode))
             done += 1
             if progress:
                 progress(done, total)
     return out
-
-
-class _NoModel:
-    """The pipeline's ModelSource when no answer model is used (the plain modes' rows)."""
-
-    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
-        return None
-
-    def for_answer(self, stop: threading.Event) -> Generator | None:
-        return None
-
-    def model_name(self) -> str | None:
-        return None
