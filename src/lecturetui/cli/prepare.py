@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from lecturetui.cli.output import console
@@ -32,6 +33,7 @@ def prepare_models(models_dir: Path, stderr: bool = True) -> list[Prepared]:
             bar.update(tasks[what], completed=done, total=total)
 
         results = prepare(models_dir, on_step)
+        results.append(_instructions(models_dir, on_step))
     for r in results:
         if r.path is not None:
             out.print(f"[green]✓[/] {r.role}: {r.path}")
@@ -45,3 +47,19 @@ def prepare_models(models_dir: Path, stderr: bool = True) -> list[Prepared]:
     )
     out.print(f"[dim]{done}[/]")
     return results
+
+
+def _instructions(models_dir: Path, on_step: Callable[[str, int, int], None]) -> Prepared:
+    """The answer model's instructions read once and kept with the models (core/session.py)."""
+    from lecturetui.core.errors import LectureTuiError
+    from lecturetui.core.models.setup import Prepared
+    from lecturetui.core.session import read_instructions
+
+    what = _("answer model's instructions")
+    on_step(what, 0, 1)
+    try:
+        path = read_instructions(models_dir)
+    except LectureTuiError as exc:
+        return Prepared("instructions", None, exc.message, exc.hint or "")
+    on_step(what, 1, 1)
+    return Prepared("instructions", path)

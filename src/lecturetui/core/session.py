@@ -286,3 +286,20 @@ def failed_to_load(exc: BaseException) -> LectureTuiError:
     if isinstance(exc, LectureTuiError):
         return exc
     return LectureTuiError(f"{exc}", hint=None)
+
+
+def read_instructions(models_dir: Path) -> Path:
+    """`models setup`: the default answer model loaded once and its fixed instructions read, so
+    that their state and the prompt speed they measure are kept in the models folder
+    (core/llm/prefix_state.py, core/answer/prompt_speed.py) before any question: no data home,
+    fresh or used, reads them again or measures on a question's path. Returns the speed file."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="lecturetui-setup-") as scratch:
+        # a data home of its own for the model's log; what it reads is kept in `model_state`
+        session = ModelSession(DataHome(Path(scratch), models_dir))
+        try:
+            session.answer_model()
+        finally:
+            session.close()
+    return session.home.speed_file

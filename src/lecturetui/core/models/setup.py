@@ -104,28 +104,6 @@ def _runtime(models_dir: Path, progress: Progress) -> Path:
     return folder
 
 
-def _instructions(models_dir: Path, progress: Progress) -> Path:
-    """The default answer model loaded once and its fixed instructions read, so that their state
-    and the prompt speed they measure are kept in the models folder (core/llm/prefix_state.py,
-    core/answer/prompt_speed.py) before any question: no data home, fresh or used, reads them
-    again or measures on a question's path."""
-    import tempfile
-
-    from lecturetui.core.paths import DataHome
-    from lecturetui.core.session import ModelSession
-
-    progress(_("answer model's instructions"), 0, 1)
-    with tempfile.TemporaryDirectory(prefix="lecturetui-setup-") as scratch:
-        # a data home of its own for the model's log; what it reads is kept in `model_state`
-        session = ModelSession(DataHome(Path(scratch), models_dir))
-        try:
-            session.answer_model()
-        finally:
-            session.close()
-    progress(_("answer model's instructions"), 1, 1)
-    return session.home.speed_file
-
-
 #: (role, step); a role is a key of the record in the models folder, in English
 STEPS: tuple[tuple[str, Callable[[Path, Progress], Path]], ...] = (
     ("embedding", _embedding),
@@ -133,7 +111,6 @@ STEPS: tuple[tuple[str, Callable[[Path, Progress], Path]], ...] = (
     ("re-ranking", _rerank),
     ("speech", _speech),
     ("fast embeddings", _runtime),
-    ("instructions", _instructions),
 )
 #: each role's model as it is named to the student (translated where shown)
 MODEL_NAMES = {
@@ -144,7 +121,6 @@ MODEL_NAMES = {
     "re-ranking": N_("re-ranking model"),
     "speech": N_("speech model"),
     "fast embeddings": N_("fast embeddings model"),
-    "instructions": N_("answer model's instructions"),
 }
 
 
