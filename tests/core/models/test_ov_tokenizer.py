@@ -77,3 +77,24 @@ def test_the_set_up_converts_each_tokenizer_to_the_ids_tokenizers_gives(name: st
     counter = embedder.token_counter()
     want = [len(reference.encode(t, add_special_tokens=False).ids) for t in TEXTS]
     assert counter.counts(TEXTS) == want
+
+
+@pytest.mark.slow
+def test_a_cold_embedder_compiles_and_converts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the set-up, loading an embedder maps its compiled model and its converted tokenizer:
+    nothing is compiled afresh (OpenVINO's cache is complete) or converted on a command's path."""
+    from lecturetui.core.models import ov_cache
+    from lecturetui.core.models.onnx_embedder import OnnxEmbedder
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("converted or compiled afresh on a command's path")
+
+    monkeypatch.setattr(ov_tokenizer, "convert", refuse)
+    monkeypatch.setattr(ov_cache, "_clear", refuse)  # the cache is cleared only to compile anew
+    said: list[str] = []
+    for name in ("multilingual-e5-small", "embeddinggemma-300m"):
+        embedder = OnnxEmbedder(
+            MODELS_DIR / name, MODELS_DIR / "onnx" / name, runtime="openvino", notify=said.append
+        )
+        assert embedder._tokenizer.form == "openvino"
+    assert said == []
