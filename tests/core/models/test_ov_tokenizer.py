@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,10 @@ class _Compiled:
     def __init__(self, ids: dict[str, list[int]]) -> None:
         self.ids = ids
 
-    def __call__(self, texts: list[str]) -> dict[str, Any]:
+    def create_infer_request(self) -> _Compiled:
+        return self
+
+    def infer(self, texts: list[str]) -> dict[str, Any]:
         longest = max(len(self.ids[t]) for t in texts)
         ids = np.zeros((len(texts), longest), np.int64)
         mask = np.zeros((len(texts), longest), np.int64)
@@ -74,6 +78,10 @@ def test_the_set_up_converts_each_tokenizer_to_the_ids_tokenizers_gives(name: st
     reference = Tokenizer.from_file(str(model / "tokenizer.json"))
     reference.enable_truncation(embedder.max_tokens)
     assert converted.encode_batch(TEXTS) == [e.ids for e in reference.encode_batch(TEXTS)]
+    # two threads at once (the app embeds in two): each its own request, the same ids
+    with ThreadPoolExecutor(2) as pool:
+        both = list(pool.map(lambda _: converted.encode_batch(TEXTS * 4), range(8)))
+    assert all(got == both[0] for got in both)
     counter = embedder.token_counter()
     want = [len(reference.encode(t, add_special_tokens=False).ids) for t in TEXTS]
     assert counter.counts(TEXTS) == want

@@ -19,6 +19,7 @@ cut to its first `max_tokens - 1` ids and its closing special token, as `tokeniz
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -74,11 +75,15 @@ class OvTokenizer:
         self._compiled = compiled
         self.max_tokens = max_tokens
         self._tokens = tokens
+        self._local = threading.local()  # a request per thread: the app tokenizes in two
 
     def encode_batch(self, texts: Sequence[str], truncate: bool = True) -> list[list[int]]:
         if not texts:
             return []
-        out = self._compiled(list(texts))
+        request = getattr(self._local, "request", None)
+        if request is None:
+            request = self._local.request = self._compiled.create_infer_request()
+        out = request.infer(list(texts))
         ids = np.asarray(out["input_ids"])
         lengths = np.asarray(out["attention_mask"]).sum(axis=1)
         rows = [[int(x) for x in ids[i, : int(n)]] for i, n in enumerate(lengths)]
