@@ -90,3 +90,25 @@ def demo_library(
     library.ingest([quick_corpus(Path(tmp.name)) if quick else SEED_CORPUS])
     library.sync_rerank()  # as `lecturetui ingest` does: EmbeddingGemma re-ranks, as by default
     return library, tmp
+
+
+def answer_model(
+    llm: str | os.PathLike[str] | None = None,
+    n_ctx: int = 4096,
+    home: Path | None = None,
+    seed: int | None = None,
+) -> Any:
+    """The answer model as `ask` runs it (core/session.py): in a process of its own, its
+    instructions' state and prompt speed read from the models folder (`models/`, as the README's
+    set-up leaves it); `llm`: a built-in name or a GGUF path (None: the default). Closed at exit."""
+    import atexit
+
+    from lecturetui.core.paths import DataHome
+    from lecturetui.core.session import AnswerChoice, ModelSession
+
+    os.environ.setdefault("LECTURETUI_MODELS", str(ROOT / "models"))
+    where = home or Path(tempfile.mkdtemp(prefix="lt-bench-model-"))
+    choice = AnswerChoice(str(llm) if llm is not None else None, n_ctx, seed=seed)
+    session = ModelSession(DataHome.resolve(where), answer=choice)
+    atexit.register(session.close)
+    return session.answer_model()

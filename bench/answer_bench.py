@@ -5,11 +5,12 @@
     .venv/bin/python bench/answer_bench.py --summarize answers.jsonl   # a file another run wrote
     .venv/bin/python bench/answer_bench.py --quick   # the whole path in seconds (a check)
 
-Over the demo library in a temporary home, as a new user has it: the model is loaded and its
-prompt speed measured (stored in that home), the sentence vectors are embedded first, as the
-app does in the background while idle (`--cold` skips that), then each question is asked as
-`ask` asks it. A question with `follows` is asked as a follow-up of that one. Times are from
-the question (search included); the machine's load is printed before and after.
+Over the demo library in a temporary home, as a new user has it: the model is started as `ask` runs
+it (a process of its own) and its prompt speed measured (kept in the models folder), the sentence
+vectors are embedded first, as the app does in the background while idle (`--cold` skips that),
+then each question is asked as `ask` asks it. A question with `follows` is asked as a follow-up of
+that one. Times are from the question (search included); the machine's load is printed before and
+after.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT, demo_library, pct
+from _common import ROOT, answer_model, demo_library, pct
 
 QUESTIONS = ROOT / "bench" / "data" / "answer_bench.jsonl"
 #: --quick: a question of the quick demo library
@@ -88,20 +89,17 @@ def main() -> None:
         return
 
     from lecturetui.core.answer.found import Retrieved, warm_sentences
-    from lecturetui.core.answer.prompt_speed import prepare
+    from lecturetui.core.answer.prompt_speed import stored_speed
     from lecturetui.core.answer.question import QuestionSettings, ask
     from lecturetui.core.conversation import Exchange, make_turn
-    from lecturetui.core.llm.generation import LlamaGenerator
-    from lecturetui.core.models.gguf import resolve_llm
 
     print(f"load before: {load()}", flush=True)
     library, tmp = demo_library(args.home, quick=args.quick)
     library.warm()
     t0 = time.perf_counter()
-    gen = LlamaGenerator(
-        resolve_llm(library.home.models_dir, args.llm), n_ctx=args.ctx, seed=args.seed
-    )
-    speed = prepare(gen, library.home.speed_file)
+    # in its own process, as `ask` runs it; its prompt speed read or measured (and stored) there
+    gen = answer_model(args.llm, args.ctx, home=library.home.root, seed=args.seed)
+    speed = stored_speed(library.home.speed_file, gen.speed_key)
     print(f"model loaded in {time.perf_counter() - t0:.1f} s; {speed}", flush=True)
     if not args.cold:
         t0 = time.perf_counter()

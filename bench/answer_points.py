@@ -4,16 +4,15 @@
         [--uncovered] [--room TOKENS] [--answers out.jsonl] [--label NAME] [--quick]
 
 The questions of bench/data/answer_keypoints.jsonl are asked the way `lecturetui eval` asks them
-(`core/evaluation/runner.evaluate_question`, no judge) with the default settings and the model
-loaded as `ask` loads it (greedy: the same answers every run), the sentence vectors embedded
-first as the app does while idle: the realistic
-library's questions over the bench home of bench/_realistic.py (the lectures must be ingested and
-their EmbeddingGemma vectors written: `bench/rerank.py` does both), the three seed questions over
-the demo library. Each answer is scored by `core/evaluation/keypoints.py`: the answer as the
-student reads it, the quote it opens with alone, the model's explanation alone. `--uncovered`
-also asks the questions the lectures do not cover (bench/data/answer_uncovered.jsonl) and counts
-how often the product says so. The answer model's
-prompt speed is measured in the bench home, as a student's first run does. `--quick`: one
+(`core/evaluation/runner.evaluate_question`, no judge) with the default settings and the model run
+as `ask` runs it (a process of its own; greedy: the same answers every run), the sentence vectors
+embedded first as the app does while idle: the realistic library's questions over the bench home of
+bench/_realistic.py (the lectures must be ingested and their EmbeddingGemma vectors written:
+`bench/rerank.py` does both), the three seed questions over the demo library. Each answer is scored
+by `core/evaluation/keypoints.py`: the answer as the student reads it, the quote it opens with
+alone, the model's explanation alone. `--uncovered` also asks the questions the lectures do not
+cover (bench/data/answer_uncovered.jsonl) and counts how often the product says so. The answer
+model's prompt speed is measured in the bench home, as a student's first run does. `--quick`: one
 question of a one-lecture library in a temporary home and one uncovered question, the small model,
 short answers (the whole path in seconds: a check, no figures).
 """
@@ -33,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT, demo_library
+from _common import ROOT, answer_model, demo_library
 
 POINTS = ROOT / "bench" / "data" / "answer_keypoints.jsonl"
 UNCOVERED = ROOT / "bench" / "data" / "answer_uncovered.jsonl"
@@ -104,11 +103,10 @@ def main() -> None:
     from _realistic import library as realistic_library
 
     from lecturetui.core.answer.found import warm_sentences
-    from lecturetui.core.answer.prompt_speed import prepare
+    from lecturetui.core.answer.prompt_speed import stored_speed
     from lecturetui.core.evaluation.evaluate import NO_JUDGE, EvalSettings, evaluate_question
     from lecturetui.core.evaluation.questions import load_questions
-    from lecturetui.core.llm.generation import LlamaGenerator
-    from lecturetui.core.models.gguf import FAST_LLM, resolve_llm
+    from lecturetui.core.models.gguf import FAST_LLM
     from lecturetui.core.question_options import DEFAULT_TTFT_S
 
     llm = None
@@ -134,9 +132,10 @@ def main() -> None:
     tmp = tempfile.TemporaryDirectory()
     folder = Path(tmp.name)
     bench = realistic_library()
-    # as `ask` loads it (greedy, the product's default)
-    generator = LlamaGenerator(resolve_llm(ROOT / "models", llm), n_ctx=4096)
-    speed = prepare(generator, bench.home.speed_file)
+    # as `ask` runs it (its own process, greedy: the product's default); its prompt speed read
+    # or measured with the bench home's models folder
+    generator = answer_model(llm, 4096, home=bench.home.root)
+    speed = stored_speed(bench.home.speed_file, generator.speed_key)
     print(f"prompt speed: {speed}", flush=True)
     ttft = DEFAULT_TTFT_S if args.ttft is None else args.ttft
     settings = EvalSettings(llm="default", judge=NO_JUDGE, ttft_s=ttft,

@@ -10,7 +10,8 @@ tokenizer, tensor infos) and the first quantised blocks of each tensor (whole bl
 architecture, shapes, quantisation types and tokenizer, so llama.cpp reads and runs it like the
 real model, writing nonsense. Standard library only (GGUF v2/v3, little-endian); `--quick` (a
 check that the test suite runs) makes the stand-in of models/'s small answer model in a temporary
-folder and has lecturetui's generator load it and write a few tokens.
+folder and has lecturetui's answer model process (core/llm/process.py) load it and write a few
+tokens.
 
 Skeleton format (gzip): b"GGUFSKEL1", u64 header size, the header bytes, u64 tensor count, then
 per tensor u64 offset (from the file's start), u64 byte size (to the next tensor or the end of
@@ -139,7 +140,7 @@ def quick() -> None:
 
     root = Path(__file__).resolve().parents[1]
     sys.path.insert(0, str(root / "src"))
-    from lecturetui.core.llm.generation import LlamaGenerator
+    from lecturetui.core.llm import process
     from lecturetui.core.models.gguf import FAST_LLM, resolve_llm
 
     src = resolve_llm(Path(os.environ.get("LECTURETUI_MODELS", root / "models")), FAST_LLM)
@@ -152,14 +153,16 @@ def quick() -> None:
         t2 = time.perf_counter()
         same = out.stat().st_size == src.stat().st_size and parse(out) == parse(src)
         skel_mib = skel.stat().st_size / 2**20
-        gen = LlamaGenerator(out, n_ctx=512)
+        gen = process.open_model(out, n_ctx=512)
         text = "".join(gen.stream([{"role": "user", "content": "Olá"}], 4))
         gen.close()
         t3 = time.perf_counter()
     print("| step | figure |\n|---|---|")
     print(f"| skeleton of {src.name} | {skel_mib:.1f} MiB, {t1 - t0:.1f} s |")
     print(f"| build | {t2 - t1:.1f} s; same size and tensors as the original: {same} |")
-    print(f"| loaded and run by LlamaGenerator | {t3 - t2:.1f} s, wrote {len(text)} characters |")
+    print(
+        f"| loaded and run in the model's process | {t3 - t2:.1f} s, wrote {len(text)} characters |"
+    )
     if not same:
         raise SystemExit("the stand-in differs from the original")
 

@@ -349,7 +349,7 @@ def section_app(args: argparse.Namespace) -> dict[str, Any]:
     from textual.widgets import Static
 
     from lecturetui.core.library import Library
-    from lecturetui.core.llm.generation import LlamaGenerator
+    from lecturetui.core.llm import process
     from lecturetui.core.paths import DataHome
     from lecturetui.tui.app import AppServices, LectureApp
 
@@ -367,7 +367,8 @@ def section_app(args: argparse.Namespace) -> dict[str, Any]:
         library.ingest([quick_corpus(Path(home))])
     else:
         library.ingest([ROOT / "examples" / "seed_lectures.jsonl"])
-    app = LectureApp(AppServices(library, lambda: LlamaGenerator(args.llm, redirect_stderr=False),
+    # in its own process, as the app runs it; placement None: `auto`, the GPU where there is one
+    app = LectureApp(AppServices(library, lambda: process.open_model(args.llm),
                                  llm_label="qwen2.5-coder-1.5b"))  # fmt: skip
     line: dict[str, str] = {}
 
@@ -390,9 +391,9 @@ def section_guess(args: argparse.Namespace) -> dict[str, Any]:
     from lecturetui.core.answer.guess import guess
     from lecturetui.core.answer.prompt_speed import prepare
     from lecturetui.core.answer.translate import translate
-    from lecturetui.core.llm.generation import LlamaGenerator
+    from lecturetui.core.llm import process
 
-    gen = LlamaGenerator(args.llm)
+    gen = process.open_model(args.llm)  # its own process; `auto` puts it on the GPU
     prepare(gen, None)
     lines = args.questions.read_text(encoding="utf-8").splitlines()
     questions = [json.loads(x) for x in lines if x.strip()][:40]

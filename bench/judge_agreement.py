@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT
+from _common import ROOT, answer_model
 
 
 def key(row: dict[str, Any]) -> str:
@@ -111,10 +111,8 @@ def main() -> None:
     todo = [r for r in rows if key(r) not in judged]
     if todo:
         from lecturetui.core.evaluation.judge import Judge
-        from lecturetui.core.llm.generation import LlamaGenerator
-        from lecturetui.core.models.gguf import resolve_llm
 
-        model = LlamaGenerator(resolve_llm(ROOT / "models", args.judge), n_ctx=4096, seed=0)
+        model = answer_model(args.judge, 4096, seed=0)  # in its own process
         judge = Judge(model)
         with args.cache.open("a", encoding="utf-8") as out:
             for n, r in enumerate(todo, 1):

@@ -17,13 +17,12 @@ from __future__ import annotations
 import argparse
 import time
 
-from _common import ROOT, demo_library, quick_ids
+from _common import ROOT, answer_model, demo_library, quick_ids
 
 from lecturetui.core.evaluation.judge import Judge
 from lecturetui.core.evaluation.questions import load_questions
 from lecturetui.core.evaluation.retrieval_scores import hit_is_gold
-from lecturetui.core.llm.generation import LlamaGenerator
-from lecturetui.core.models.gguf import FAST_LLM, resolve_llm
+from lecturetui.core.models.gguf import FAST_LLM
 
 
 def main() -> None:
@@ -40,7 +39,7 @@ def main() -> None:
     if args.quick:
         questions = [q for q in qset.questions if q.gold.corpus_ids & quick_ids()][:1]
         args.judge, others_n = FAST_LLM, 1
-    model = LlamaGenerator(resolve_llm(library.home.models_dir, args.judge), n_ctx=4096)
+    model = answer_model(args.judge, 4096, home=library.home.root)  # its own process
     judge = Judge(model)
     gold_scores: list[int] = []
     other_scores: list[int] = []

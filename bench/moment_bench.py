@@ -33,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT
+from _common import ROOT, answer_model
 
 DATA = ROOT / "bench" / "data"
 
@@ -87,11 +87,8 @@ def dump(args: argparse.Namespace) -> list[dict[str, Any]]:
     lib.warm()
     model = None
     if args.check:
-        from lecturetui.core.llm.generation import LlamaGenerator
-        from lecturetui.core.models.gguf import resolve_llm
-
         os.environ["LECTURETUI_CHECK_MOMENTS"] = "1"
-        model = LlamaGenerator(resolve_llm(ROOT / "models", args.llm), n_ctx=4096)
+        model = answer_model(args.llm, 4096)  # in its own process, as `ask` runs it
     out = []
     for row in questions(args.half, args.quick):
         question = row["question"]

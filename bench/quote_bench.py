@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT
+from _common import ROOT, answer_model
 
 DATA = ROOT / "bench" / "data"
 #: --quick: two questions of each file (of the quick library's lecture, where they have one)
@@ -93,10 +93,7 @@ def main() -> None:
     lib.warm()
     generator = None
     if not args.no_translate:
-        from lecturetui.core.llm.generation import LlamaGenerator
-        from lecturetui.core.models.gguf import resolve_llm
-
-        generator = LlamaGenerator(resolve_llm(ROOT / "models", llm), n_ctx=4096)
+        generator = answer_model(llm, 4096)  # in its own process, as `ask` runs it
     # a cold cache: the sentence vectors are made as a first question makes them (in memory,
     # so the library's own cache, which the app and answer_points.py fill, is left alone)
     stage = lib.rerank_stage()

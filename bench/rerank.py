@@ -22,7 +22,7 @@ from typing import Any
 
 import _realistic
 import numpy as np
-from _common import ROOT
+from _common import answer_model
 from _realistic import HOME, QUESTIONS, Corpus, Question, Ranker, library, load_questions, report
 
 from lecturetui.core.retrieval.rerank import RerankConfig
@@ -152,10 +152,8 @@ def translations(questions: list[Question], llm: str | None = None) -> dict[str,
     todo = [q.text for q in questions if q.lang == "pt" and q.text not in cache]
     if todo:
         from lecturetui.core.answer.translate import translate
-        from lecturetui.core.llm.generation import LlamaGenerator
-        from lecturetui.core.models.gguf import resolve_llm
 
-        generator = LlamaGenerator(resolve_llm(ROOT / "models", llm))
+        generator = answer_model(llm)  # in its own process, as `ask` runs it
         t0 = time.perf_counter()
         for n, text in enumerate(todo, 1):
             cache[text] = translate(generator, text, "en") or ""

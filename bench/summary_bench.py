@@ -45,7 +45,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import chapters_bench
-from _common import ROOT
+from _common import ROOT, answer_model
 from chapters_bench import captions, entries
 
 OUT = ROOT / "bench" / "data" / "summaries"
@@ -350,11 +350,8 @@ def main() -> None:
     if args.cli:
         cli(args.cli)
         return
-    from lecturetui.core.llm.generation import LlamaGenerator
-    from lecturetui.core.models.gguf import resolve_llm
-
     t0 = time.perf_counter()
-    generator = LlamaGenerator(resolve_llm(ROOT / "models", llm), n_ctx=4096)
+    generator = answer_model(llm, 4096)  # in its own process, as `ask` runs it
     print(f"answer model {generator.name} loaded in {time.perf_counter() - t0:.1f} s")
     meta = {r["id"]: r for r in entries("both")}
     by_title = {lec.title: lec for lec in lib.lectures()}

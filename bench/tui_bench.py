@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import SEED_CORPUS, model_dir, quick_corpus, seed_texts
+from _common import SEED_CORPUS, answer_model, model_dir, quick_corpus, seed_texts
 
 QUESTION = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
 
@@ -60,8 +60,6 @@ async def run(args: argparse.Namespace) -> None:
     from textual.widgets import Input
 
     from lecturetui.core.library import Library
-    from lecturetui.core.llm.generation import LlamaGenerator
-    from lecturetui.core.models.gguf import resolve_llm
     from lecturetui.core.paths import DataHome
     from lecturetui.tui.app import AppServices, LectureApp
     from lecturetui.tui.screens import LibraryScreen
@@ -73,20 +71,23 @@ async def run(args: argparse.Namespace) -> None:
         Library(home).ingest([quick_corpus(Path(tmp)) if args.quick else SEED_CORPUS])
         folder = Path(tmp) / "new-lectures"
         write_folder(folder, args.files, 24 if args.quick else 120)
-        llm_path = resolve_llm(models, args.llm)
+
+        def load_generator() -> Any:
+            """The answer model as the app runs it: its own process, the fixed start read."""
+            generator = answer_model(args.llm, 4096, home=home.root)
+            if args.quick:  # a short answer: --quick checks the path, no figures
+                stream = generator.stream
+
+                def capped(messages: Any, max_tokens: int, *more: Any, **kw: Any) -> Any:
+                    return stream(messages, min(max_tokens, 16), *more, **kw)
+
+                generator.stream = capped
+            return generator
 
         t0 = time.perf_counter()
         library = Library(home)
-        generator = LlamaGenerator
-        if args.quick:
-
-            class Capped(LlamaGenerator):  # a short answer: --quick checks the path, no figures
-                def stream(self, messages: Any, max_tokens: int, *more: Any, **kw: Any) -> Any:
-                    return super().stream(messages, min(max_tokens, 16), *more, **kw)
-
-            generator = Capped
         # --quick: no summaries written while the app is idle (they would hold up the wait)
-        app = LectureApp(AppServices(library, lambda: generator(llm_path, n_ctx=4096), args.llm,
+        app = LectureApp(AppServices(library, load_generator, args.llm,
                                      summaries=not args.quick))  # fmt: skip
         gaps: list[float] = []
         last = [0.0]

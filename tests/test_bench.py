@@ -54,7 +54,7 @@ EXPECTED: dict[str, list[str]] = {
     ],
     "gguf_standin": [
         r"same size and tensors as the original: True",
-        rf"loaded and run by LlamaGenerator \| {NUMBER} s",
+        rf"loaded and run in the model.s process \| {NUMBER} s",
     ],
     "gpu": [
         rf"\| cpu, 1 thread \| load {NUMBER} s \| pp32 {NUMBER}",
