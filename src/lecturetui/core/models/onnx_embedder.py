@@ -228,6 +228,12 @@ class OnnxEmbedder:
                 progress(done, len(texts))
         return out
 
+    def warm(self) -> None:
+        """Run the model once on a short text: its first run sets up what later ones reuse (a
+        third of a second for E5, about one for EmbeddingGemma on 2 cores), which a thread
+        loading it in the background can do before a question needs it."""
+        self._encode(["warm"])
+
     def embed_query(self, text: str) -> Vectors:
         vec: Vectors = self._encode([self.query_prefix + text])[0]
         return vec

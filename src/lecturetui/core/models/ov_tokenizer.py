@@ -76,10 +76,26 @@ class OvTokenizer:
         self.max_tokens = max_tokens
         self._tokens = tokens
         self._local = threading.local()  # a request per thread: the app tokenizes in two
+        # its first run sets up its tables (a third of a second or more): done at once in the
+        # background, while the model it feeds compiles, and waited for by the first text
+        self._ready = threading.Event()
+        threading.Thread(target=self._warm, name="tokenizer-warm", daemon=True).start()
+
+    def _warm(self) -> None:
+        try:
+            self._encode(["warm"])
+        except Exception:  # noqa: BLE001 - said by the first real text, which runs it again
+            pass
+        finally:
+            self._ready.set()
 
     def encode_batch(self, texts: Sequence[str], truncate: bool = True) -> list[list[int]]:
         if not texts:
             return []
+        self._ready.wait()
+        return self._encode(texts, truncate)
+
+    def _encode(self, texts: Sequence[str], truncate: bool = True) -> list[list[int]]:
         request = getattr(self._local, "request", None)
         if request is None:
             request = self._local.request = self._compiled.create_infer_request()

@@ -131,7 +131,9 @@ class RerankStage:
 
     def _quiet_load(self) -> None:
         with contextlib.suppress(Exception):  # a failure is said where the model is wanted
-            self.embedder  # noqa: B018 - loads it
+            warm = getattr(self.embedder, "warm", None)  # loads it
+            if warm is not None:
+                warm()  # its first run too, before the question's (core/models/onnx_embedder.py)
 
     @property
     def loaded(self) -> bool:
