@@ -155,7 +155,7 @@ for pass in 1 2 3; do
       say "face $f, pass $pass: not started ($(left) s left, it needs about $need)"
       continue
     fi
-    if [ $f = app ] && grep -q "lecturer's words | fresh | - " "$out/cold_start.md"; then
+    if [ $f = app ] && grep -q "lecturer's words, fresh | - " "$out/cold_start.md"; then
       say "face app: not started (ask showed no quote, so the app would wait for one in vain)"
       failed[app]=1
       continue

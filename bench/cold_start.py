@@ -2,7 +2,7 @@
 used data home, on the product's runtime (OpenVINO on a CPU) or on PyTorch.
 
     .venv/bin/python bench/cold_start.py [--faces search,ask,ingest,ingest3,summary,app]
-        [--runs 2] [--runtime auto|torch] [--old PATH] [--lecture FILE.srt] [--quick]
+        [--runs 2] [--runtime auto|torch] [--old PATH] [--src PATH] [--lecture FILE.srt] [--quick]
 
 - search: `lecturetui search` until the process ends (it prints its hits at the end).
 - ask: `lecturetui ask` in a terminal (a pty): the lecturer's words on screen (the quote's opening
@@ -21,7 +21,8 @@ A fresh home is new: the demo library ingested by an untimed command, nothing as
 measured prompt speed, no saved prompt start); a used home is the same after one run of the
 face. The models folder is `models/` (as the README's set-up leaves it: exported and compiled).
 `--old` runs another checkout's `src/` with this venv (PYTHONPATH) before each run of this one,
-old and new alternating, each in homes of its own: a before/after table from one machine.
+old and new alternating, each in homes of its own: a before/after table from one machine; `--src`
+runs the new code from another `src/` (a staged snapshot: bench/cold_gpu.sh).
 `--quick`: the search face once, over two demo lectures (the whole path in seconds: a check, no
 figures).
 """
@@ -212,13 +213,15 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--runtime", default="auto", choices=("auto", "torch", "openvino"))
     ap.add_argument("--old", default=None, help="another checkout's src/, run before each new run")
+    ap.add_argument("--src", default=None, help="the new code's src/ (default: this venv's)")
     ap.add_argument("--lecture", type=Path, default=LECTURE)
     ap.add_argument("--quick", action="store_true",
                     help="the search face once, two demo lectures: a check, no figures")  # fmt: skip
     args = ap.parse_args()
     if args.quick:
         args.faces, args.runs = "search", 1
-    versions = [("old", args.old), ("new", None)] if args.old else [("new", None)]
+    new = args.src
+    versions = [("old", args.old), ("new", new)] if args.old else [("new", new)]
     table: dict[str, dict[str, list[float]]] = {}
     for face in args.faces.split(","):
         for _ in range(args.runs):
