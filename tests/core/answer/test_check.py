@@ -177,7 +177,7 @@ def test_the_sentence_that_answers_just_before_the_window_is_quoted() -> None:
     # the neighbouring window's pieces scored: the quote grows from the window's best sentence
     # over the one before it, which answers, rather than over the window's next one (the next
     # best piece is too long to fit)
-    heard = spoken.with_neighbours(np.array([1.0, 0.0], "f"), _Vectors("digest"))  # type: ignore[arg-type]
+    heard = spoken.with_neighbours(np.array([1.0, 0.0], "f"), _Vectors("digest"), 120)  # type: ignore[arg-type]
     quote = choose_quote(replace(sp, spoken=heard), words=16)
     assert quote is not None
     assert quote.text == (

@@ -45,6 +45,7 @@ class Spoken:
     shift: int
     language: str
     others: tuple[tuple[int, str], ...] = ()
+    size: int = 0  # the window's words in `line`
     heard: tuple[tuple[int, int, float], ...] = ()
 
     @classmethod
@@ -62,12 +63,27 @@ class Spoken:
         line = stitch(windows)
         others = tuple((line.offsets[k], w.text) for k, w in enumerate(windows) if k != at)
         found = tuple(whole_sentences(line, language, begins))
-        return cls(line, found, line.offsets[at], language, others)
+        size = len(windows[at].text.split())
+        return cls(line, found, line.offsets[at], language, others, size=size)
 
-    def with_neighbours(self, query: npt.NDArray[np.float32], vectors: SentenceVectors) -> Spoken:
-        """The neighbouring windows' pieces (as cut for search) scored against the question
-        (one embedding call; the app embeds every window's pieces while idle)."""
-        pieces = [(at, s) for at, text in self.others for s in split_sentences(text)]
+    def with_neighbours(
+        self, query: npt.NDArray[np.float32], vectors: SentenceVectors, reach: int
+    ) -> Spoken:
+        """The neighbouring windows' pieces (as cut for search) that reach outside the window,
+        within `reach` words of its edges (what a quote grown from inside it can take), scored
+        against the question: one embedding call (the app embeds every window's pieces while
+        idle)."""
+        start, end = self.shift, self.shift + self.size
+
+        def near(first: int, last: int) -> bool:
+            return (first < start and last > start - reach) or (last > end and first < end + reach)
+
+        pieces = [
+            (at, s)
+            for at, text in self.others
+            for s in split_sentences(text)
+            if near(at + s.first, at + s.last)
+        ]
         if not pieces:
             return self
         sims = (vectors.vectors([s.text for _, s in pieces]) @ unit_vector(query)).tolist()

@@ -22,6 +22,7 @@ from lecturetui.core.answer.evidence import (
 from lecturetui.core.answer.guess import Guesser
 from lecturetui.core.answer.prompting import Passage, merge_hits
 from lecturetui.core.answer.quote import (
+    QUOTE_WORDS,
     SCORED_WINDOWS,
     Quote,
     best_window,
@@ -251,7 +252,7 @@ def _heard(
     over: core/answer/quote.py)."""
     if sp.spoken is None:
         return sp
-    return replace(sp, spoken=sp.spoken.with_neighbours(query, vectors))
+    return replace(sp, spoken=sp.spoken.with_neighbours(query, vectors, QUOTE_WORDS))
 
 
 def score_rest(library: Library, found: Retrieved) -> list[ScoredPassage]:
