@@ -79,7 +79,9 @@ class OvTokenizer:
         # its first run sets up its tables (a third of a second or more): done at once in the
         # background, while the model it feeds compiles, and waited for by the first text
         self._ready = threading.Event()
-        threading.Thread(target=self._warm, name="tokenizer-warm", daemon=True).start()
+        # not a daemon: a process that ends meanwhile waits for it (OpenVINO torn down under a
+        # running inference crashes the interpreter on its way out)
+        threading.Thread(target=self._warm, name="tokenizer-warm").start()
 
     def _warm(self) -> None:
         try:

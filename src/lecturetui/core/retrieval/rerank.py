@@ -127,13 +127,19 @@ class RerankStage:
     def preload(self) -> None:
         """Start loading the model in the background (a search loads E5 meanwhile)."""
         if self._embedder is None and not self._loading.locked():
-            threading.Thread(target=self._quiet_load, name="rerank-load", daemon=True).start()
+            threading.Thread(target=self._quiet_load, name="rerank-load").start()  # see _quiet_load
 
     def _quiet_load(self) -> None:
-        with contextlib.suppress(Exception):  # a failure is said where the model is wanted
-            warm = getattr(self.embedder, "warm", None)  # loads it
-            if warm is not None:
-                warm()  # its first run too, before the question's (core/models/onnx_embedder.py)
+        """Load the model and run it once (its first run sets up what later ones reuse:
+        core/models/onnx_embedder.py), both before anyone gets it: a thread that wants it waits,
+        and no run is left going when the process ends."""
+        with contextlib.suppress(Exception), self._loading:  # a failure is said where wanted
+            if self._embedder is None:
+                embedder = self._factory()
+                warm = getattr(embedder, "warm", None)
+                if warm is not None:
+                    warm()
+                self._embedder = embedder
 
     @property
     def loaded(self) -> bool:
