@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lecturetui.core.answer.prompt_speed import PromptSpeed, prepare
-from lecturetui.core.answer.question import ModelSource
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator, lacks
@@ -31,6 +30,7 @@ from lecturetui.core.models.placement import Placement
 from lecturetui.core.paths import DataHome
 
 if TYPE_CHECKING:
+    from lecturetui.core.answer.question import ModelSource
     from lecturetui.core.llm.process import ProcessGenerator, Worker
     from lecturetui.core.llm.server import ServerGenerator
 
