@@ -224,21 +224,7 @@ def search_request(
 ) -> Searched:
     """A question's search alone, as `run_request` searches it (`eval --retrieval-only`): with
     the loaded model translated and guessed as planned, without one as asked."""
-    models: ModelSource = Loaded(generator) if generator is not None else _NoModel()
-    return search_question(library, turn, models, settings)
-
-
-class _NoModel:
-    """A ModelSource without an answer model (a search as asked)."""
-
-    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
-        return None
-
-    def for_answer(self, stop: threading.Event) -> Generator | None:
-        return None
-
-    def model_name(self) -> str | None:
-        return None
+    return search_question(library, turn, Loaded(generator), settings)
 
 
 def _turn(library: Library, request: Request) -> Turn:

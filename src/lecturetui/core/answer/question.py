@@ -96,9 +96,10 @@ class ModelSource(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """A ModelSource for a model already loaded (eval, tests, scripts)."""
+    """A ModelSource for a model already loaded (eval, tests, scripts), or for none (None: a
+    search as asked, without translation or guess)."""
 
-    generator: Generator
+    generator: Generator | None
 
     def for_search(self, needed: Callable[[], bool]) -> Generator | None:
         return self.generator
@@ -107,7 +108,7 @@ class Loaded:
         return self.generator
 
     def model_name(self) -> str | None:
-        return self.generator.name
+        return self.generator.name if self.generator is not None else None
 
 
 def run_question(

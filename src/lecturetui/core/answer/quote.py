@@ -35,7 +35,7 @@ from lecturetui.core.records import QuoteRecord
 from lecturetui.core.retrieval.rerank import RerankStage
 from lecturetui.core.retrieval.sentences import SentenceVectors
 from lecturetui.core.retrieval.vector_index import unit_vector
-from lecturetui.core.study.quoting import choose, covering, quoted_runs
+from lecturetui.core.study.quoting import choose, quoted_runs
 from lecturetui.core.timefmt import format_timestamp
 
 #: windows whose sentences are scored: the quote comes from the first, the prompt's other
@@ -166,7 +166,7 @@ def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
     ]
     # what a quote grows over: the window's pieces and its neighbouring windows' (`heard`)
     pieces = [*own, *spoken.heard]
-    cores = [covering(found, a, b) for a, b, _ in sorted(own, key=lambda t: -t[2])[:QUOTE_SEEDS]]
+    cores = [spoken.covering(sp.sentences[j]) for j in order[:QUOTE_SEEDS]]
     if not cores[0] or sum(found[i].size for i in cores[0]) > 2 * words:
         return _pieces_quote(sp, best, words)
 
