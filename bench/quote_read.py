@@ -211,6 +211,12 @@ def _id(*parts: Any) -> str:
     return hashlib.blake2b("\n".join(map(str, parts)).encode(), digest_size=6).hexdigest()
 
 
+def _label(part: dict[str, Any]) -> str:
+    """A part's label in `summary --json` (schema 2: `label`; schema 1, an older version's:
+    `summary`)."""
+    return str(part.get("label", part.get("summary", "")))
+
+
 def sheet(
     home: Path,
     lectures: list[dict[str, Any]],
@@ -249,7 +255,7 @@ def sheet(
                         **mechanical(c, piece, part["start_s"]),
                     }
                 )
-            label = part.get("summary", "")
+            label = _label(part)
             if not labels:
                 continue
             rows.append(
@@ -264,11 +270,9 @@ def sheet(
                     "at": part["start_s"],
                     "label": label,
                     "title": titles[lec["id"]],
-                    "by_model": not part.get("struck"),
+                    "by_model": not part.get("refused", part.get("struck")),
                     "neighbours": [
-                        p.get("summary", "")
-                        for p in parts
-                        if abs(p["number"] - part["number"]) == 1
+                        _label(p) for p in parts if abs(p["number"] - part["number"]) == 1
                     ],
                     "captions": c.text(part["start_s"], end),
                 }

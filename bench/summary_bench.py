@@ -152,10 +152,10 @@ def summarise(lib: Any, lecture: Any, generator: Any, language: str) -> dict[str
                               "text": p.text, "phrases": list(p.phrases)})  # fmt: skip
         elif isinstance(event, PartWritten):
             row = parts[event.part.number - 1]
-            row.update(summary=event.written.summary, struck=list(event.written.struck),
+            row.update(summary=event.written.label, struck=list(event.written.refused),
                        seconds=round(now - last, 1))  # fmt: skip
         elif isinstance(event, GistWritten):
-            gist = {"summary": event.gist.summary, "struck": list(event.gist.struck),
+            gist = {"summary": event.gist.label, "struck": list(event.gist.refused),
                     "seconds": round(now - last, 1)}  # fmt: skip
         last = now
     return {"parts": parts, "gist": gist, "seconds": round(time.perf_counter() - t0, 1),
@@ -295,8 +295,8 @@ def cli_row(home: Path, record: dict[str, Any], seconds: float, again: float) ->
     parts = [{"number": p["number"], "start_s": round(p["start_s"], 1),
               "end_s": round(p["end_s"], 1), "title": p["title"], "said": p["said"],
               "digest": texts[p["number"]][0], "text": texts[p["number"]][1],
-              "summary": p["summary"], "struck": p["struck"]} for p in record["parts"]]  # fmt: skip
-    return {"parts": parts, "gist": {"summary": record["gist"], "struck": record["gist_struck"]},
+              "summary": p["label"], "struck": p["refused"]} for p in record["parts"]]  # fmt: skip
+    return {"parts": parts, "gist": {"summary": record["gist"], "struck": []},
             "seconds": seconds, "again_s": again, "id": record["title"],
             "language": record["language"], "kind": meta["kind"],
             "duration_s": meta["duration_s"], "chapters": meta["chapters"],

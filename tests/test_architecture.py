@@ -526,3 +526,22 @@ def test_eval_and_the_cli_ask_through_the_front_door() -> None:
     found = [hit for path in sorted(paths) for hit in question_imports(path)]
     assert found == []
     assert question_imports(SRC / "core" / "requests.py")  # the check finds an import
+
+
+def test_a_summary_is_its_own_answer_folded_in_one_place() -> None:
+    """No summary rides in a question's types (core/answer/ names nothing of core/summary/, and
+    the answer's record holds no summary's), and a summary's steps are folded by the front door
+    alone (core/summary/fold.py's `unfold`, called from core/requests.py): the faces show what
+    they receive."""
+    from dataclasses import fields
+
+    from lecturetui.core.records import AnswerRecord
+
+    answer = SRC / "core" / "answer"
+    summary_names = {"SummaryRecord", "PartRecord", "OverviewRecord", "summary", "overview"}
+    assert modules_using(summary_names, answer) == {}
+    assert not {f.name for f in fields(AnswerRecord)} & {"overview", "summary", "parts"}
+    folders = modules_using({"unfold", "_Unfolding", "Unfolding"}, SRC)
+    assert folders == {"core/summary/fold.py": {"_Unfolding"}, "core/requests.py": {"unfold"}}
+    # the check can fail: the module that folds is found
+    assert modules_using({"_Unfolding"}, SRC / "core" / "summary") == {"fold.py": {"_Unfolding"}}

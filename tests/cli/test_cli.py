@@ -24,7 +24,7 @@ def run_json(*args: str) -> Any:
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert isinstance(data, dict) and data.pop("schema") == 1
+    assert isinstance(data, dict) and data.pop("schema") == 2
     return data
 
 

@@ -38,7 +38,7 @@ def test_a_pack_made_by_one_is_searched_the_same_by_another(home: Path, tmp_path
         assert search(student, question) == search(home, question)
     code, out, _err = run("--home", str(student), "pack", "import", str(pack), "--json")
     data = json.loads(out)
-    assert code == 0 and data["schema"] == 1 and data["segments"] == 0
+    assert code == 0 and data["schema"] == 2 and data["segments"] == 0
     assert {lec["status"] for lec in data["lectures"]} == {"unchanged"}
 
 

@@ -47,7 +47,7 @@ def test_a_summary_prints_its_parts_and_is_kept(
     assert record["lecture"] == "aula-a" and record["language"] == "Portuguese"
     parts = record["parts"]
     # each part named by the model's label, which its part says; the lecturer's words; no chapters
-    assert parts and all(p["summary"] for p in parts) and any(not p["struck"] for p in parts)
+    assert parts and all(p["label"] for p in parts) and any(not p["refused"] for p in parts)
     assert all(p["said"] and p["made"] for p in parts)
     assert record["gist"].startswith("Assuntos: ") and "[1]" in record["gist"]
     text = notes.read_text("utf-8")
@@ -56,7 +56,7 @@ def test_a_summary_prints_its_parts_and_is_kept(
     # asked again: read back, no model loaded
     fake_model.clear()
     again = runner.invoke(cli, ["summary", "aula-a"])
-    assert again.exit_code == 0 and parts[0]["summary"] in again.stdout
+    assert again.exit_code == 0 and parts[0]["label"] in again.stdout
     read_back = json.loads(runner.invoke(cli, ["summary", "aula-a", "--json"]).stdout)
     assert read_back["model"] == record["model"] and record["model"]  # named, though not loaded
     assert fake_model == []
@@ -164,3 +164,24 @@ def test_ingest_writes_the_summaries_on_a_gpu_and_says_where_they_are_written_el
         fake_model.clear()
         again = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS), *([flag] if flag else [])])
         assert again.exit_code == 0 and fake_model == [] and "summary --all" not in again.output
+
+
+def test_ask_answers_a_request_for_a_summary_or_a_course_with_its_own_record(
+    home: Path, models_env: Path, fake_model: list[FakeGenerator]
+) -> None:
+    """`ask` routes a request for a lecture's summary or a course's overview through the front
+    door: printed as the summary grows (or the overview's lines), and with --json its own record
+    (`kind`), kept in the history as such."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", str(SEED_CORPUS)]).exit_code == 0
+    summary = runner.invoke(cli, ["ask", "resuma a aula 1", "--json"], catch_exceptions=False)
+    assert summary.exit_code == 0, summary.output
+    record = json.loads(summary.stdout)
+    assert record["schema"] == 2 and record["kind"] == "summary" and record["parts"]
+    assert record["question"] == "resuma a aula 1" and "overview" not in record
+    course = runner.invoke(cli, ["ask", "O que este curso cobre?"], catch_exceptions=False)
+    assert course.exit_code == 0, course.output
+    assert "aula por aula" in course.stdout and "[1]" in course.stdout  # its lines printed
+    as_json = json.loads(runner.invoke(cli, ["ask", "O que este curso cobre?", "--json"]).stdout)
+    assert as_json["kind"] == "overview" and len(as_json["lectures"]) >= 2
+    assert as_json["text"].splitlines()[0] in course.stdout

@@ -13,7 +13,7 @@ from lecturetui.core.answer.question import Loaded, QuestionSettings
 from lecturetui.core.conversation import Turn
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.records import AnswerRecord, from_json, to_json
+from lecturetui.core.records import SummaryRecord, from_json, to_json
 from lecturetui.core.requests import (
     ASKED,
     COURSE,
@@ -24,7 +24,14 @@ from lecturetui.core.requests import (
     route,
     run_request,
 )
-from lecturetui.core.summary.events import PartsReady, PartWritten
+from lecturetui.core.summary.events import (
+    GistWritten,
+    OverviewDone,
+    PartsReady,
+    PartWritten,
+    SummaryDone,
+    SummaryGrew,
+)
 from lecturetui.core.summary.writing import summary_events
 from tests.conftest import SEED_CORPUS
 from tests.core.summary.test_writing import PartsThenGist
@@ -65,17 +72,25 @@ def test_a_lecture_s_summary_sent_as_such_is_answered_as_sent(home: Path) -> Non
     words = "Summarise this lecture: Aula D"
     events = list(run_request(library, LectureSummary("aula-d", "English", words), Loaded(gen)))
     kinds = [type(e) for e in events]
-    assert kinds[:2] == [Started, PartsReady] and EvidenceReady not in kinds  # no search
+    assert kinds[:2] == [Started, SummaryGrew] and EvidenceReady not in kinds  # no search
+    assert Answered not in kinds  # a summary is not a question's answer
+    grown = [e for e in events if isinstance(e, SummaryGrew)]
+    assert isinstance(grown[0].step, PartsReady) and isinstance(grown[-1].step, GistWritten)
+    assert [g.labelled for g in grown] == [*range(len(grown) - 1), len(grown) - 2]
+    assert grown[-1].done == grown[-1].steps  # every part labelled, then the gist
     done = events[-1]
-    assert isinstance(done, Answered) and done.entry_id is not None  # kept in the history
-    assert done.answer.question == words and done.record.overview is not None
-    assert done.record.overview.lecture == "aula-d" and done.record.overview.language == "English"
+    assert isinstance(done, SummaryDone) and done.entry_id is not None  # kept in the history
+    assert done.summary.question == words and done.summary.kind == "summary"
+    assert done.summary.lecture == "aula-d" and done.summary.language == "English"
+    assert done.summary.parts == grown[-1].summary.parts  # as the faces were shown it
+    kept = library.history.entry(done.entry_id)
+    assert kept == done.summary and library.history.exchange(done.entry_id) is not None
     assert "in English" in gen.prompts[0][0]["content"]
     # not kept where the settings say so; no language: the lecture's own
     quiet = QuestionSettings(keep=False)
     again = list(run_request(library, LectureSummary("aula-e"), Loaded(gen), quiet))[-1]
-    assert isinstance(again, Answered) and again.entry_id is None
-    assert again.record.overview is not None and again.record.overview.language == "Portuguese"
+    assert isinstance(again, SummaryDone) and again.entry_id is None
+    assert again.summary.language == "Portuguese"
     # a lecture that is not there is said in one sentence
     missing = list(run_request(library, LectureSummary("aula-z"), Loaded(gen)))
     assert len(missing) == 1 and isinstance(missing[0], Failed)
@@ -88,8 +103,9 @@ def test_a_course_s_overview_has_a_line_per_lecture_of_that_course(home: Path) -
         library.update_lecture(lecture_id, course="Redes")
     gen = FakeGenerator("nunca")
     done = list(run_request(library, CourseOverview("Redes", "Portuguese"), Loaded(gen)))[-1]
-    assert isinstance(done, Answered)
-    rows = [line for line in done.answer.text.splitlines() if line.startswith("[")]
+    assert isinstance(done, OverviewDone) and done.overview.lectures == ("aula-a", "aula-b")
+    assert library.history.entry(done.entry_id or 0) == done.overview  # kept as it was
+    rows = [line for line in done.overview.text.splitlines() if line.startswith("[")]
     assert [row.split(":")[0] for row in rows] == ["[1] Aula A", "[2] Aula B"]
     assert gen.prompts == []  # no model writes a course's overview
     library.close()
@@ -102,18 +118,18 @@ def test_a_request_for_a_summary_is_answered_with_it_not_a_moment(home: Path) ->
     open_ = library.lectures()[1].id
     events = list(run_request(library, Question(Turn(question, question), open_), Loaded(gen)))
     kinds = [type(e) for e in events]
-    assert kinds[:2] == [Started, PartsReady] and EvidenceReady not in kinds  # no search
+    assert kinds[:2] == [Started, SummaryGrew] and EvidenceReady not in kinds  # no search
     done = events[-1]
-    assert isinstance(done, Answered) and done.entry_id is not None  # kept in the history
-    record = done.record.overview
-    assert record is not None and record.lecture == open_ and record.language == "Portuguese"
+    assert isinstance(done, SummaryDone) and done.entry_id is not None  # kept in the history
+    record = done.summary
+    assert record.lecture == open_ and record.language == "Portuguese"
     # named where a label is kept; a part lecturetui cut is else left unnamed, not misnamed
-    assert record.parts and any(p.summary for p in record.parts)
-    assert all(p.summary or p.made for p in record.parts)
-    assert any(not p.struck for p in record.parts)  # by the model's label, which its part says
-    assert done.answer.text.startswith("**Resumo de")
+    assert record.parts and any(p.label for p in record.parts)
+    assert all(p.label or p.made for p in record.parts)
+    assert any(not p.refused for p in record.parts)  # by the model's label, which its part says
+    assert library.history.rows(1)[0][3].startswith("**Resumo de")
     # the record reads back from JSON as it was written
-    assert from_json(to_json(done.record), AnswerRecord).overview == record
+    assert from_json(to_json(record), SummaryRecord) == record
     # a question about a moment still finds a moment
     point = "O TensorFlow prioriza qual dispositivo?"
     events = list(run_request(library, Question(Turn(point, point)), Loaded(gen)))
@@ -127,9 +143,9 @@ def test_the_summary_is_in_the_question_s_language(home: Path, question: str) ->
     gen = FakeGenerator("Resumo.")
     open_ = library.lectures()[0].id
     done = list(run_request(library, Question(Turn(question, question), open_), Loaded(gen)))[-1]
-    assert isinstance(done, Answered) and done.record.overview is not None
+    assert isinstance(done, SummaryDone)
     language = "English" if question.startswith("summ") else "Portuguese"
-    assert done.record.overview.language == language
+    assert done.summary.language == language
     assert f"in {language}" in gen.prompts[0][0]["content"]
     library.close()
 
@@ -139,12 +155,12 @@ def test_a_question_about_the_course_gets_a_line_per_lecture(home: Path) -> None
     gen = FakeLabeller()
     first = library.lectures()[0]
     events = list(summary_events(library, first, lambda: gen, "Portuguese"))  # one written
-    subject = next(e.written.summary for e in events if isinstance(e, PartWritten))
+    subject = next(e.written.label for e in events if isinstance(e, PartWritten))
     question = "O que este curso cobre?"
     events = list(run_request(library, Question(Turn(question, question)), Loaded(gen)))
     done = events[-1]
-    assert isinstance(done, Answered) and not any(isinstance(e, EvidenceReady) for e in events)
-    lines = done.answer.text.splitlines()
+    assert isinstance(done, OverviewDone) and not any(isinstance(e, EvidenceReady) for e in events)
+    lines = done.overview.text.splitlines()
     assert lines[0] == "**O que o curso cobre, aula por aula**"
     rows = [line for line in lines if line.startswith("[")]
     assert len(rows) == len(library.lectures())

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from lecturetui.core.llm.server import ServerGenerator
     from lecturetui.core.requests import RequestEvent
     from lecturetui.core.session import AnswerModel, ModelSession
+    from lecturetui.core.summary.events import OverviewDone, SummaryDone
 
 
 @click.command("ask")
@@ -133,15 +134,17 @@ class _Printer:
         from rich.markup import escape
 
         from lecturetui.core.answer.events import Answered, Doubted, EvidenceReady, Failed, Token
-        from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
+        from lecturetui.core.summary.events import OverviewDone, SummaryDone, SummaryGrew
 
         if isinstance(event, Failed):
             raise event.error
         if isinstance(event, Answered):
             self.answered(event.answer, event.record)
+        elif isinstance(event, SummaryDone | OverviewDone):
+            self.summarised(event)
         elif self.as_json:
             return
-        elif isinstance(event, PartsReady | PartWritten | GistWritten):
+        elif isinstance(event, SummaryGrew):
             self.summary(event)
         elif isinstance(event, EvidenceReady):
             self.evidence(event.found)
@@ -155,14 +158,28 @@ class _Printer:
         """The answer's end: its record with --json, else what follows the streamed words."""
         if self.as_json:
             click.echo(json_text(record))
-        elif answer.overview is not None:  # a whole lecture's summary: printed already
-            seconds = decimal(answer.timings.get("total_ms", 0.0) / 1000, grouping=False)
-            note(_("summary in {seconds} s").format(seconds=seconds))
+            return
+        # refused before the model wrote anything: the model is not waited for
+        wrote = not answer.abstained or bool(answer.explanation)
+        model = self.session.loaded_answer_model() if wrote else None
+        print_answer_end(self.out, answer, model)
+
+    def summarised(self, event: SummaryDone | OverviewDone) -> None:
+        """A lecture's summary (printed as it grew) or a course's overview (a line per lecture):
+        its record with --json, else how long the summary took, or the overview."""
+        from rich.markup import escape
+
+        from lecturetui.core.records import OverviewRecord
+        from lecturetui.core.summary.events import OverviewDone
+
+        record = event.overview if isinstance(event, OverviewDone) else event.summary
+        if self.as_json:
+            click.echo(json_text(record))
+        elif isinstance(record, OverviewRecord):
+            self.out.print(escape(record.text), soft_wrap=True)
         else:
-            # refused before the model wrote anything: the model is not waited for
-            wrote = not answer.abstained or bool(answer.explanation)
-            model = self.session.loaded_answer_model() if wrote else None
-            print_answer_end(self.out, answer, model)
+            seconds = decimal(record.timings.get("total_ms", 0.0) / 1000, grouping=False)
+            note(_("summary in {seconds} s").format(seconds=seconds))
 
     def evidence(self, found: Retrieved) -> None:
         """What the search found, before any model writes: how it searched, the evidence, the

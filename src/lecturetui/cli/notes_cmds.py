@@ -53,7 +53,7 @@ def _describe(mark: Bookmark) -> str:
 
 
 @click.group("bookmarks", cls=LtGroup, invoke_without_command=True)
-@click.option("--json", "as_json", is_flag=True, help='Print JSON ("schema": 1).')
+@click.option("--json", "as_json", is_flag=True, help='Print JSON ("schema": 2).')
 @_filter_options
 @click.pass_context
 def bookmarks_group(

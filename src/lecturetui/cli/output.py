@@ -66,7 +66,7 @@ def one_lecture(library: LibraryContents, name: str) -> Lecture:
 
 
 def json_text(payload: object) -> str:
-    """The one way the CLI writes JSON: `{"schema": 1, ...}` from typed records
+    """The one way the CLI writes JSON: `{"schema": 2, ...}` from typed records
     (core/records.py) or a dict of them."""
     import json
 

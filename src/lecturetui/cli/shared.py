@@ -1,4 +1,4 @@
-"""What the commands share: a summary's events on the terminal (`summary`, and `ask` when a
+"""What the commands share: a summary as it grows on the terminal (`summary`, and `ask` when a
 question asks for one), the check of the paths a command reads (`ingest`, `pack import`), the
 line for a file written (`export`, `summary --md/--anki/--csv`) and the chapters of older
 lectures read once (`outline`, `export`). Command modules import this one, never each other."""
@@ -19,31 +19,27 @@ if TYPE_CHECKING:
 
     from lecturetui.core.library_contents import LibraryContents
     from lecturetui.core.study.export import Written
-    from lecturetui.core.summary.events import SummaryEvent
+    from lecturetui.core.summary.events import SummaryGrew
 
 
 class SummaryPrinter:
-    """A summary's events on the terminal, as core/summary/render.py shows them: the parts at
-    once (time, title, the lecturer's words), then each part's summary as it is written, then
-    the gist."""
+    """A summary as it grows, on the terminal, as core/summary/render.py shows it: the parts at
+    once (time, title, the lecturer's words), then each part's label as it is written, then the
+    gist."""
 
     def __init__(self, out: Console) -> None:
-        from lecturetui.core.summary.fold import Unfolding
-
         self.out = out
-        self.so_far = Unfolding()
 
-    def __call__(self, event: SummaryEvent) -> None:
+    def __call__(self, grew: SummaryGrew) -> None:
         from lecturetui.core.summary.events import PartsReady, PartWritten
         from lecturetui.core.summary.render import terminal_gist, terminal_part, terminal_parts
 
-        self.so_far.feed(event)
-        summary = self.so_far.record()
+        summary, step = grew.summary, grew.step
         notes: list[str] = []
-        if isinstance(event, PartsReady):
+        if isinstance(step, PartsReady):
             shown = terminal_parts(summary)
-        elif isinstance(event, PartWritten):
-            part = next(p for p in summary.parts if p.number == event.part.number)
+        elif isinstance(step, PartWritten):
+            part = next(p for p in summary.parts if p.number == step.part.number)
             line, notes = terminal_part(part)
             shown = [line]
         else:

@@ -66,7 +66,7 @@ def _show(bar: Progress, task: TaskID, progress: SummaryProgress) -> None:
 
     if progress.whole:
         assert progress.gist is not None
-        said = first_sentence(progress.gist.summary) or "…"
+        said = first_sentence(progress.gist.label) or "…"
         console().print(
             f"[green]✓[/] [bold]{escape(progress.lecture.title)}[/]: {escape(said)}", soft_wrap=True
         )

@@ -122,16 +122,14 @@ def _summarise(
     """The summary through the front door (a LectureSummary, not kept in the history), its
     events printed as they come (`quiet`: a progress bar instead), and its record; Ctrl+C stops
     it, keeping the parts written."""
-    from lecturetui.core.answer.events import Answered, Failed
+    from lecturetui.core.answer.events import Failed
     from lecturetui.core.requests import LectureSummary, QuestionSettings, run_request
-    from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
-    from lecturetui.core.summary.fold import Unfolding
+    from lecturetui.core.summary.events import SummaryDone, SummaryGrew
 
     stop = threading.Event()
     source = session.source()
     models = _PartsOnly(source) if parts_only else source
     show = SummaryPrinter(console())
-    so_far = Unfolding(language)
     record: SummaryRecord | None = None
     with progress_bars() if quiet else nullcontext() as bar:
         task = bar.add_task(_("summary"), total=None, rate="") if bar is not None else None
@@ -145,12 +143,11 @@ def _summarise(
             ):
                 if isinstance(event, Failed):
                     raise event.error
-                if isinstance(event, Answered):
-                    record = event.answer.overview
-                elif isinstance(event, PartsReady | PartWritten | GistWritten):
-                    so_far.feed(event)
+                if isinstance(event, SummaryDone):
+                    record = event.summary
+                elif isinstance(event, SummaryGrew):
                     if bar is not None and task is not None:
-                        bar.update(task, completed=so_far.done, total=len(so_far.parts) + 1)
+                        bar.update(task, completed=event.done, total=event.steps)
                     else:
                         show(event)
         except KeyboardInterrupt:

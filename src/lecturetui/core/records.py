@@ -19,7 +19,9 @@ from lecturetui.core.i18n import N_, _
 from lecturetui.core.timefmt import format_span
 
 #: the version of the `--json` output (a key of its top level) and of what the history keeps
-SCHEMA = 1
+#: (2: a lecture's summary and a course's overview are records of their own, `kind` says which;
+#: a part's `label` and `refused` were its `summary` and `struck`)
+SCHEMA = 2
 
 T = TypeVar("T")
 
@@ -189,6 +191,7 @@ class AnswerRecord:
 
     question: str
     answer: str = ""
+    kind: str = "answer"  # what the record is: "answer", "summary" or "overview"
     stopped: bool = False
     citation_source: str = "none"  # model | similarity | none (core/answer/found.py)
     citations: tuple[PassageRecord, ...] = ()
@@ -214,9 +217,6 @@ class AnswerRecord:
     #: with no explanation
     unsure: bool = False
     moments: tuple[QuoteRecord, ...] = ()
-    #: a request for a lecture's summary: `answer` is its text, this its record (the field keeps
-    #: the name the JSON and the history have always given it)
-    overview: SummaryRecord | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,24 +230,48 @@ class PartRecord:
     title: str = ""
     made: bool = False  # cut by lecturetui where the subject changes, not the author's chapter
     said: tuple[str, ...] = ()  # the lecturer's most representative whole sentences
-    summary: str = ""  # what it is about: the model's label where it names the part, else ...
-    struck: tuple[str, ...] = ()  # ... its key phrase, and the model's label listed here
+    #: what it is about: the model's label where it names the part, else the author's chapter
+    #: title, else "" (core/summary/writing.py)
+    label: str = ""
+    refused: tuple[str, ...] = ()  # the model's label where it was not kept
     url: str | None = None  # the video opened at the part
     phrases: tuple[str, ...] = ()  # what the part is about, in key phrases
 
 
 @dataclass(frozen=True, slots=True)
 class SummaryRecord:
-    """A lecture's summary, part by part, then its gist citing the parts as [n]."""
+    """A lecture's summary, part by part, then its gist citing the parts as [n]: what `summary
+    --json` prints, and `ask --json` and the history for a question that asked for it."""
 
     lecture: str
+    kind: str = "summary"
     title: str = ""
     language: str = ""
     model: str | None = None  # the answer model that wrote it (None: the parts alone)
     parts: tuple[PartRecord, ...] = ()
-    gist: str = ""
-    gist_struck: tuple[str, ...] = ()
+    gist: str = ""  # the lecture's subjects in order, citing their parts as [n]
     phrases: tuple[str, ...] = ()  # what the lecture is about, in key phrases
+    question: str = ""  # how it was asked (the lecture's title when asked by name)
+    stopped: bool = False  # stopped before every part was named
+    timings: dict[str, float] = field(default_factory=dict)  # parts_ms, total_ms
+
+
+@dataclass(frozen=True, slots=True)
+class OverviewRecord:
+    """What a course covers, a line per lecture (core/summary/course.py): `ask --json` and the
+    history for a question that asked for it."""
+
+    question: str
+    kind: str = "overview"
+    text: str = ""
+    course: str | None = None  # None: the lectures of the scope, or every one
+    language: str = ""
+    lectures: tuple[str, ...] = ()  # in course order
+
+
+#: what the history keeps and `ask --json` prints: a question's answer, a lecture's summary or a
+#: course's overview (`kind` says which)
+Kept = AnswerRecord | SummaryRecord | OverviewRecord
 
 
 def to_json(record: object) -> Any:

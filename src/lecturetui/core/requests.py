@@ -9,9 +9,9 @@ one place (`route`), as the verdict does for a question's answer (core/answer/ve
              └─ otherwise ───────────────────────────────── the question's path  why: MOMENT
     LectureSummary, CourseOverview ─────────────────────── answered as sent      why: ASKED
 
-Started comes first; then a question's events (core/answer/events.py) or a summary's
-(core/summary/events.py); Answered last (kept in the history when the settings say so), or
-Failed. `ask` and `summary` (cli/ask_cmds.py, cli/summary_cmd.py) and the app's questions and
+Started comes first; then a question's events (core/answer/events.py), Answered last; or a
+lecture's summary as it grows, SummaryDone last; or OverviewDone (core/summary/events.py); each
+kept in the history when the settings say so; or Failed. `ask` and `summary` (cli/ask_cmds.py, cli/summary_cmd.py) and the app's questions and
 summarise key (tui/asking.py) send their requests here; `write_summaries` writes the summaries
 not written yet, each a LectureSummary sent here (`summary --all`, `ingest`, the app while idle).
 """
@@ -23,13 +23,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeAlias
 
 from lecturetui.core.answer.events import Answered, Event, Failed, Started
 from lecturetui.core.answer.found import Searched
 from lecturetui.core.answer.question import (
     Loaded,
     answer_question,
-    kept,
     search_question,
 )
 from lecturetui.core.answer.question import (
@@ -45,10 +45,17 @@ from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Lecture
 from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator
+from lecturetui.core.records import Kept, OverviewRecord, SummaryRecord
 from lecturetui.core.retrieval.asked import Asked
 from lecturetui.core.summary.course import course_text
-from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten, SummaryEvent
-from lecturetui.core.summary.fold import Unfolding
+from lecturetui.core.summary.events import (
+    GistWritten,
+    OverviewDone,
+    SummaryDone,
+    SummaryEvent,
+    SummaryGrew,
+)
+from lecturetui.core.summary.fold import unfold
 from lecturetui.core.summary.named import (
     NamedLecture,
     asks_course,
@@ -91,6 +98,8 @@ class CourseOverview:
 Request = Question | LectureSummary | CourseOverview
 #: what answering a request yields
 RequestEvent = Event | SummaryEvent
+#: what a request is answered with: a question's answer, a lecture's summary, a course's overview
+Result: TypeAlias = Answer | SummaryRecord | OverviewRecord
 
 #: why a request is answered as it is (besides how a question names a lecture whose summary it
 #: asks for): as sent; a question that asks what a course covers; a question about a moment
@@ -206,14 +215,19 @@ def answer_request(
     generator: Generator,
     settings: QuestionSettings | None = None,
     stop: threading.Event | None = None,
-) -> tuple[Route, Answer]:
+) -> tuple[Route, Result]:
     """A request answered through the front door with a loaded model, not kept in the history
-    (`eval`, scripts): how `route` answered it, and the answer. Raises what stopped it."""
+    (`eval`, scripts): how `route` answered it, and what it was answered with. Raises what
+    stopped it."""
     s = replace(settings or QuestionSettings(), keep=False)
     way = route(library, request, s)
     for event in run_request(library, request, Loaded(generator), s, stop, way):
         if isinstance(event, Answered):
             return way, event.answer
+        if isinstance(event, SummaryDone):
+            return way, event.summary
+        if isinstance(event, OverviewDone):
+            return way, event.overview
         if isinstance(event, Failed):
             raise event.error
     raise LectureTuiError(_("The question stopped before its answer."))  # pragma: no cover
@@ -249,34 +263,32 @@ def _summary(
     s: QuestionSettings,
     stop: threading.Event,
 ) -> Iterator[RequestEvent]:
-    """The lecture's summary: its parts at once, then each part's summary, then the gist; the
-    answer is the summary as one text (core/summary/render.py), kept in the history."""
+    """The lecture's summary as it grows: its parts at once, then each part's label, then the
+    gist (core/summary/fold.py folds the steps, once); SummaryDone last, kept in the history as
+    the summary's record and its text (core/summary/render.py)."""
     lecture = library.lecture(wanted.lecture_id)
     assert lecture is not None  # _turn said so
     language = summary_language(lecture, wanted.language)
     t0 = time.perf_counter()
-    so_far = Unfolding(language)
     shown = 0.0
-    for event in summary_events(
+    grew: SummaryGrew | None = None
+    steps = summary_events(
         library, lecture, lambda: models.for_answer(stop), language, stop, models.model_name()
-    ):
-        yield event
-        so_far.feed(event)
+    )
+    for grew in unfold(steps, models.model_name()):
+        yield grew
         shown = shown or time.perf_counter() - t0
-    loaded = models.for_search(lambda: False) if so_far.written else None
-    summary = so_far.record(loaded.name if loaded else models.model_name())
-    done = Answer(
+    assert grew is not None  # the parts come first
+    loaded = models.for_search(lambda: False) if grew.labelled else None
+    name = loaded.name if loaded else models.model_name()
+    summary = replace(
+        grew.summary,
+        model=name if grew.labelled else None,
         question=turn.question,
-        text=summary_text(summary),
-        passages=[],
-        hits=[],
-        cited=[],
         stopped=stop.is_set(),
         timings={"parts_ms": shown * 1000, "total_ms": (time.perf_counter() - t0) * 1000},
-        turn=turn,
-        overview=summary,
     )
-    yield kept(library, done, s.keep)
+    yield SummaryDone(summary, _kept(library, summary, summary_text(summary), s.keep))
 
 
 def _course(
@@ -285,7 +297,7 @@ def _course(
     wanted: CourseOverview,
     models: ModelSource,
     s: QuestionSettings,
-) -> Answered:
+) -> OverviewDone:
     """One line per lecture of the course (else of the scope, or the library), from what their
     summaries say."""
     if wanted.course is not None:
@@ -296,8 +308,19 @@ def _course(
     ordered = sorted(lectures, key=course_order)
     language = wanted.language or (summary_language(ordered[0]) if ordered else "English")
     text = course_text(library, ordered, models.model_name(), language)
-    done = Answer(question=turn.question, text=text, passages=[], hits=[], cited=[], turn=turn)
-    return kept(library, done, s.keep)
+    overview = OverviewRecord(
+        turn.question,
+        text=text,
+        course=wanted.course,
+        language=language,
+        lectures=tuple(x.id for x in ordered),
+    )
+    return OverviewDone(overview, _kept(library, overview, text, s.keep))
+
+
+def _kept(library: Library, record: Kept, text: str, keep: bool) -> int | None:
+    """The history entry a summary or an overview is kept in, when the settings say so."""
+    return library.history.add(record, text) if keep else None
 
 
 # -- the summaries not written yet, one after another ----------------------------------------
@@ -340,16 +363,17 @@ def write_summaries(
     stop = stop or threading.Event()
     quiet = QuestionSettings(keep=False)  # kept as summaries, not as answers in the history
     for number, lecture in enumerate(lectures, 1):
-        so_far = Unfolding()
+        whole = False
         wanted = LectureSummary(lecture.id, language)
         for event in run_request(library, wanted, _Given(model, name), quiet, stop):
             if isinstance(event, Failed):
                 raise event.error
-            if isinstance(event, PartsReady | PartWritten | GistWritten):
-                so_far.feed(event)
-                gist = event.gist if isinstance(event, GistWritten) else None
+            if isinstance(event, SummaryGrew):
+                step = event.step
+                gist = step.gist if isinstance(step, GistWritten) else None
+                whole = gist is not None or not event.summary.parts
                 yield SummaryProgress(
-                    lecture, number, len(lectures), len(so_far.written), len(so_far.parts), gist
+                    lecture, number, len(lectures), event.labelled, len(event.summary.parts), gist
                 )
-        if stop.is_set() or (so_far.parts and so_far.gist is None):
+        if stop.is_set() or not whole:
             return  # stopped, or no model to write with

@@ -20,7 +20,10 @@ from lecturetui.core.records import (
     EvidenceRecord,
     FoundRecord,
     HitRecord,
+    Kept,
+    OverviewRecord,
     PassageRecord,
+    SummaryRecord,
 )
 from lecturetui.core.retrieval.scope import Scope
 from lecturetui.tui.context import AppContext, ModelState, context
@@ -31,15 +34,17 @@ from lecturetui.tui.messages import (
     PromptShown,
     QuestionMessage,
     QuestionStarted,
-    SummaryGrew,
+    SummaryShown,
     WorkFailed,
 )
 from lecturetui.tui.render import answer_text, evidence_text, hit_legend, hit_row
 
 if TYPE_CHECKING:
-    from lecturetui.core.conversation import Exchange
+    from textual.message import Message
+
+    from lecturetui.core.conversation import Exchange, Turn
     from lecturetui.core.llm.model import Generator
-    from lecturetui.core.requests import LectureSummary
+    from lecturetui.core.requests import LectureSummary, RequestEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,10 +150,8 @@ class AskingScreen(Screen[None]):
         (core/requests.py), each of its events posted to this screen as a message; no widget is
         touched from this thread."""
         from lecturetui.core.answer.events import (
-            Answered,
             Doubted,
             EvidenceReady,
-            Failed,
             PromptReady,
             Started,
             Token,
@@ -156,8 +159,7 @@ class AskingScreen(Screen[None]):
         from lecturetui.core.answer.question import QuestionSettings
         from lecturetui.core.conversation import Turn, make_turn
         from lecturetui.core.requests import Question, run_request
-        from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
-        from lecturetui.core.summary.fold import Unfolding
+        from lecturetui.core.summary.events import SummaryGrew
 
         ctx = self.ctx
         ctx.models.ready.wait()
@@ -168,7 +170,6 @@ class AskingScreen(Screen[None]):
         turn = make_turn(question, self.previous) if summary is None else Turn(question, question)
         request = summary or Question(turn, self.lecture)
         text = ""
-        so_far = Unfolding()
         self.idle.clear()
         ctx.hush_summaries()  # the model writes one thing at a time
         try:
@@ -177,7 +178,9 @@ class AskingScreen(Screen[None]):
             ):
                 if worker.is_cancelled:
                     return  # superseded by a newer question
-                if isinstance(event, Started):
+                if (done := _ended(event, serial, turn)) is not None:
+                    self.post_message(done)
+                elif isinstance(event, Started):
                     self.post_message(QuestionStarted(serial))
                 elif isinstance(event, EvidenceReady | Doubted):
                     # the answer opens with the quote; Doubted: with both moments, as the model
@@ -185,19 +188,14 @@ class AskingScreen(Screen[None]):
                     found = event.record()
                     text = found.opening
                     self.post_message(EvidenceShown(serial, found))
-                elif isinstance(event, PartsReady | PartWritten | GistWritten):
-                    # a lecture's summary: its parts, then each part's summary, then the gist
-                    so_far.feed(event)
-                    self.post_message(SummaryGrew(serial, so_far.record(), len(so_far.written)))
+                elif isinstance(event, SummaryGrew):
+                    # a lecture's summary: its parts, then each part's label, then the gist
+                    self.post_message(SummaryShown(serial, event.summary, event.labelled))
                 elif isinstance(event, PromptReady):
                     self.post_message(PromptShown(serial, *event.records()))
                 elif isinstance(event, Token):
                     text += event.text
                     self.post_message(AnswerGrew(serial, text))
-                elif isinstance(event, Answered):
-                    self.post_message(AnswerDone(serial, event.record, event.entry_id, turn))
-                elif isinstance(event, Failed):  # said in the answer pane and logged (context.py)
-                    self.post_message(WorkFailed("answer", event.error))
         finally:
             self.idle.set()
 
@@ -216,7 +214,7 @@ class AskingScreen(Screen[None]):
         if self._current(message):
             self.show_hits(message.hits, message.passages)
 
-    def on_summary_grew(self, message: SummaryGrew) -> None:
+    def on_summary_shown(self, message: SummaryShown) -> None:
         from lecturetui.core.summary.render import summary_rich
 
         if not self._current(message):
@@ -235,6 +233,7 @@ class AskingScreen(Screen[None]):
 
     def on_answer_done(self, message: AnswerDone) -> None:
         from lecturetui.core.conversation import Exchange
+        from lecturetui.core.summary.render import kept_text
 
         if not self._current(message):
             return
@@ -242,7 +241,8 @@ class AskingScreen(Screen[None]):
         self.entry_id = entry = message.entry_id
         if entry is not None:
             thread = turn.thread_id if turn.thread_id is not None else entry
-            self.previous = Exchange(entry, thread, turn.question, record.answer, turn.search_text)
+            answer = kept_text(record)
+            self.previous = Exchange(entry, thread, turn.question, answer, turn.search_text)
         self.show_answer(record)
 
     def begin_question(self) -> None:
@@ -306,20 +306,32 @@ class AskingScreen(Screen[None]):
         option_list.border_subtitle = hit_legend()
         option_list.highlighted = 0
 
-    def show_answer(self, record: AnswerRecord) -> None:
-        if record.overview is not None:  # a lecture's summary
-            from lecturetui.core.summary.render import summary_rich
+    def show_answer(self, record: Kept) -> None:
+        """What a request was answered with: a question's answer, a lecture's summary or a
+        course's overview."""
+        if isinstance(record, SummaryRecord):
+            self.show_summary(record)
+        elif isinstance(record, OverviewRecord):
+            self.show_hits([], [])
+            self.query_one("#answer", Static).update(record.text)
+            self.query_one("#answer-status", Static).update("")
+        else:
+            self.show_question_answer(record)
 
-            self.query_one("#answer", Static).update(summary_rich(record.overview))
-            t = record.timings
-            status = _("parts {parts} · summary {whole}").format(
-                parts=seconds(t.get("parts_ms", 0.0) / 1000),
-                whole=seconds(t.get("total_ms", 0.0) / 1000),
-            )
-            self.query_one("#answer-status", Static).update(
-                _("stopped") + " · " + status if record.stopped else status
-            )
-            return
+    def show_summary(self, summary: SummaryRecord) -> None:
+        from lecturetui.core.summary.render import summary_rich
+
+        self.query_one("#answer", Static).update(summary_rich(summary))
+        t = summary.timings
+        status = _("parts {parts} · summary {whole}").format(
+            parts=seconds(t.get("parts_ms", 0.0) / 1000),
+            whole=seconds(t.get("total_ms", 0.0) / 1000),
+        )
+        self.query_one("#answer-status", Static).update(
+            _("stopped") + " · " + status if summary.stopped else status
+        )
+
+    def show_question_answer(self, record: AnswerRecord) -> None:
         self.passages = list(record.passages) or self.passages
         if record.hits:
             self.show_hits(list(record.hits), self.passages)
@@ -360,3 +372,20 @@ class AskingScreen(Screen[None]):
             warm_up(self.ctx.services.library, self.closing, self.idle)
         except LectureTuiError:
             return  # expected (no model yet): not worth a message
+
+
+def _ended(event: RequestEvent, serial: int, turn: Turn) -> Message | None:
+    """The message a request's last event posts (None for any other event): what it was
+    answered with, or why it failed (said in the answer pane and logged: context.py)."""
+    from lecturetui.core.answer.events import Answered, Failed
+    from lecturetui.core.summary.events import OverviewDone, SummaryDone
+
+    if isinstance(event, Answered):
+        return AnswerDone(serial, event.record, event.entry_id, turn)
+    if isinstance(event, SummaryDone):
+        return AnswerDone(serial, event.summary, event.entry_id, turn)
+    if isinstance(event, OverviewDone):
+        return AnswerDone(serial, event.overview, event.entry_id, turn)
+    if isinstance(event, Failed):
+        return WorkFailed("answer", event.error)
+    return None

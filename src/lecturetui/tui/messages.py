@@ -10,9 +10,9 @@ from textual.message import Message
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.records import (
-    AnswerRecord,
     FoundRecord,
     HitRecord,
+    Kept,
     PassageRecord,
     SummaryRecord,
 )
@@ -49,16 +49,16 @@ class PromptShown(QuestionMessage):
         self.passages = passages
 
 
-class SummaryGrew(QuestionMessage):
-    """A lecture's summary so far: its parts, then each part's summary, then the gist."""
+class SummaryShown(QuestionMessage):
+    """A lecture's summary so far: its parts, then each part's label, then the gist."""
 
     def __init__(self, serial: int, summary: SummaryRecord, done: int) -> None:
         super().__init__(serial)
         self.summary = summary
-        self.done = done  # parts written so far
+        self.done = done  # parts labelled so far
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, SummaryGrew) and message.serial == self.serial
+        return isinstance(message, SummaryShown) and message.serial == self.serial
 
 
 class AnswerGrew(QuestionMessage):
@@ -74,7 +74,9 @@ class AnswerGrew(QuestionMessage):
 
 
 class AnswerDone(QuestionMessage):
-    def __init__(self, serial: int, record: AnswerRecord, entry_id: int | None, turn: Turn) -> None:
+    """A request answered: a question's answer, a lecture's summary or a course's overview."""
+
+    def __init__(self, serial: int, record: Kept, entry_id: int | None, turn: Turn) -> None:
         super().__init__(serial)
         self.record = record
         self.entry_id = entry_id

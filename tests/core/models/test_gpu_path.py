@@ -113,7 +113,7 @@ def test_doctor_json_without_loading_models(home: Path) -> None:
     result = CliRunner().invoke(cli, ["--home", str(home), "doctor", "--no-load", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["schema"] == 1
+    assert data["schema"] == 2
     assert data["embedder_device"] == "not loaded"
     assert data["llama"]["backend"] in ("CPU", "CUDA", "Metal", "Vulkan", "ROCm", "SYCL", "GPU")
     assert isinstance(data["gpus"], list)

@@ -41,8 +41,8 @@ def source(tmp_path: Path) -> Library:
     library.sync_rerank()
     lecture = library.lectures()[0]
     library.store.connection.execute(
-        "INSERT INTO overview_parts (lecture_id, content_hash, model, language, ordinal, start,"
-        " summary, struck, made_at) VALUES (?, ?, 'qwen-fake.gguf', 'pt', 0, 0.0, ?, '[]', '')",
+        "INSERT INTO summary_parts (lecture_id, content_hash, model, language, ordinal, start,"
+        " label, refused, made_at) VALUES (?, ?, 'qwen-fake.gguf', 'pt', 0, 0.0, ?, '[]', '')",
         (lecture.id, lecture.content_hash, "O essencial da aula."),
     )
     return library
@@ -61,7 +61,7 @@ def test_a_course_exported_and_imported_searches_the_same(source: Library, tmp_p
                 assert hits(student, question, mode=mode) == hits(source, question, mode=mode)
         lecture = student.lectures()[0]
         kept = packed.summary_rows(student.store, lecture.id, lecture.content_hash)
-        assert [(s.model, s.summary) for s in kept] == [("qwen-fake.gguf", "O essencial da aula.")]
+        assert [(s.model, s.label) for s in kept] == [("qwen-fake.gguf", "O essencial da aula.")]
         assert [p.phrases for p in student.parts(lecture)] == [
             p.phrases for p in source.parts(source.lectures()[0])
         ]

@@ -215,3 +215,57 @@ def test_lectures_keep_notes_and_an_old_library_gains_the_column(home: Path) -> 
         store.save_lecture(record, [Segment(0.0, 2.0, "olá")])
         assert store.lecture("new").notes == notes  # type: ignore[union-attr]
         assert store.records_for_source("/y")[0].notes == notes
+
+
+def test_a_library_of_schema_13_keeps_its_summaries_as_labels_and_records(home: Path) -> None:
+    """Migration 14: the summary_parts table and its label/refused columns, and a summary the
+    history kept inside an answer's record read back as a summary's record."""
+    import json
+
+    from lecturetui.core.records import AnswerRecord, SummaryRecord
+    from lecturetui.core.storage.history import History
+
+    path = DataHome.resolve().db_path
+    Store(path).close()  # a library of today's schema, made as it was at 13 below
+    db = sqlite3.connect(path)
+    db.executescript(
+        "ALTER TABLE summary_parts RENAME COLUMN label TO summary;"
+        "ALTER TABLE summary_parts RENAME COLUMN refused TO struck;"
+        "ALTER TABLE summary_parts RENAME TO overview_parts; PRAGMA user_version = 13;"
+    )
+    db.execute(
+        "INSERT INTO lectures (id, title, source_key, source_format, duration, content_hash,"
+        " segment_config, added_at, updated_at) VALUES ('aula-a', 'Aula A', 'k', 'vtt', 60.0,"
+        " 'h', '{}', 'now', 'now')"
+    )
+    db.execute(
+        "INSERT INTO overview_parts VALUES ('aula-a', 'h', 'm labels-3', 'Portuguese', 1, 0.0,"
+        " 'Tensores', '[\"Olá\"]', 'now')"
+    )
+    part = {"number": 1, "start_s": 0.0, "summary": "Tensores", "struck": ["Olá"], "said": ["x"]}
+    overview = {"lecture": "aula-a", "title": "Aula A", "parts": [part], "gist": "g",
+                "gist_struck": []}  # fmt: skip
+    old = {"question": "resuma", "answer": "**Resumo**", "stopped": True, "overview": overview,
+           "timings": {"total_ms": 5.0}}  # fmt: skip
+    plain = {"question": "o que é?", "answer": "É isso.", "overview": None}
+    for payload in (old, plain):
+        db.execute(
+            "INSERT INTO history (asked_at, question, answer, payload) VALUES ('now', ?, ?, ?)",
+            (payload["question"], payload["answer"], json.dumps(payload)),
+        )
+    db.commit()
+    db.close()
+
+    store = Store(path)
+    assert store.schema_version == SCHEMA_VERSION
+    row = store.connection.execute("SELECT label, refused FROM summary_parts").fetchone()
+    assert tuple(row) == ("Tensores", '["Olá"]')
+    history = History(store)
+    summary, answer = history.entry(1), history.entry(2)
+    assert isinstance(summary, SummaryRecord) and summary.question == "resuma"
+    assert summary.stopped and summary.timings == {"total_ms": 5.0}
+    assert [(p.label, p.refused, p.said) for p in summary.parts] == [("Tensores", ("Olá",), ("x",))]
+    assert isinstance(answer, AnswerRecord) and answer.answer == "É isso."
+    payload = store.connection.execute("SELECT payload FROM history WHERE id = 2").fetchone()[0]
+    assert "overview" not in json.loads(payload)
+    store.close()

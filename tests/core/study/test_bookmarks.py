@@ -157,7 +157,7 @@ def test_cli_adds_lists_notes_and_removes_bookmarks(home: Path) -> None:
     assert code == 0 and "Aula D" in out and "*rápidas*" in out, out
     assert "00:00:30–00:01:00" in out and "00:01:25–00:03:25" in out
     data = json.loads(run("bookmarks", "--json")[1])
-    assert data["schema"] == 1
+    assert data["schema"] == 2
     first, second, third = data["bookmarks"]
     assert (third["segment_id"], third["note"]) == (ids[2], "hdf5")
     assert (first["start_s"], first["end_s"], first["note"]) == (30.0, 60.0, "")

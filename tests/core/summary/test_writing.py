@@ -57,13 +57,13 @@ def test_the_parts_come_first_then_each_label_then_the_subjects_and_all_is_kept(
     assert [e.part.number for e in written] == [p.number for p in ready.parts]
     # each label is the model's where the check keeps it (said in its part), else none: the
     # demo's parts are cut by lecturetui (no author's chapter to fall back on)
-    assert all(bool(e.written.summary) == (e.written.struck == ()) for e in written)
-    kept = [e for e in written if e.written.struck == ()]
-    assert kept and all(e.written.summary.split()[0] in e.part.text for e in kept)
-    assert all(e.written.summary not in e.written.struck for e in written)
+    assert all(bool(e.written.label) == (e.written.refused == ()) for e in written)
+    kept = [e for e in written if e.written.refused == ()]
+    assert kept and all(e.written.label.split()[0] in e.part.text for e in kept)
+    assert all(e.written.label not in e.written.refused for e in written)
     gist = events[-1]
-    assert isinstance(gist, GistWritten) and gist.gist.summary.startswith("Assuntos: ")
-    assert f"[{written[-1].part.number}]" in gist.gist.summary  # every part cited
+    assert isinstance(gist, GistWritten) and gist.gist.label.startswith("Assuntos: ")
+    assert f"[{written[-1].part.number}]" in gist.gist.label  # every part cited
     # each part was read by the model with its words, asked in Portuguese; the gist asks nothing
     assert ready.parts[0].digest in gen.prompts[0][-1]["content"]
     assert "in Portuguese" in gen.prompts[0][0]["content"] and gen.asked == len(written)
@@ -106,10 +106,10 @@ def test_a_label_the_check_refuses_or_that_repeats_its_neighbour_gives_way_to_th
         lambda label, p: True,
         before=["Tensores em GPUs", "Cálculo"],
     )  # any earlier, not only the last
-    assert repeated.summary == "" and repeated.struck == ("As GPUs e os tensores",)
+    assert repeated.label == "" and repeated.refused == ("As GPUs e os tensores",)
     chapter = Part(2, 60.0, 120.0, "Tensores", False, (), "t", "t")  # the author's chapter
     assert write_part(FakeGenerator("Receitas de bolo"), lecture, chapter, "Portuguese", stop,
-                      lambda label, p: False).summary == "Tensores"  # fmt: skip
+                      lambda label, p: False).label == "Tensores"  # fmt: skip
 
 
 def test_a_label_is_a_name_not_a_sentence() -> None:
@@ -145,9 +145,9 @@ def test_the_subjects_run_in_order_each_citing_its_parts() -> None:
     labels = ["Tensores", "tensores", "GPUs", ""]
     written = [(p, Written(p.number, p.start, x, ())) for p, x in zip(parts, labels, strict=True)]
     gist = write_gist(written, "English")
-    assert gist.summary == "Subjects: Tensores [1][2] · GPUs [3]."
-    assert first_sentence(gist.summary) == "Tensores"
-    assert write_gist([], "Portuguese").summary == ""
+    assert gist.label == "Subjects: Tensores [1][2] · GPUs [3]."
+    assert first_sentence(gist.label) == "Tensores"
+    assert write_gist([], "Portuguese").label == ""
 
 
 def test_stopped_between_parts_it_keeps_what_was_written(home: Path) -> None:
@@ -159,12 +159,12 @@ def test_stopped_between_parts_it_keeps_what_was_written(home: Path) -> None:
     for event in summary_events(library, lecture, lambda: gen, "Portuguese", stop):
         if isinstance(event, PartWritten):
             seen += 1
-            first = event.written.summary
+            first = event.written.label
             stop.set()  # Esc after the first part
     assert seen == 1
     again = Labeller()
     parts = list(summary_events(library, lecture, lambda: again, "Portuguese"))
-    written = [e.written.summary for e in parts if isinstance(e, PartWritten)]
+    written = [e.written.label for e in parts if isinstance(e, PartWritten)]
     assert written[0] == first and again.asked == len(written) - 1  # read back, not asked
     library.close()
 

@@ -14,7 +14,6 @@ from lecturetui.core.library import Hit
 from lecturetui.core.records import (
     AnswerRecord,
     PassageRecord,
-    SummaryRecord,
     UnsupportedRecord,
     to_json,
 )
@@ -46,9 +45,6 @@ class Answer:
     #: no explanation was written
     unsure: bool = False
     moments: tuple[Quote, ...] = ()
-    #: a lecture's summary, part by part (core/summary/writing.py), asked for as such or by a
-    #: question (core/requests.py)
-    overview: SummaryRecord | None = None
 
     @property
     def citations(self) -> list[Passage]:
@@ -79,7 +75,6 @@ class Answer:
             unsupported=tuple(UnsupportedRecord(u.sentence, u.missing) for u in self.unsupported),
             unsure=self.unsure,
             moments=tuple(m.record() for m in self.moments),
-            overview=self.overview,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from lecturetui.core.answer.prompting import Passage
+from lecturetui.core.answer.result import Answer
 from lecturetui.core.conversation import Turn
 from lecturetui.core.evaluation.judge import PROMPT_VERSION, Judge, auto_label
 from lecturetui.core.evaluation.keypoints import CitedExcerpt, KeyPointScore, score_answer
@@ -25,8 +26,14 @@ from lecturetui.core.i18n import _
 from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator
 from lecturetui.core.question_options import DEFAULT_TTFT_S
-from lecturetui.core.records import AnswerRecord
-from lecturetui.core.requests import Question, QuestionSettings, answer_request, answered_as
+from lecturetui.core.records import AnswerRecord, SummaryRecord
+from lecturetui.core.requests import (
+    Question,
+    QuestionSettings,
+    Result,
+    answer_request,
+    answered_as,
+)
 from lecturetui.core.retrieval.fusion import FusionConfig
 from lecturetui.core.retrieval.scope import Scope
 
@@ -101,7 +108,8 @@ def evaluate_question(
         answer_tokens=settings.answer_tokens,
     )
     asked = question.question.strip()
-    way, answer = answer_request(library, Question(Turn(asked, asked)), generator, searching, stop)
+    way, result = answer_request(library, Question(Turn(asked, asked)), generator, searching, stop)
+    answer = as_answer(result, asked)
     t1 = time.perf_counter()
     verdict = JudgeRecord()
     if judge is not None:
@@ -132,6 +140,19 @@ def evaluate_question(
         key_points=key_point_score(question, answer.text, answer.passages),
         answered_as=answered_as(way),
     )
+
+
+def as_answer(result: Result, question: str) -> Answer:
+    """What the report scores: the answer; a lecture's summary or a course's overview as the
+    text a student reads, citing no passage."""
+    if isinstance(result, Answer):
+        return result
+    if isinstance(result, SummaryRecord):
+        from lecturetui.core.summary.render import summary_text
+
+        text = summary_text(result)
+        return Answer(question, text, [], [], [], result.stopped, timings=dict(result.timings))
+    return Answer(question, result.text, [], [], [])
 
 
 def key_point_score(

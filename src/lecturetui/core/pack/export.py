@@ -194,7 +194,7 @@ def _gather(library: Library, lectures: Sequence[Lecture]) -> _Gathered:
             for p in packed.phrase_rows(store, lec.id, lec.content_hash)
         ]
         out.summaries += [
-            PackSummary(n, s.model, s.language, s.ordinal, s.start, s.summary, s.struck, s.made_at)
+            PackSummary(n, s.model, s.language, s.ordinal, s.start, s.label, s.refused, s.made_at)
             for s in packed.summary_rows(store, lec.id, lec.content_hash)
         ]
     return out

@@ -49,7 +49,7 @@ MAX_DIM = 8_192
 MAX_TEXT = 100_000  # characters in a segment's text, a summary
 MAX_NAME = 1_000  # a title, a course, a chapter's title, a key phrase
 MAX_URL = 4_000
-MAX_LIST = 1_000  # chapters of a lecture, notes, phrases of a part, struck sentences
+MAX_LIST = 1_000  # chapters of a lecture, notes, phrases of a part, refused labels
 MAX_HOURS = 1_000  # a lecture's length (ingest's --allow-long limit)
 
 
@@ -147,6 +147,6 @@ class PackSummary:
     language: str
     ordinal: int  # 0: the gist; 1, 2...: the parts
     start: float
-    summary: str
-    struck: tuple[str, ...]
+    summary: str  # the part's label (the library's summary_parts.label; the pack's key kept)
+    struck: tuple[str, ...]  # the model's refused label (summary_parts.refused)
     made_at: str

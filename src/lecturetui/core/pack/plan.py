@@ -154,7 +154,7 @@ def _same(store: Store, existing: LectureRow, contents: PackContents, n: int) ->
         (s.model, s.language, s.ordinal, s.summary) for s in contents.summaries if s.lecture == n
     }
     kept = {
-        (s.model, s.language, s.ordinal, s.summary)
+        (s.model, s.language, s.ordinal, s.label)
         for s in packed.summary_rows(store, existing.id, existing.content_hash)
     }
     return phrases <= have and summaries <= kept

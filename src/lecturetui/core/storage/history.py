@@ -1,7 +1,8 @@
 """The questions asked in a library and their answers (the `history` table), kept as records.
 
-Each entry keeps the answer's record (core/records.py) as JSON; a thread is the id of its first
-entry (`thread` in the record, absent on a first question), so follow-ups need no table of
+Each entry keeps the record (core/records.py) as JSON: a question's answer, or a lecture's summary
+or a course's overview asked for (its `kind` says which); a thread is the id of its first entry
+(`thread` in an answer's record, absent on a first question), so follow-ups need no table of
 their own (core/conversation.py).
 """
 
@@ -12,7 +13,14 @@ import json
 from lecturetui.core.conversation import Exchange, HistoryEntry
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
-from lecturetui.core.records import AnswerRecord, from_json, to_json
+from lecturetui.core.records import (
+    AnswerRecord,
+    Kept,
+    OverviewRecord,
+    SummaryRecord,
+    from_json,
+    to_json,
+)
 from lecturetui.core.storage.store import Store
 from lecturetui.core.timefmt import utc_now
 
@@ -23,15 +31,19 @@ class History:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def add(self, record: AnswerRecord) -> int:
-        """Keep an answer; returns its entry id."""
+    def add(self, record: Kept, text: str | None = None) -> int:
+        """Keep an answer, a summary or an overview (`text`: what was shown, where the record
+        does not hold it whole: a summary's); returns its entry id."""
+        if text is None:
+            text = record.answer if isinstance(record, AnswerRecord) else ""
+            text = record.text if isinstance(record, OverviewRecord) else text
         with self.store.transaction():
             cur = self.store.connection.execute(
                 "INSERT INTO history (asked_at, question, answer, payload) VALUES (?, ?, ?, ?)",
                 (
                     utc_now(),
                     record.question,
-                    record.answer,
+                    text,
                     json.dumps(to_json(record), ensure_ascii=False),
                 ),
             )
@@ -44,9 +56,9 @@ class History:
         )
         return [(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
-    def entry(self, entry_id: int) -> AnswerRecord | None:
-        """An entry's answer record; None when there is no such entry. A damaged entry raises
-        LectureTuiError."""
+    def entry(self, entry_id: int) -> Kept | None:
+        """An entry's record (an answer's, a summary's or an overview's, as its `kind` says);
+        None when there is no such entry. A damaged entry raises LectureTuiError."""
         row = self.store.connection.execute(
             "SELECT payload FROM history WHERE id = ?", (entry_id,)
         ).fetchone()
@@ -61,9 +73,13 @@ class History:
                 ),
                 hint=_("ask the question again"),
             ) from None
-        return from_json(
-            data, AnswerRecord, _("history entry {entry_id}").format(entry_id=entry_id)
-        )
+        kind = data.get("kind") if isinstance(data, dict) else None
+        what = _("history entry {entry_id}").format(entry_id=entry_id)
+        if kind == "summary":
+            return from_json(data, SummaryRecord, what)
+        if kind == "overview":
+            return from_json(data, OverviewRecord, what)
+        return from_json(data, AnswerRecord, what)
 
     def exchange(self, entry_id: int | None = None) -> Exchange | None:
         """An entry (default: the latest, what `ask --continue` continues) as an exchange a
@@ -80,6 +96,10 @@ class History:
             return None  # a damaged entry is not continued
         if record is None:
             return None
+        if not isinstance(record, AnswerRecord):  # a summary or an overview: a thread's start
+            row = db.execute("SELECT answer FROM history WHERE id = ?", (entry_id,)).fetchone()
+            text = str(row[0]) if row else ""
+            return Exchange(entry_id, entry_id, record.question, text, record.question)
         return Exchange(
             entry_id,
             record.thread if record.thread is not None else entry_id,

@@ -44,8 +44,8 @@ class SummaryRow:
     language: str
     ordinal: int
     start: float
-    summary: str
-    struck: tuple[str, ...]
+    label: str
+    refused: tuple[str, ...]
     made_at: str
 
 
@@ -99,7 +99,7 @@ def phrase_rows(store: Store, lecture_id: str, content_hash: str) -> list[Phrase
 
 def summary_rows(store: Store, lecture_id: str, content_hash: str) -> list[SummaryRow]:
     rows = store.connection.execute(
-        "SELECT model, language, ordinal, start, summary, struck, made_at FROM overview_parts"
+        "SELECT model, language, ordinal, start, label, refused, made_at FROM summary_parts"
         " WHERE lecture_id = ? AND content_hash = ? ORDER BY model, language, ordinal",
         (lecture_id, content_hash),
     )
@@ -145,7 +145,7 @@ def put_lecture(
         db.execute(f"DELETE FROM {table} WHERE lecture_id = ?", (record.id,))
     models = sorted({(s.model, s.language) for s in summaries})
     db.executemany(
-        "DELETE FROM overview_parts WHERE lecture_id = ? AND model = ? AND language = ?",
+        "DELETE FROM summary_parts WHERE lecture_id = ? AND model = ? AND language = ?",
         [(record.id, m, lang) for m, lang in models],
     )
     db.execute(
@@ -206,8 +206,8 @@ def put_lecture(
         ],
     )
     db.executemany(
-        "INSERT OR REPLACE INTO overview_parts (lecture_id, content_hash, model, language,"
-        " ordinal, start, summary, struck, made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO summary_parts (lecture_id, content_hash, model, language,"
+        " ordinal, start, label, refused, made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 record.id,
@@ -216,8 +216,8 @@ def put_lecture(
                 s.language,
                 s.ordinal,
                 s.start,
-                s.summary,
-                json.dumps(list(s.struck), ensure_ascii=False),
+                s.label,
+                json.dumps(list(s.refused), ensure_ascii=False),
                 s.made_at,
             )
             for s in summaries

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -199,6 +199,31 @@ MIGRATIONS: dict[int, str] = {
         phrases      TEXT NOT NULL,  -- JSON: the phrases, the best first
         PRIMARY KEY (lecture_id, ordinal)
     );
+    """,
+    # a summary's parts hold labels: the table and its columns say so (summary -> label, the
+    # struck sentences -> the model's refused label); a summary kept in the history becomes a
+    # record of its own (core/records.py's SummaryRecord, `kind` "summary"), its parts' keys
+    # renamed alike, and an answer's record loses its `overview` key
+    14: """
+    ALTER TABLE overview_parts RENAME TO summary_parts;
+    ALTER TABLE summary_parts RENAME COLUMN summary TO label;
+    ALTER TABLE summary_parts RENAME COLUMN struck TO refused;
+    UPDATE history SET payload = json_set(
+        json_remove(json(json_extract(payload, '$.overview')), '$.gist_struck'),
+        '$.kind', 'summary',
+        '$.question', json_extract(payload, '$.question'),
+        '$.stopped', json(CASE WHEN json_extract(payload, '$.stopped') THEN 'true' ELSE 'false' END),
+        '$.timings', json(coalesce(json_extract(payload, '$.timings'), '{}')),
+        '$.parts', json((
+            SELECT json_group_array(json(json_remove(json_set(p.value,
+                '$.label', json_extract(p.value, '$.summary'),
+                '$.refused', json(coalesce(json_extract(p.value, '$.struck'), '[]'))),
+                '$.summary', '$.struck')))
+            FROM json_each(json_extract(history.payload, '$.overview.parts')) AS p
+        ))
+    ) WHERE json_type(payload, '$.overview') = 'object';
+    UPDATE history SET payload = json_remove(payload, '$.overview')
+    WHERE json_type(payload, '$.overview') IS NOT NULL;
     """,
 }
 

@@ -1,6 +1,7 @@
-"""A lecture's summary as an answer model wrote it, part by part (the `overview_parts` table):
-each part is kept as soon as it is written, so an interrupted summary keeps its parts, and read
-back while the lecture's content and the model are the same (core/summary/writing.py)."""
+"""A lecture's summary as an answer model wrote it, part by part (the `summary_parts` table):
+each part's label is kept as soon as it is written, so an interrupted summary keeps its parts,
+and read back while the lecture's content and the model are the same
+(core/summary/writing.py)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,12 @@ VERSION = "labels-3"
 
 @dataclass(frozen=True, slots=True)
 class Written:
-    """What the model wrote for one part (or the gist), as kept."""
+    """A part's label as kept (ordinal GIST: the gist, the lecture's subjects in order)."""
 
     ordinal: int
     start: float
-    summary: str
-    struck: tuple[str, ...]  # the sentences the part did not bear out, left out of `summary`
+    label: str  # the model's label where it names the part, else the author's chapter title
+    refused: tuple[str, ...]  # the model's label where it was not kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,7 @@ class SummaryKey:
 
 
 class Summaries:
-    """The summaries kept in a library's store (its overview_parts table)."""
+    """The summaries kept in a library's store (its summary_parts table)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -47,26 +48,26 @@ class Summaries:
         """What was written for this lecture, model and language, by ordinal (nothing when the
         lecture changed since)."""
         rows = self.store.connection.execute(
-            "SELECT ordinal, start, summary, struck FROM overview_parts WHERE lecture_id = ?"
+            "SELECT ordinal, start, label, refused FROM summary_parts WHERE lecture_id = ?"
             " AND model = ? AND language = ? AND content_hash = ? ORDER BY ordinal",
             (key.lecture_id, key.model, key.language, key.content_hash),
         ).fetchall()
         return {
-            int(o): Written(int(o), float(s), str(text), tuple(json.loads(struck)))
-            for o, s, text, struck in rows
+            int(o): Written(int(o), float(s), str(label), tuple(json.loads(refused)))
+            for o, s, label, refused in rows
         }
 
     def keep(self, key: SummaryKey, part: Written) -> None:
         """Keep one written part (replacing what an older content of the lecture had)."""
         with self.store.transaction():
             self.store.connection.execute(
-                "DELETE FROM overview_parts WHERE lecture_id = ? AND model = ? AND language = ?"
+                "DELETE FROM summary_parts WHERE lecture_id = ? AND model = ? AND language = ?"
                 " AND content_hash != ?",
                 (key.lecture_id, key.model, key.language, key.content_hash),
             )
             self.store.connection.execute(
-                "INSERT OR REPLACE INTO overview_parts (lecture_id, content_hash, model, language,"
-                " ordinal, start, summary, struck, made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO summary_parts (lecture_id, content_hash, model, language,"
+                " ordinal, start, label, refused, made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key.lecture_id,
                     key.content_hash,
@@ -74,8 +75,8 @@ class Summaries:
                     key.language,
                     part.ordinal,
                     part.start,
-                    part.summary,
-                    json.dumps(list(part.struck), ensure_ascii=False),
+                    part.label,
+                    json.dumps(list(part.refused), ensure_ascii=False),
                     utc_now(),
                 ),
             )
@@ -84,8 +85,8 @@ class Summaries:
         """What the lecture's parts are about as a model named them and its check kept (labels
         of summaries written the way they are now, the latest first), in the parts' order."""
         rows = self.store.connection.execute(
-            "SELECT model, language, summary FROM overview_parts WHERE lecture_id = ? AND"
-            " content_hash = ? AND ordinal > 0 AND struck = '[]' AND model LIKE ?"
+            "SELECT model, language, label FROM summary_parts WHERE lecture_id = ? AND"
+            " content_hash = ? AND ordinal > 0 AND refused = '[]' AND model LIKE ?"
             " ORDER BY made_at DESC, ordinal",
             (lecture_id, content_hash, f"% {VERSION}"),
         ).fetchall()
@@ -95,7 +96,7 @@ class Summaries:
     def lectures_written(self, model: str, language: str) -> set[str]:
         """The lectures whose gist this model wrote in this language (whole summaries)."""
         rows = self.store.connection.execute(
-            "SELECT p.lecture_id FROM overview_parts p JOIN lectures l ON l.id = p.lecture_id"
+            "SELECT p.lecture_id FROM summary_parts p JOIN lectures l ON l.id = p.lecture_id"
             " WHERE p.model = ? AND p.language = ? AND p.ordinal = ? AND"
             " p.content_hash = l.content_hash",
             (model, language, GIST),

@@ -1,4 +1,5 @@
-"""An answer as the history keeps it (an AnswerRecord), shaped for the exports."""
+"""An answer as the history keeps it (an AnswerRecord; a summary's or an overview's record, its
+text alone), shaped for the exports."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from dataclasses import dataclass
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
-from lecturetui.core.records import AnswerRecord
+from lecturetui.core.records import AnswerRecord, Kept, SummaryRecord
 from lecturetui.core.storage.history import History
 from lecturetui.core.study.moments import Moment
 
@@ -36,9 +37,16 @@ class SavedAnswer:
 
     @classmethod
     def of(
-        cls, record: AnswerRecord, entry_id: int | None = None, asked_at: str | None = None
+        cls,
+        record: Kept,
+        entry_id: int | None = None,
+        asked_at: str | None = None,
+        text: str = "",
     ) -> SavedAnswer:
-        """From the answer's record (what `ask --json` prints and the history keeps)."""
+        """From the answer's record (what `ask --json` prints and the history keeps); a
+        summary's or an overview's as `text` (what the history shows of it), citing nothing."""
+        if not isinstance(record, AnswerRecord):
+            return cls(record.question, text, (), entry_id, asked_at, _stopped(record))
         citations = tuple(
             Citation(
                 c.number,
@@ -52,13 +60,21 @@ class SavedAnswer:
         return cls(record.question, record.answer, citations, entry_id, asked_at, record.stopped)
 
 
+def _stopped(record: Kept) -> bool:
+    return isinstance(record, AnswerRecord | SummaryRecord) and record.stopped
+
+
 def saved_answer(history: History, entry_id: int | None = None) -> SavedAnswer:
     """History entry `entry_id` (None: the latest answer). Raises LectureTuiError."""
     db = history.store.connection
     if entry_id is None:
-        row = db.execute("SELECT id, asked_at FROM history ORDER BY id DESC LIMIT 1").fetchone()
+        row = db.execute(
+            "SELECT id, asked_at, answer FROM history ORDER BY id DESC LIMIT 1"
+        ).fetchone()
     else:
-        row = db.execute("SELECT id, asked_at FROM history WHERE id = ?", (entry_id,)).fetchone()
+        row = db.execute(
+            "SELECT id, asked_at, answer FROM history WHERE id = ?", (entry_id,)
+        ).fetchone()
     if row is None:
         recent = db.execute("SELECT id, question FROM history ORDER BY id DESC LIMIT 5").fetchall()
         listed = "; ".join(f"{r[0]}: {str(r[1])[:40]}" for r in recent)
@@ -72,4 +88,4 @@ def saved_answer(history: History, entry_id: int | None = None) -> SavedAnswer:
         )
     record = history.entry(int(row[0]))
     assert record is not None  # the row is there
-    return SavedAnswer.of(record, int(row[0]), str(row[1]))
+    return SavedAnswer.of(record, int(row[0]), str(row[1]), str(row[2]))

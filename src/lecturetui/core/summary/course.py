@@ -44,4 +44,4 @@ def gist_line(library: Library, lecture: Lecture, model: str | None, language: s
     if model is None:
         return ""
     kept = library.summaries.written(summary_key(lecture, model, language)).get(GIST)
-    return first_sentence(kept.summary) if kept is not None and kept.summary else ""
+    return first_sentence(kept.label) if kept is not None and kept.label else ""

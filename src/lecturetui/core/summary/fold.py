@@ -1,10 +1,10 @@
-"""A lecture's summary as its events arrive, folded in one place (`Unfolding`): the parts, the
-parts written, the gist; and what it is so far as its typed record, which every face shows
-(core/summary/render.py) and `--json` prints."""
+"""A lecture's summary as its steps arrive, folded in one place (`unfold`, which the front door
+calls): the parts, the parts labelled, the gist; after each step the summary so far as its typed
+record, which every face shows (core/summary/render.py) and `--json` prints."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from lecturetui.core.lectures import Lecture
@@ -12,7 +12,13 @@ from lecturetui.core.links import deep_link
 from lecturetui.core.records import PartRecord, SummaryRecord
 from lecturetui.core.storage.summaries import Written
 from lecturetui.core.study.parts import Part
-from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten, SummaryEvent
+from lecturetui.core.summary.events import (
+    GistWritten,
+    PartsReady,
+    PartWritten,
+    SummaryGrew,
+    SummaryStep,
+)
 from lecturetui.core.timefmt import format_timestamp
 
 
@@ -41,23 +47,21 @@ def summary_record(
                 title=p.title,
                 made=p.made,
                 said=tuple(s.text for s in p.sentences),
-                summary=w.summary if (w := by_number.get(p.number)) else "",
-                struck=w.struck if w else (),
+                label=w.label if (w := by_number.get(p.number)) else "",
+                refused=w.refused if w else (),
                 url=deep_link(lecture.source_url, p.start),
                 phrases=p.phrases,
             )
             for p in parts
         ),
-        gist=gist.summary if gist else "",
-        gist_struck=gist.struck if gist else (),
+        gist=gist.label if gist else "",
         phrases=tuple(phrases),
     )
 
 
 @dataclass
-class Unfolding:
-    """A summary as its events arrive (`feed`): the parts, the parts written, the gist; its
-    record so far (`record`)."""
+class _Unfolding:
+    """A summary as its steps arrive (`feed`): the parts, the parts labelled, the gist."""
 
     language: str = ""
     lecture: Lecture | None = None
@@ -66,22 +70,17 @@ class Unfolding:
     gist: Written | None = None
     phrases: tuple[str, ...] = ()
 
-    def feed(self, event: SummaryEvent) -> None:
-        if isinstance(event, PartsReady):
-            self.lecture, self.parts, self.language = event.lecture, event.parts, event.language
-            self.phrases = event.phrases
-        elif isinstance(event, PartWritten):
-            self.written.append(event.written)
-        elif isinstance(event, GistWritten):
-            self.gist = event.gist
+    def feed(self, step: SummaryStep) -> None:
+        if isinstance(step, PartsReady):
+            self.lecture, self.parts, self.language = step.lecture, step.parts, step.language
+            self.phrases = step.phrases
+        elif isinstance(step, PartWritten):
+            self.written.append(step.written)
+        elif isinstance(step, GistWritten):
+            self.gist = step.gist
 
-    @property
-    def done(self) -> int:
-        """How many of the summary's steps are done: the parts written, then the gist."""
-        return len(self.written) + (self.gist is not None)
-
-    def record(self, model: str | None = None) -> SummaryRecord:
-        """What the summary is so far (`model`: the answer model's name, kept where it wrote
+    def record(self, model: str | None) -> SummaryRecord:
+        """What the summary is so far (`model`: the answer model's name, kept where it labelled
         any part)."""
         assert self.lecture is not None
         return summary_record(
@@ -93,3 +92,12 @@ class Unfolding:
             model if self.written else None,
             self.phrases,
         )
+
+
+def unfold(steps: Iterable[SummaryStep], model: str | None = None) -> Iterator[SummaryGrew]:
+    """After each of a summary's steps, the summary as it stands (`model`: the answer model's
+    name where it is known)."""
+    so_far = _Unfolding()
+    for step in steps:
+        so_far.feed(step)
+        yield SummaryGrew(step, so_far.record(model), len(so_far.written))

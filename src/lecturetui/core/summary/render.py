@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from lecturetui.core.citing import CITATION
 from lecturetui.core.i18n import _
-from lecturetui.core.records import PartRecord, SummaryRecord
+from lecturetui.core.records import AnswerRecord, Kept, PartRecord, SummaryRecord
 from lecturetui.core.study.export import Targets, Written, write_targets
 from lecturetui.core.study.export.cards import Card, Source, unique
 from lecturetui.core.study.export.markdown import heading, link, paragraphs, quoted
@@ -33,9 +33,9 @@ _PHRASES_EN = "Key phrases: {phrases}"
 def _name(part: PartRecord) -> str:
     """What a part is about: its label where written, else its title; the title after a label
     that differs from it ("Device placement · GPU")."""
-    if part.summary and part.title and part.title.casefold() != part.summary.casefold():
-        return f"{part.summary} · {part.title}"
-    return part.summary or part.title
+    if part.label and part.title and part.title.casefold() != part.label.casefold():
+        return f"{part.label} · {part.title}"
+    return part.label or part.title
 
 
 def summary_text(summary: SummaryRecord) -> str:
@@ -58,6 +58,14 @@ def summary_text(summary: SummaryRecord) -> str:
     if summary.gist:
         lines.append(summary.gist)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def kept_text(record: Kept) -> str:
+    """What a request's record shows as one text (the history keeps it, a follow-up reads it):
+    an answer's, a summary's (`summary_text`), an overview's."""
+    if isinstance(record, AnswerRecord):
+        return record.answer
+    return summary_text(record) if isinstance(record, SummaryRecord) else record.text
 
 
 # -- the app ------------------------------------------------------------------------------------
@@ -122,8 +130,8 @@ def terminal_part(part: PartRecord) -> tuple[str, list[str]]:
         " an earlier one)"
     )
     return (
-        f"[cyan][{part.number}][/] [bold]{escape(part.summary)}[/]",
-        [left.format(label=s) for s in part.struck],
+        f"[cyan][{part.number}][/] [bold]{escape(part.label)}[/]",
+        [left.format(label=s) for s in part.refused],
     )
 
 
@@ -169,9 +177,9 @@ def notes_cards(summary: SummaryRecord) -> list[Card]:
     the lecturer's words on the back."""
     cards = []
     for part in summary.parts:
-        if not part.summary or not part.said:
+        if not part.label or not part.said:
             continue
-        front = f"{one_line(summary.title)}: {one_line(part.summary)}"
+        front = f"{one_line(summary.title)}: {one_line(part.label)}"
         back = "“" + " … ".join(part.said) + "”"
         cards.append(Card(front, back, (Source(f"[{part.number}]", part_moment(summary, part)),)))
     return unique(cards)

@@ -95,7 +95,7 @@ def write_part(
     before: Sequence[str] = (),
 ) -> Written:
     """A part's label: the model's, where `check` finds it names the part and it repeats none
-    of the labels `before` it; else `fallback_label`, the model's then kept as struck."""
+    of the labels `before` it; else `fallback_label`, the model's then kept as refused."""
     from lecturetui.core.study.keyphrases import stopwords
 
     messages = label_messages(lecture.title, part.digest, language)
@@ -121,12 +121,12 @@ def write_gist(written: Sequence[tuple[Part, Written]], language: str) -> Writte
     """The lecture's subjects in order, each citing its parts: consecutive parts with the same
     label are one subject."""
     runs = []
-    for label, group in itertools.groupby(written, key=lambda pw: pw[1].summary.casefold()):
+    for label, group in itertools.groupby(written, key=lambda pw: pw[1].label.casefold()):
         items = list(group)
         if not label:
             continue
         cites = "".join(f"[{p.number}]" for p, _ in items)
-        runs.append(f"{items[0][1].summary} {cites}")
+        runs.append(f"{items[0][1].label} {cites}")
     if not runs:
         return Written(GIST, 0.0, "", ())
     opening = SUBJECTS.get(language, SUBJECTS_ANY)
@@ -184,7 +184,7 @@ def summary_events(
         written = kept.get(part.number)
         if written is None or abs(written.start - part.start) > 0.5:
             assert generator is not None
-            before = [w.summary for _, w in done]
+            before = [w.label for _, w in done]
             written = write_part(generator, lecture, part, language, stop, check, before)
             if stop.is_set():
                 return  # cut short: not kept
