@@ -962,3 +962,58 @@ async def test_s_asks_for_the_lecture_s_summary_from_its_screens(home: Path) -> 
         assert record[2].startswith("Summarise this lecture")
         # the part summaries were asked in the question's language
         assert gen.prompts and "in English" in gen.prompts[0][0]["content"]
+
+
+async def test_a_summary_s_parts_are_rows_to_move_through(home: Path) -> None:
+    """A summary's parts fill the left pane (time, label) in place of hits: j/k and 1-9 move
+    through them, Enter opens the part's segment with its neighbours, x writes the notes; a
+    course overview's lectures likewise, Enter asking for that lecture's summary."""
+    from lecturetui.tui.segmentscreen import SegmentScreen
+    from tests.core.summary.test_writing import PartsThenGist
+
+    gen = PartsThenGist("Esta parte apresenta o assunto.", "A aula trata do assunto [1].")
+    app = make_app(home, generator=gen, language="en")
+    async with app.run_test(size=(120, 32)) as pilot:
+        await app.workers.wait_for_complete()
+        library = app.services.library
+        lecture = max(library.lectures(), key=lambda x: len(library.parts(x)))
+        app.main.ask_summary(lecture.id)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        rows = app.query_one("#hits", OptionList)
+        summary = app.main.shown
+        assert summary is not None and summary.kind == "summary" and len(summary.parts) >= 2
+        ids = [rows.get_option_at_index(i).id for i in range(rows.option_count)]
+        assert ids == [f"part:{p.number}" for p in summary.parts]
+        assert "No segment found" not in str(rows.get_option_at_index(0).prompt)
+        rows.focus()
+        await pilot.press("j")
+        assert rows.highlighted == 1 and app.main.current_part() == summary.parts[1]
+        await pilot.press("k", "2")
+        assert rows.highlighted == 1
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = app.screen
+        assert isinstance(shown, SegmentScreen) and shown.segment.lecture_id == lecture.id
+        assert shown.segment.start <= summary.parts[1].start_s + 0.5 < shown.segment.end + 0.5
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.main.current_url() == summary.parts[1].url
+        await pilot.press("x")  # the summary as study notes
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert list(app.services.export_dir.glob(f"summary-{lecture.id}.md"))
+        # a course overview: a row per lecture, Enter asks for that lecture's summary
+        app.main.ask("O que este curso cobre?")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        overview = app.main.shown
+        assert overview is not None and overview.kind == "overview"
+        assert rows.option_count == len(overview.lectures) == len(library.lectures())
+        rows.focus()
+        await pilot.press("j", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        again = app.main.shown
+        assert again is not None and again.kind == "summary"
+        assert again.lecture == overview.lectures[1]

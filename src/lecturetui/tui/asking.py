@@ -37,7 +37,14 @@ from lecturetui.tui.messages import (
     SummaryShown,
     WorkFailed,
 )
-from lecturetui.tui.render import answer_text, evidence_text, hit_legend, hit_row
+from lecturetui.tui.render import (
+    answer_text,
+    evidence_text,
+    hit_legend,
+    hit_row,
+    lecture_row,
+    part_row,
+)
 
 if TYPE_CHECKING:
     from textual.message import Message
@@ -90,6 +97,8 @@ class AskingScreen(Screen[None]):
         self.hits: list[HitRecord] = []
         self.asked = ""  # the question on screen, as typed (the course map's, `c`)
         self.passages: list[PassageRecord] = []
+        #: a summary's parts or an overview's lectures, when the left pane shows them
+        self.shown: SummaryRecord | OverviewRecord | None = None
         self.evidence: list[EvidenceRecord] = []  # the evidence sentences on screen
         self.quote = ""  # the lecturer's sentences the answer on screen opens with
         self.stop_event = threading.Event()
@@ -220,7 +229,7 @@ class AskingScreen(Screen[None]):
         if not self._current(message):
             return
         summary = message.summary
-        self.show_hits([], [])
+        self.show_parts(summary)
         status = _("summary: {done} of {parts} parts").format(
             done=message.done, parts=len(summary.parts)
         )
@@ -279,8 +288,44 @@ class AskingScreen(Screen[None]):
     def stream_update(self, text: str) -> None:
         self.query_one("#answer", Static).update(answer_text(text, [], quote=self.quote))
 
+    def show_parts(self, summary: SummaryRecord) -> None:
+        """A summary's parts as the left pane's rows (time, label), which the keys move through
+        as through hits (tui/mainscreen.py): the row highlighted stays as the parts are named."""
+        option_list = self.query_one("#hits", OptionList)
+        same = isinstance(self.shown, SummaryRecord) and self.shown.lecture == summary.lecture
+        at = option_list.highlighted if same else 0
+        self.hits, self.passages, self.shown = [], [], summary
+        width = max(20, option_list.size.width - 6)
+        option_list.clear_options()
+        option_list.add_options(
+            [Option(part_row(p, width), id=f"part:{p.number}") for p in summary.parts]
+        )
+        option_list.border_title = _("Parts") + f" ({len(summary.parts)})"
+        option_list.border_subtitle = _("Enter: the part · o: video · b: bookmark · x: notes")
+        option_list.highlighted = at if at is not None and at < len(summary.parts) else 0
+
+    def show_lectures(self, overview: OverviewRecord) -> None:
+        """A course overview's lectures as the left pane's rows (Enter: that lecture's summary)."""
+        option_list = self.query_one("#hits", OptionList)
+        self.hits, self.passages, self.shown = [], [], overview
+        lines = [x for x in overview.text.splitlines() if x.startswith("[")]
+        width = max(20, option_list.size.width - 6)
+        option_list.clear_options()
+        option_list.add_options(
+            [
+                Option(
+                    lecture_row(n, lines[n - 1] if n <= len(lines) else lec, width),
+                    id=f"lecture:{lec}",
+                )
+                for n, lec in enumerate(overview.lectures, 1)
+            ]
+        )
+        option_list.border_title = _("Lectures") + f" ({len(overview.lectures)})"
+        option_list.border_subtitle = _("Enter: the lecture's summary · o: video")
+        option_list.highlighted = 0 if overview.lectures else None
+
     def show_hits(self, hits: list[HitRecord], passages: list[PassageRecord]) -> None:
-        self.hits, self.passages = hits, passages
+        self.hits, self.passages, self.shown = hits, passages, None
         marks: dict[int, str] = {}
         for p in passages:
             for sid in p.segment_ids:
@@ -312,7 +357,7 @@ class AskingScreen(Screen[None]):
         if isinstance(record, SummaryRecord):
             self.show_summary(record)
         elif isinstance(record, OverviewRecord):
-            self.show_hits([], [])
+            self.show_lectures(record)
             self.query_one("#answer", Static).update(record.text)
             self.query_one("#answer-status", Static).update("")
         else:
@@ -321,6 +366,7 @@ class AskingScreen(Screen[None]):
     def show_summary(self, summary: SummaryRecord) -> None:
         from lecturetui.core.summary.render import summary_rich
 
+        self.show_parts(summary)
         self.query_one("#answer", Static).update(summary_rich(summary))
         t = summary.timings
         status = _("parts {parts} · summary {whole}").format(

@@ -13,7 +13,7 @@ from textual.worker import Worker
 
 from lecturetui.core.i18n import N_, _
 from lecturetui.core.question_options import MODES, TTFT_CHOICES
-from lecturetui.core.records import HitRecord
+from lecturetui.core.records import HitRecord, OverviewRecord, PartRecord, SummaryRecord
 from lecturetui.core.retrieval.scope import Scope
 from lecturetui.tui.asking import AskingScreen
 from lecturetui.tui.context import copy_link, open_link, ttft_label, worker_failed
@@ -188,6 +188,14 @@ class MainScreen(Translated, Welcome, AskingScreen):
         move_highlight(self.query_one("#hits", OptionList), step)
 
     def action_citation(self, n: int) -> None:
+        """1-9: the hit cited [n]; on a summary, its part [n]."""
+        if isinstance(self.shown, SummaryRecord):
+            numbers = [p.number for p in self.shown.parts]
+            if n in numbers:
+                option_list = self.query_one("#hits", OptionList)
+                option_list.highlighted = numbers.index(n)
+                option_list.focus()
+            return
         passage = next((p for p in self.passages if p.number == n), None)
         if passage is None:
             return
@@ -200,7 +208,7 @@ class MainScreen(Translated, Welcome, AskingScreen):
 
     @on(OptionList.OptionSelected, "#hits")
     def open_segment(self, event: OptionList.OptionSelected) -> None:
-        if self.welcome_chosen(event.option.id or ""):
+        if self.welcome_chosen(event.option.id or "") or self.row_chosen(event.option.id or ""):
             return
         seg_id = int(event.option.id or 0)
         segment = self.ctx.services.library.segment(seg_id)
@@ -234,27 +242,77 @@ class MainScreen(Translated, Welcome, AskingScreen):
         index = self.query_one("#hits", OptionList).highlighted
         return self.hits[index] if index is not None and index < len(self.hits) else None
 
+    # -- a summary's parts, an overview's lectures (the left pane's rows in their place) --------
+    def current_part(self) -> PartRecord | None:
+        index = self.query_one("#hits", OptionList).highlighted
+        shown = self.shown
+        if not isinstance(shown, SummaryRecord) or index is None:
+            return None
+        return shown.parts[index] if index < len(shown.parts) else None
+
+    def current_lecture(self) -> str | None:
+        index = self.query_one("#hits", OptionList).highlighted
+        shown = self.shown
+        if not isinstance(shown, OverviewRecord) or index is None:
+            return None
+        return shown.lectures[index] if index < len(shown.lectures) else None
+
+    def row_chosen(self, option_id: str) -> bool:
+        """Enter on a summary's part (its segments, with their neighbours) or on an overview's
+        lecture (its summary)."""
+        kind, _sep, key = option_id.partition(":")
+        part = self.current_part() if kind == "part" else None
+        if part is not None and isinstance(self.shown, SummaryRecord):
+            segment = self.ctx.services.library.segment_at(self.shown.lecture, part.start_s)
+            if segment is not None:
+                self.app.push_screen(SegmentScreen(segment, None, None, []))
+            return True
+        if kind == "lecture":
+            self.ctx.summarise(key)
+            return True
+        return False
+
+    def current_url(self) -> str | None:
+        """The link of the highlighted row: a hit's, a part's, a lecture's at its start."""
+        from lecturetui.core.links import deep_link
+
+        if (hit := self.current_hit()) is not None:
+            return hit.url
+        if (part := self.current_part()) is not None:
+            return part.url
+        lecture_id = self.current_lecture()
+        lecture = self.ctx.services.library.lecture(lecture_id) if lecture_id else None
+        return deep_link(lecture.source_url, 0.0) if lecture else None
+
     def action_open(self) -> None:
-        hit = self.current_hit()
-        open_link(self.app, hit.url if hit else None)
+        open_link(self.app, self.current_url())
 
     def action_copy(self) -> None:
-        hit = self.current_hit()
-        copy_link(self.app, hit.url if hit else None)
+        copy_link(self.app, self.current_url())
 
     # -- study notes --------------------------------------------------------------------------
     def action_bookmark(self) -> None:
         """Bookmark the highlighted segment, with a note (kept with the answer it came from)."""
         hit = self.current_hit()
-        if hit is None:
-            return
-        entry = self.entry_id if self.passages else None
-        bookmark_segment(self, hit.segment_id, f"{hit.lecture_title}  {hit.span}", entry)
+        part = self.current_part()
+        if hit is not None:
+            entry = self.entry_id if self.passages else None
+            bookmark_segment(self, hit.segment_id, f"{hit.lecture_title}  {hit.span}", entry)
+        elif part is not None and isinstance(self.shown, SummaryRecord):
+            summary = self.shown
+            segment = self.ctx.services.library.segment_at(summary.lecture, part.start_s)
+            if segment is not None:
+                name = part.label or part.title
+                bookmark_segment(self, segment.id, f"{summary.title}  {part.start}  {name}", None)
 
     def action_export(self) -> None:
-        """The answer on screen (question, answer, citations) as Markdown, Anki and CSV."""
+        """The answer on screen (question, answer, citations) as Markdown, Anki and CSV; a
+        summary as study notes, a card per part."""
         from lecturetui.core.study.export import export_answer
 
+        if isinstance(self.shown, SummaryRecord):
+            self.export_summary(self.shown)
+            return
         entry = self.entry_id
         if entry is None:
             self.notify(_("There is no answer to export yet."), severity="warning")
@@ -265,4 +323,15 @@ class MainScreen(Translated, Welcome, AskingScreen):
             services.export_dir,
             f"answer-{entry}",
             lambda to: export_answer(services.library.saved_answer(entry), to),
+        )
+
+    def export_summary(self, summary: SummaryRecord) -> None:
+        from lecturetui.core.summary.render import export_summary
+
+        services = self.ctx.services
+        export_to(
+            self.app,
+            services.export_dir,
+            f"summary-{summary.lecture}",
+            lambda to: export_summary(summary, to),
         )

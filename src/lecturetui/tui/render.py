@@ -10,7 +10,7 @@ from rich.text import Text
 
 from lecturetui.core.citing import CITATION
 from lecturetui.core.i18n import _, decimal
-from lecturetui.core.records import EvidenceRecord, HitRecord, PassageRecord
+from lecturetui.core.records import EvidenceRecord, HitRecord, PartRecord, PassageRecord
 from lecturetui.core.timefmt import format_timestamp
 
 
@@ -57,6 +57,23 @@ def hit_row(hit: HitRecord, best: float, worst: float, mark: str, width: int = 6
         snippet = " ".join(hit.text.split()[:24])
         text.append("\n   " + snippet[: max(20, width)] + "…", style="dim")
     return text
+
+
+def part_row(part: PartRecord, width: int = 60) -> Text:
+    """A summary's part in the left pane: its number, its time and what it is about (its label,
+    else its title; "…" while it is being named)."""
+    name = part.label or part.title or "…"
+    row = Text.assemble((f"[{part.number}] ", "bold magenta"), (part.start, "cyan"), " ")
+    row.append(name if len(name) <= width else name[: width - 1] + "…", style="bold")
+    return row
+
+
+def lecture_row(number: int, line: str, width: int = 60) -> Text:
+    """A course overview's lecture in the left pane: its number and its line (title, subject)."""
+    text = line.split("] ", 1)[-1] if line.startswith("[") else line
+    row = Text(f"[{number}] ", style="bold magenta")
+    row.append(text if len(text) <= width else text[: width - 1] + "…")
+    return row
 
 
 def highlighted(
