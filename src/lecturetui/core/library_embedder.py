@@ -5,6 +5,7 @@ one needs segmenting; its weights' fingerprint, which the vector indexes are kep
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from lecturetui.core.i18n import _
@@ -102,6 +103,9 @@ class _LazyCounter(TokenCounter):
 
     def count(self, text: str) -> int:
         return self._get().count(text)
+
+    def counts(self, texts: Sequence[str]) -> list[int]:
+        return self._get().counts(texts)  # the tokenizer run once per batch
 
     def total(self, text: str) -> int:
         return self._get().total(text)

@@ -11,6 +11,7 @@ from lecturetui.core.ingest.batch import FileResult, IngestOptions
 from lecturetui.core.ingest.lectureid import content_hash_of, detect_language, humanize, slug
 from lecturetui.core.ingest.segmenting import SegmentConfig, segment_cues
 from lecturetui.core.ingest.ytdlp import plain_name, read_info
+from lecturetui.core.language import preload as preload_language
 from lecturetui.core.lectures import Chapter, ParsedLecture, Segment
 from lecturetui.core.models.tokens import TokenCounter
 from lecturetui.core.storage.store import LectureRow, Store
@@ -59,6 +60,8 @@ def plan_lectures(
             if twin is not None:
                 plan.twins.append(f"{twin.id} ({Path(twin.source_path or '?').name})")
                 continue
+        if not lecture.language:
+            preload_language()  # the identifier loads while the tokenizer's model does
         segments = _segments_for(lecture, config, counter, result)
         record = _record(store, lecture, previous, taken, stamp, content_hash)
         taken.add(record.id)
