@@ -397,3 +397,46 @@ def test_config_sets_checks_and_unsets_keeping_the_students_comments(home: Path)
     assert run("config", "unset", "ask.mode")[0] == 0
     assert "mode" not in (home / "settings.toml").read_text()
     assert "[ask]" in (home / "settings.toml").read_text()  # llm_url is still there
+
+
+@pytest.mark.parametrize(("quick", "code"), [(True, 0), (False, 0), (True, 3)])
+def test_a_command_that_asks_ends_at_once_on_success_only(
+    monkeypatch: pytest.MonkeyPatch, quick: bool, code: int
+) -> None:
+    """`main` skips the interpreter's teardown for a command that asked for it (`search`, `ask`)
+    once it succeeded; a failure, or any other command, leaves the usual way."""
+    import lecturetui.cli as entry
+    from lecturetui.cli import output
+
+    ended: list[int] = []
+    monkeypatch.setattr(output, "_QUICK", [])
+
+    def command(**_kwargs: object) -> None:
+        if quick:
+            output.end_quickly()
+        raise SystemExit(code)
+
+    monkeypatch.setattr(entry.cli, "main", command)
+    monkeypatch.setattr(entry.os, "_exit", ended.append)
+    with pytest.raises(SystemExit) as left:  # (the real os._exit would not return)
+        entry.main()
+    assert left.value.code == code
+    assert ended == ([0] if quick and code == 0 else [])
+
+
+def test_search_and_ask_ask_to_end_at_once() -> None:
+    """The two commands a student waits on from process start ask for the quick end."""
+    import ast
+
+    src = Path(__file__).parents[2] / "src" / "lecturetui" / "cli"
+    asking = {
+        node.name
+        for path in src.glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, ast.FunctionDef)
+        and any(
+            isinstance(call, ast.Call) and getattr(call.func, "id", "") == "end_quickly"
+            for call in ast.walk(node)
+        )
+    }
+    assert asking == {"search_cmd", "ask_cmd"}

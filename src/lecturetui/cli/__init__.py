@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from lecturetui.cli.app_cmd import app_cmd
@@ -16,6 +17,7 @@ from lecturetui.cli.manage_cmds import edit_cmd, remove_cmd
 from lecturetui.cli.models_cmds import models_group
 from lecturetui.cli.notes_cmds import bookmarks_group, export_cmd
 from lecturetui.cli.outline_cmd import outline_cmd
+from lecturetui.cli.output import ends_quickly
 from lecturetui.cli.pack_cmds import pack_group
 from lecturetui.cli.search_cmds import reindex_cmd, search_cmd
 from lecturetui.cli.summary_cmd import summary_cmd
@@ -49,6 +51,15 @@ for command in (
 def main() -> None:
     try:
         cli.main(prog_name="lecturetui")
+    except SystemExit as done:
+        if done.code in (0, None) and ends_quickly():
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except OSError:  # a closed pipe: the usual way out says nothing either
+                raise done from None
+            os._exit(0)  # the command closed what it opened: no teardown to wait for
+        raise
     except KeyboardInterrupt:  # pragma: no cover - click turns most into Abort
         print(_("Interrupted."), file=sys.stderr)
         sys.exit(130)

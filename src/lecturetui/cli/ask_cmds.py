@@ -19,7 +19,7 @@ from lecturetui.cli.options import (
     server_options,
     ttft_option,
 )
-from lecturetui.cli.output import console, fail, json_text, note
+from lecturetui.cli.output import console, end_quickly, fail, json_text, note
 from lecturetui.core.i18n import _, decimal
 
 if TYPE_CHECKING:
@@ -100,6 +100,7 @@ def ask_cmd(
             _("There is no earlier question to continue."),
             hint=_('ask one first: lecturetui ask "…"'),
         )
+    end_quickly()  # the history is written and the model's process closed before it ends
     turn = make_turn(question, previous, force=True)
     scope = Scope(courses, lectures)
     library.scoped(scope)  # an unknown course or lecture is said before any model loads

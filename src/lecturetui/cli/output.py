@@ -88,3 +88,19 @@ def renamed(value: T | None, old: str, new: str) -> T | None:
             )
         )
     return value
+
+
+#: set by a command whose process may end without the interpreter's teardown (`end_quickly`)
+_QUICK: list[bool] = []
+
+
+def end_quickly() -> None:
+    """Let the process end at once when this command succeeds: its output is out and its session
+    closed by then (the store, the answer model's process), and what the interpreter would still
+    do is free the compiled models, about 0.2 s a student waits for (bench/RESULTS.md, "Cold
+    start, third round"). `main` honours it on success only."""
+    _QUICK.append(True)
+
+
+def ends_quickly() -> bool:
+    return bool(_QUICK)

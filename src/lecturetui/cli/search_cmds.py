@@ -9,7 +9,7 @@ import click
 
 from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.options import mode_option, scope_options
-from lecturetui.cli.output import console, json_text, segment_count
+from lecturetui.cli.output import console, end_quickly, json_text, segment_count
 from lecturetui.cli.progress import progress_bars, segment_rate
 from lecturetui.core.i18n import _, decimal
 
@@ -60,6 +60,7 @@ def search_cmd(
     from lecturetui.core.timefmt import format_span
 
     obj.first_run()
+    end_quickly()  # a search writes nothing: its process need not free its models
     library = obj.library()
     scope = Scope(courses, lectures)
     result = library.search(question, k, exact=exact, mode=mode, scope=scope)
