@@ -91,15 +91,14 @@ def test_search_on_a_gpu_machine_never_imports_torch(home: Path, gpu_env: dict[s
     """The real command, from process start: E5 from its export on OpenVINO (models/onnx)."""
     done = CliRunner().invoke(cli, ["ingest", str(SEED_CORPUS)], catch_exceptions=False)
     assert done.exit_code == 0, done.output
-    code = (
-        "import runpy, sys\n"
-        "sys.argv = ['lecturetui', 'search', 'tensorflow gpu', '-k', '1', '--json']\n"
-        "try:\n    runpy.run_module('lecturetui', run_name='__main__')\n"
-        "except SystemExit as end:\n    assert not end.code, end.code\n"
-        "print('torch imported:', 'torch' in sys.modules)\n"
-    )
-    run = subprocess.run([sys.executable, "-c", code], env={**gpu_env, "LECTURETUI_HOME": str(home)},
+    # every module the process imports, listed on stderr (a search ends its process at once,
+    # cli/output.py's end_quickly: nothing runs after it to ask)
+    command = [sys.executable, "-X", "importtime", "-m", "lecturetui", "search", "tensorflow gpu",
+               "-k", "1", "--json"]  # fmt: skip
+    run = subprocess.run(command, env={**gpu_env, "LECTURETUI_HOME": str(home)},
                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr
-    assert run.stdout.strip().endswith("torch imported: False")
-    assert json.loads(run.stdout.rsplit("torch imported", 1)[0])["hits"]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if "|" in line}
+    assert "lecturetui.core.retrieval.search" in imported  # the list is there
+    assert not {name for name in imported if name.split(".")[0] == "torch"}
+    assert json.loads(run.stdout)["hits"]

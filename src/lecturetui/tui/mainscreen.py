@@ -244,18 +244,16 @@ class MainScreen(Translated, Welcome, AskingScreen):
 
     # -- a summary's parts, an overview's lectures (the left pane's rows in their place) --------
     def current_part(self) -> PartRecord | None:
-        index = self.query_one("#hits", OptionList).highlighted
-        shown = self.shown
-        if not isinstance(shown, SummaryRecord) or index is None:
-            return None
-        return shown.parts[index] if index < len(shown.parts) else None
+        shown, at = self.shown, self.query_one("#hits", OptionList).highlighted
+        if isinstance(shown, SummaryRecord) and at is not None and at < len(shown.parts):
+            return shown.parts[at]
+        return None
 
     def current_lecture(self) -> str | None:
-        index = self.query_one("#hits", OptionList).highlighted
-        shown = self.shown
-        if not isinstance(shown, OverviewRecord) or index is None:
-            return None
-        return shown.lectures[index] if index < len(shown.lectures) else None
+        shown, at = self.shown, self.query_one("#hits", OptionList).highlighted
+        if isinstance(shown, OverviewRecord) and at is not None and at < len(shown.lectures):
+            return shown.lectures[at]
+        return None
 
     def row_chosen(self, option_id: str) -> bool:
         """Enter on a summary's part (its segments, with their neighbours) or on an overview's
