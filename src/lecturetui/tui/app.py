@@ -164,13 +164,19 @@ class LectureApp(Translated, App[None]):
     def _load_models(self) -> None:
         library = self.services.library
         # a question typed meanwhile waits for these two, and shows its quote as soon as they are
-        # in; the status line says which one is loading
-        self._loading("E5")
-        library.warm(rerank=False)
+        # in; the status line says which one is loading. EmbeddingGemma loads (and runs once)
+        # beside E5 and the language identifier, as a search loads them
+        from lecturetui.core.language import preload as preload_language
+
         stage = library.rerank_stage()
         if stage is not None:
+            stage.preload()
+        preload_language()
+        self._loading("E5")
+        library.warm(rerank=False)
+        if stage is not None:
             self._loading("EmbeddingGemma")
-            stage.index()  # loads the model
+            stage.index()  # the model, once its load is done
         embedder = library.embedder
         # a session embeds a lot (every sentence, in the background): under `auto` the
         # embedder moves to the GPU now rather than after its first questions
