@@ -51,9 +51,9 @@ def app_cmd(
 ) -> None:
     """Open the app: ask, browse the segments, follow the citations. The mode, time budget and
     guess changed in the app (m, t, g) are kept in the settings file for the next start."""
+    from lecturetui.core.language import preload as preload_language
     from lecturetui.core.models.gguf import DEFAULT_LLM
     from lecturetui.core.session import AnswerChoice
-    from lecturetui.tui.app import AppServices, LectureApp
 
     obj.first_run()
     # fd 2 already goes to the log while the app runs (see below): no per-call redirection;
@@ -62,6 +62,12 @@ def app_cmd(
     choice = AnswerChoice(llm, n_ctx, temperature, server=server)
     session = obj.session(choice)
     library = session.library
+    # the longest load and the language identifier start before Textual is imported (the app
+    # loads E5 once it is up: tui/app.py)
+    if (stage := library.rerank_stage()) is not None:
+        stage.preload()
+    preload_language()
+    from lecturetui.tui.app import AppServices, LectureApp
 
     app = LectureApp(
         AppServices(
