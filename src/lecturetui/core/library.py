@@ -216,12 +216,17 @@ class Library(LibraryContents):
         return Summaries(self.store)
 
     def warm(self, rerank: bool = True) -> None:
-        """Load the embedding models and the index now (the app does this while the user types);
-        `rerank=False`: all but the re-ranking model."""
+        """Load the embedding models and the index now (the app does this while the user types,
+        a question before its search); `rerank=False`: all but the re-ranking model. As a search
+        loads them: EmbeddingGemma (with its first run) and the language identifier in threads
+        beside E5, not one after another."""
+        stage = self.rerank_stage() if rerank else None
+        if stage is not None:
+            stage.preload()
+        preload_language()  # hybrid search tells the question's language (py3langid, ~0.4 s)
         self.embedder  # noqa: B018 - loads it
         self.index()
-        language_code("warm")  # hybrid search tells the question's language (py3langid, ~0.5 s)
-        stage = self.rerank_stage() if rerank else None
+        language_code("warm")  # the identifier, once its load is done
         if stage is not None:
             stage.index()
 
