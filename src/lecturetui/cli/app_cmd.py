@@ -51,7 +51,6 @@ def app_cmd(
 ) -> None:
     """Open the app: ask, browse the segments, follow the citations. The mode, time budget and
     guess changed in the app (m, t, g) are kept in the settings file for the next start."""
-    from lecturetui.core.language import preload as preload_language
     from lecturetui.core.models.gguf import DEFAULT_LLM
     from lecturetui.core.session import AnswerChoice
 
@@ -62,11 +61,8 @@ def app_cmd(
     choice = AnswerChoice(llm, n_ctx, temperature, server=server)
     session = obj.session(choice)
     library = session.library
-    # the longest load and the language identifier start before Textual is imported (the app
-    # loads E5 once it is up: tui/app.py)
-    if (stage := library.rerank_stage()) is not None:
-        stage.preload()
-    preload_language()
+    # the longest loads start before Textual is imported (the app loads E5 once it is up)
+    library.preload()
     from lecturetui.tui.app import AppServices, LectureApp
 
     app = LectureApp(

@@ -215,15 +215,21 @@ class Library(LibraryContents):
         """The summaries written of the lectures, part by part (core/storage/summaries.py)."""
         return Summaries(self.store)
 
-    def warm(self, rerank: bool = True) -> None:
-        """Load the embedding models and the index now (the app does this while the user types,
-        a question before its search); `rerank=False`: all but the re-ranking model. As a search
-        loads them: EmbeddingGemma (with its first run) and the language identifier in threads
-        beside E5, not one after another."""
+    def preload(self, rerank: bool = True) -> None:
+        """Start loading, each in a thread, what takes longest: EmbeddingGemma with its first run
+        (`rerank`) and the language identifier (hybrid search tells the question's language:
+        py3langid, ~0.4 s). Once per process; a later call finds them loading or loaded."""
         stage = self.rerank_stage() if rerank else None
         if stage is not None:
             stage.preload()
-        preload_language()  # hybrid search tells the question's language (py3langid, ~0.4 s)
+        preload_language()
+
+    def warm(self, rerank: bool = True) -> None:
+        """Load the embedding models and the index now (the app does this while the user types,
+        a question before its search); `rerank=False`: all but the re-ranking model. As a search
+        loads them: what `preload` starts in threads beside E5, not one after another."""
+        self.preload(rerank)
+        stage = self.rerank_stage() if rerank else None
         self.embedder  # noqa: B018 - loads it
         self.index()
         language_code("warm")  # the identifier, once its load is done

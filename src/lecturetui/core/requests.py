@@ -11,8 +11,9 @@ one place (`route`), as the verdict does for a question's answer (core/answer/ve
 
 Started comes first; then a question's events (core/answer/events.py), Answered last; or a
 lecture's summary as it grows, SummaryDone last; or OverviewDone (core/summary/events.py); each
-kept in the history when the settings say so; or Failed. `ask` and `summary` (cli/ask_cmds.py, cli/summary_cmd.py) and the app's questions and
-summarise key (tui/asking.py) send their requests here; `write_summaries` writes the summaries
+kept in the history when the settings say so; or Failed. `ask` and `summary`
+(cli/ask_cmds.py, cli/summary_cmd.py) and the app's questions and summarise key
+(tui/asking.py) send their requests here; `write_summaries` writes the summaries
 not written yet, each a LectureSummary sent here (`summary --all`, `ingest`, the app while idle).
 """
 
@@ -64,7 +65,7 @@ from lecturetui.core.summary.named import (
     named_lecture,
 )
 from lecturetui.core.summary.pending import SummaryProgress
-from lecturetui.core.summary.render import summary_text
+from lecturetui.core.summary.render import kept_text
 from lecturetui.core.summary.writing import summary_events, summary_language
 
 
@@ -288,7 +289,7 @@ def _summary(
         stopped=stop.is_set(),
         timings={"parts_ms": shown * 1000, "total_ms": (time.perf_counter() - t0) * 1000},
     )
-    yield SummaryDone(summary, _kept(library, summary, summary_text(summary), s.keep))
+    yield SummaryDone(summary, _kept(library, summary, s.keep))
 
 
 def _course(
@@ -315,12 +316,13 @@ def _course(
         language=language,
         lectures=tuple(x.id for x in ordered),
     )
-    return OverviewDone(overview, _kept(library, overview, text, s.keep))
+    return OverviewDone(overview, _kept(library, overview, s.keep))
 
 
-def _kept(library: Library, record: Kept, text: str, keep: bool) -> int | None:
-    """The history entry a summary or an overview is kept in, when the settings say so."""
-    return library.history.add(record, text) if keep else None
+def _kept(library: Library, record: Kept, keep: bool) -> int | None:
+    """The history entry a summary or an overview is kept in, with the text it shows
+    (core/summary/render.py), when the settings say so."""
+    return library.history.add(record, kept_text(record)) if keep else None
 
 
 # -- the summaries not written yet, one after another ----------------------------------------

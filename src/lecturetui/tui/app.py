@@ -166,12 +166,8 @@ class LectureApp(Translated, App[None]):
         # a question typed meanwhile waits for these two, and shows its quote as soon as they are
         # in; the status line says which one is loading. EmbeddingGemma loads (and runs once)
         # beside E5 and the language identifier, as a search loads them
-        from lecturetui.core.language import preload as preload_language
-
+        library.preload()  # started already by the `app` command, before Textual was imported
         stage = library.rerank_stage()
-        if stage is not None:
-            stage.preload()
-        preload_language()
         self._loading("E5")
         library.warm(rerank=False)
         if stage is not None:

@@ -32,11 +32,11 @@ class History:
         self.store = store
 
     def add(self, record: Kept, text: str | None = None) -> int:
-        """Keep an answer, a summary or an overview (`text`: what was shown, where the record
-        does not hold it whole: a summary's); returns its entry id."""
+        """Keep an answer, a summary or an overview with the text it shows (`text`: given for a
+        summary or an overview, core/summary/render.py's kept_text; an answer's record holds
+        its own); returns its entry id."""
         if text is None:
             text = record.answer if isinstance(record, AnswerRecord) else ""
-            text = record.text if isinstance(record, OverviewRecord) else text
         with self.store.transaction():
             cur = self.store.connection.execute(
                 "INSERT INTO history (asked_at, question, answer, payload) VALUES (?, ?, ?, ?)",
