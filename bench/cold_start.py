@@ -125,8 +125,17 @@ def app_once(home: Path, args: argparse.Namespace) -> float:
     cmd = f"env {exports} {' '.join(lt(home, 'app'))}"
     subprocess.run([tmux, "kill-session", "-t", session], capture_output=True)
     t0 = time.perf_counter()
-    subprocess.run([tmux, "new-session", "-d", "-s", session, "-x", "120", "-y", "32", cmd],
-                   check=True)  # fmt: skip
+    for attempt in range(3):  # a tmux server still exiting after the last kill refuses once
+        started = subprocess.run(
+            [tmux, "new-session", "-d", "-s", session, "-x", "120", "-y", "32", cmd],
+            capture_output=True,
+        )
+        if started.returncode == 0:
+            break
+        if attempt == 2:
+            sys.exit(f"tmux did not start the app: {started.stderr.decode().strip()}")
+        time.sleep(0.5)
+        t0 = time.perf_counter()
     typed, quote = False, float("nan")
     while time.perf_counter() - t0 < 300:
         screen = subprocess.run([tmux, "capture-pane", "-p", "-t", session],
