@@ -101,4 +101,8 @@ def test_search_on_a_gpu_machine_never_imports_torch(home: Path, gpu_env: dict[s
     imported = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if "|" in line}
     assert "lecturetui.core.retrieval.search" in imported  # the list is there
     assert not {name for name in imported if name.split(".")[0] == "torch"}
+    # nor OpenVINO's usage report (core/models/openvino_import.py): its no-op stand-in instead,
+    # the telemetry package only tried (listed, but none of its modules loaded)
+    assert "openvino.tools.ovc.telemetry_stub" in imported
+    assert not {name for name in imported if name.startswith("openvino_telemetry.")}
     assert json.loads(run.stdout)["hits"]

@@ -135,8 +135,11 @@ def compile_cached(
 ) -> Any:
     """The model compiled for this CPU: mapped from OpenVINO's cache when a whole, current
     compilation is there, else compiled (saying why when a cache was there) and cached."""
-    import openvino as ov
     from filelock import FileLock, Timeout
+
+    from lecturetui.core.models.openvino_import import openvino
+
+    ov = openvino()
 
     folder = folder or cache_dir(model_file)
     version = str(ov.get_version())

@@ -127,7 +127,9 @@ def load(model_dir: Path, export: Path, max_tokens: int) -> OvTokenizer | None:
     try:
         if record.get("size") != size or record.get("version") != _version():
             return None
-        import openvino as ov
+        from lecturetui.core.models.openvino_import import openvino
+
+        ov = openvino()
         import openvino_tokenizers  # noqa: F401 - registers its operations with OpenVINO
 
         from lecturetui.core.models.ov_cache import DEVICE, compile_locked
@@ -145,7 +147,9 @@ def convert(model_dir: Path, export: Path, max_tokens: int) -> bool:
     if load(model_dir, export, max_tokens) is not None:
         return True
     try:
-        import openvino as ov
+        from lecturetui.core.models.openvino_import import openvino
+
+        ov = openvino()
         from openvino_tokenizers import convert_tokenizer
         from tokenizers import Tokenizer
         from transformers import AutoTokenizer

@@ -161,8 +161,10 @@ def graph_runtime(runtime: str | None = None) -> str:
     want = wanted_runtime(runtime)
     if want in NAMES:
         return want
+    from lecturetui.core.models.openvino_import import openvino
+
     try:
-        import openvino  # noqa: F401
+        openvino()
     except ImportError:
         return "onnxruntime"
     return "openvino"
