@@ -120,3 +120,48 @@ def test_two_compilations_at_once_leave_the_text_encoding_alone(e5_dir: Path) ->
     for thread in threads:
         thread.join()
     assert locale.getpreferredencoding(False) == before
+
+
+def test_a_thread_going_first_compiles_before_another_that_asks_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # EmbeddingGemma's load goes first; E5's compilation, asked for meanwhile, waits for it
+    import threading
+    import types
+
+    from lecturetui.core.models import openvino_import
+
+    compiled: list[str] = []
+
+    class Core:
+        def compile_model(self, model_file: str, device: str, config: dict[str, str]) -> str:
+            compiled.append(Path(model_file).stem)
+            return model_file
+
+    fake = types.SimpleNamespace(Core=Core, get_version=lambda: "ov1")
+    monkeypatch.setattr(openvino_import, "openvino", lambda: fake)
+    monkeypatch.setattr(ov_cache, "check", lambda *args: "")  # a whole, current cache
+    monkeypatch.setattr(ov_cache, "FIRST_WAIT_S", 60.0)
+    first, go = threading.Event(), threading.Event()
+
+    def gemma() -> None:
+        with ov_cache.going_first():
+            first.set()
+            go.wait(60)
+            ov_cache.compile_cached(tmp_path / "gemma.onnx", "sha", CONFIG, "EmbeddingGemma")
+
+    def e5() -> None:
+        first.wait(60)
+        ov_cache.compile_cached(tmp_path / "e5.onnx", "sha", CONFIG, "E5")
+        compiled.append("e5 returned")
+
+    threads = [threading.Thread(target=gemma), threading.Thread(target=e5)]
+    for thread in threads:
+        thread.start()
+    first.wait(60)
+    assert compiled == []  # E5 waits while EmbeddingGemma has not compiled
+    go.set()
+    for thread in threads:
+        thread.join(60)
+    assert compiled == ["gemma", "e5", "e5 returned"]
+    assert not ov_cache._first  # the turn is given back

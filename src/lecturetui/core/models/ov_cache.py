@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,12 @@ LOCK_WAIT_S = 600.0
 #: loading beside E5) can leave the whole process in the "C" locale, where Python's default
 #: text encoding is ASCII
 _COMPILING = threading.Lock()
+#: a thread loading the model a search waits for longest (EmbeddingGemma: its compilation, then
+#: its first run) compiles it first (`going_first`): another thread's model compilation (E5's)
+#: waits for it, at most this long, and runs beside that first run instead of before it all
+FIRST_WAIT_S = 2.0
+_turn = threading.Condition()
+_first: set[int] = set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +126,35 @@ def _say(notify: Notify | None, why: str, name: str) -> None:
         notify(_("Compiling {model} for this CPU, once…").format(model=name))
 
 
+@contextlib.contextmanager
+def going_first() -> Iterator[None]:
+    """Within the block, this thread's next model compilation (`compile_cached`) goes before
+    any other thread's, which waits for it (FIRST_WAIT_S at most): from a search's start to
+    its hits, 1.8 s where E5 compiled first took 2.0-2.2 s (bench/RESULTS.md, "Cold start,
+    where it stands")."""
+    me = threading.get_ident()
+    with _turn:
+        _first.add(me)
+    try:
+        yield
+    finally:
+        _done_first(me)
+
+
+def _done_first(me: int) -> None:
+    with _turn:
+        if me in _first:
+            _first.discard(me)
+            _turn.notify_all()
+
+
+def _wait_turn() -> None:
+    """Wait while another thread goes first (`going_first`)."""
+    me = threading.get_ident()
+    with _turn:
+        _turn.wait_for(lambda: not (_first - {me}), timeout=FIRST_WAIT_S)
+
+
 def compile_locked(core: Any, model_file: str, device: str, config: dict[str, str]) -> Any:
     """The model compiled, one compilation at a time in this process (see _COMPILING)."""
     with _COMPILING:
@@ -135,11 +171,26 @@ def compile_cached(
 ) -> Any:
     """The model compiled for this CPU: mapped from OpenVINO's cache when a whole, current
     compilation is there, else compiled (saying why when a cache was there) and cached."""
-    from filelock import FileLock, Timeout
-
     from lecturetui.core.models.openvino_import import openvino
 
     ov = openvino()
+    _wait_turn()
+    try:
+        return _compile_cached(ov, model_file, export_sha256, config, name, notify, folder)
+    finally:
+        _done_first(threading.get_ident())  # its model is compiled: the others' turn
+
+
+def _compile_cached(
+    ov: Any,
+    model_file: Path,
+    export_sha256: str,
+    config: dict[str, str],
+    name: str,
+    notify: Notify | None,
+    folder: Path | None,
+) -> Any:
+    from filelock import FileLock, Timeout
 
     folder = folder or cache_dir(model_file)
     version = str(ov.get_version())

@@ -133,9 +133,12 @@ class RerankStage:
         """Load the model and run it once (its first run sets up what later ones reuse:
         core/models/onnx_embedder.py), both before anyone gets it: a thread that wants it waits,
         and no run is left going when the process ends."""
+        from lecturetui.core.models.ov_cache import going_first
+
         with contextlib.suppress(Exception), self._loading:  # a failure is said where wanted
             if self._embedder is None:
-                embedder = self._factory()
+                with going_first():  # its compilation before E5's: E5's beside its first run
+                    embedder = self._factory()
                 warm = getattr(embedder, "warm", None)
                 if warm is not None:
                     warm()
