@@ -165,3 +165,49 @@ def test_a_thread_going_first_compiles_before_another_that_asks_meanwhile(
         thread.join(60)
     assert compiled == ["gemma", "e5", "e5 returned"]
     assert not ov_cache._first  # the turn is given back
+
+
+def test_a_thread_that_compiles_nothing_after_all_passes_its_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # EmbeddingGemma on PyTorch (no export): E5 does not wait for the end of its load
+    import threading
+    import types
+
+    from lecturetui.core.models import openvino_import
+
+    compiled: list[str] = []
+
+    class Core:
+        def compile_model(self, model_file: str, device: str, config: dict[str, str]) -> str:
+            compiled.append(Path(model_file).stem)
+            return model_file
+
+    fake = types.SimpleNamespace(Core=Core, get_version=lambda: "ov1")
+    monkeypatch.setattr(openvino_import, "openvino", lambda: fake)
+    monkeypatch.setattr(ov_cache, "check", lambda *args: "")
+    monkeypatch.setattr(ov_cache, "FIRST_WAIT_S", 60.0)
+    first, passed, done = threading.Event(), threading.Event(), threading.Event()
+
+    def gemma() -> None:
+        with ov_cache.going_first():
+            first.set()
+            passed.wait(60)
+            ov_cache.pass_turn()
+            done.wait(60)  # still loading, elsewhere
+
+    def e5() -> None:
+        first.wait(60)
+        ov_cache.compile_cached(tmp_path / "e5.onnx", "sha", CONFIG, "E5")
+        done.set()
+
+    threads = [threading.Thread(target=gemma), threading.Thread(target=e5)]
+    for thread in threads:
+        thread.start()
+    first.wait(60)
+    assert compiled == []
+    passed.set()
+    assert done.wait(60)  # E5 compiled while the other thread's block had not ended
+    for thread in threads:
+        thread.join(60)
+    assert compiled == ["e5"]

@@ -145,5 +145,8 @@ def load_embedder(
                     model=path.name, reason=reason
                 )
             )
+    from lecturetui.core.models.ov_cache import pass_turn
+
+    pass_turn()  # nothing compiled here: another thread's compilation need not wait for it
     return E5Embedder(path, model_id=model_id, device=where.torch_device, batch_size=batch_size,
                       accelerator_dtype=accelerator_dtype)
