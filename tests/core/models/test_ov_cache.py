@@ -4,6 +4,7 @@ with one line saying why."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -101,7 +102,6 @@ def test_two_compilations_at_once_leave_the_text_encoding_alone(e5_dir: Path) ->
     # OpenVINO sets the C locale while it reads a model: two threads at once (EmbeddingGemma
     # loading beside E5) could leave the process there, with ASCII as its default encoding
     import locale
-    import threading
 
     from lecturetui.core.models.onnx_export import read_record as read_export
 
@@ -122,26 +122,33 @@ def test_two_compilations_at_once_leave_the_text_encoding_alone(e5_dir: Path) ->
     assert locale.getpreferredencoding(False) == before
 
 
-def test_a_thread_going_first_compiles_before_another_that_asks_meanwhile(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # EmbeddingGemma's load goes first; E5's compilation, asked for meanwhile, waits for it
-    import threading
+
+@pytest.fixture
+def compiled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the models compiled, in order, by a stand-in for OpenVINO (each with a
+    whole, current cache), a compilation waiting for its turn up to a minute."""
     import types
 
     from lecturetui.core.models import openvino_import
 
-    compiled: list[str] = []
+    names: list[str] = []
 
     class Core:
         def compile_model(self, model_file: str, device: str, config: dict[str, str]) -> str:
-            compiled.append(Path(model_file).stem)
+            names.append(Path(model_file).stem)
             return model_file
 
     fake = types.SimpleNamespace(Core=Core, get_version=lambda: "ov1")
     monkeypatch.setattr(openvino_import, "openvino", lambda: fake)
-    monkeypatch.setattr(ov_cache, "check", lambda *args: "")  # a whole, current cache
+    monkeypatch.setattr(ov_cache, "check", lambda *args: "")
     monkeypatch.setattr(ov_cache, "FIRST_WAIT_S", 60.0)
+    return names
+
+
+def test_a_thread_going_first_compiles_before_another_that_asks_meanwhile(
+    tmp_path: Path, compiled: list[str]
+) -> None:
+    # EmbeddingGemma's load goes first; E5's compilation, asked for meanwhile, waits for it
     first, go = threading.Event(), threading.Event()
 
     def gemma() -> None:
@@ -168,25 +175,9 @@ def test_a_thread_going_first_compiles_before_another_that_asks_meanwhile(
 
 
 def test_a_thread_that_compiles_nothing_after_all_passes_its_turn(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, compiled: list[str]
 ) -> None:
     # EmbeddingGemma on PyTorch (no export): E5 does not wait for the end of its load
-    import threading
-    import types
-
-    from lecturetui.core.models import openvino_import
-
-    compiled: list[str] = []
-
-    class Core:
-        def compile_model(self, model_file: str, device: str, config: dict[str, str]) -> str:
-            compiled.append(Path(model_file).stem)
-            return model_file
-
-    fake = types.SimpleNamespace(Core=Core, get_version=lambda: "ov1")
-    monkeypatch.setattr(openvino_import, "openvino", lambda: fake)
-    monkeypatch.setattr(ov_cache, "check", lambda *args: "")
-    monkeypatch.setattr(ov_cache, "FIRST_WAIT_S", 60.0)
     first, passed, done = threading.Event(), threading.Event(), threading.Event()
 
     def gemma() -> None:
