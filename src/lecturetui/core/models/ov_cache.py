@@ -44,7 +44,7 @@ _COMPILING = threading.Lock()
 #: its first run) compiles it first (`going_first`): another thread's model compilation (E5's)
 #: waits for it, at most this long, and runs beside that first run instead of before it all
 FIRST_WAIT_S = 2.0
-_turn = threading.Condition()
+_turns = threading.Condition()
 _first: set[int] = set()
 
 
@@ -133,7 +133,7 @@ def going_first() -> Iterator[None]:
     its hits, 1.8 s where E5 compiled first took 2.0-2.2 s (bench/RESULTS.md, "Cold start,
     where it stands")."""
     me = threading.get_ident()
-    with _turn:
+    with _turns:
         _first.add(me)
     try:
         yield
@@ -148,17 +148,23 @@ def pass_turn() -> None:
 
 
 def _done_first(me: int) -> None:
-    with _turn:
+    with _turns:
         if me in _first:
             _first.discard(me)
-            _turn.notify_all()
+            _turns.notify_all()
 
 
-def _wait_turn() -> None:
-    """Wait while another thread goes first (`going_first`)."""
+@contextlib.contextmanager
+def _turn() -> Iterator[None]:
+    """This thread's turn to compile a model: after any other thread going first (FIRST_WAIT_S
+    at most); its own going first, if it was, ends with it."""
     me = threading.get_ident()
-    with _turn:
-        _turn.wait_for(lambda: not (_first - {me}), timeout=FIRST_WAIT_S)
+    with _turns:
+        _turns.wait_for(lambda: not (_first - {me}), timeout=FIRST_WAIT_S)
+    try:
+        yield
+    finally:
+        _done_first(me)
 
 
 def compile_locked(core: Any, model_file: str, device: str, config: dict[str, str]) -> Any:
@@ -176,56 +182,42 @@ def compile_cached(
     folder: Path | None = None,
 ) -> Any:
     """The model compiled for this CPU: mapped from OpenVINO's cache when a whole, current
-    compilation is there, else compiled (saying why when a cache was there) and cached."""
+    compilation is there, else compiled (saying why when a cache was there) and cached; in this
+    thread's turn (`going_first`)."""
+    from filelock import FileLock, Timeout
+
     from lecturetui.core.models.openvino_import import openvino
 
     ov = openvino()
-    _wait_turn()
-    try:
-        return _compile_cached(ov, model_file, export_sha256, config, name, notify, folder)
-    finally:
-        _done_first(threading.get_ident())  # its model is compiled: the others' turn
-
-
-def _compile_cached(
-    ov: Any,
-    model_file: Path,
-    export_sha256: str,
-    config: dict[str, str],
-    name: str,
-    notify: Notify | None,
-    folder: Path | None,
-) -> Any:
-    from filelock import FileLock, Timeout
-
-    folder = folder or cache_dir(model_file)
-    version = str(ov.get_version())
-    core = ov.Core()
-    cached = {**config, "CACHE_DIR": str(folder)}
-    why = check(folder, export_sha256, version, config)
-    unreadable = False
-    if not why:
+    with _turn():
+        folder = folder or cache_dir(model_file)
+        version = str(ov.get_version())
+        core = ov.Core()
+        cached = {**config, "CACHE_DIR": str(folder)}
+        why = check(folder, export_sha256, version, config)
+        unreadable = False
+        if not why:
+            try:
+                return compile_locked(core, str(model_file), DEVICE, cached)
+            except Exception:  # noqa: BLE001 - a blob OpenVINO cannot read: compiled again below
+                why, unreadable = "damaged", True
+        lock = FileLock(folder / LOCK, timeout=LOCK_WAIT_S)
         try:
-            return compile_locked(core, str(model_file), DEVICE, cached)
-        except Exception:  # noqa: BLE001 - a blob OpenVINO cannot read: compiled again below
-            why, unreadable = "damaged", True
-    lock = FileLock(folder / LOCK, timeout=LOCK_WAIT_S)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        lock.acquire()
-    except (OSError, Timeout):  # a read-only models folder: compiled in memory, every time
-        _say(notify, why, name)
-        return compile_locked(core, str(model_file), DEVICE, config)
-    try:
-        if not unreadable and not check(folder, export_sha256, version, config):
-            return compile_locked(core, str(model_file), DEVICE, cached)  # compiled meanwhile
-        _say(notify, why, name)
-        _clear(folder)
-        compiled = compile_locked(core, str(model_file), DEVICE, cached)
-        blobs = _blobs(folder)
-        if blobs:
-            with contextlib.suppress(OSError):
-                _write_record(folder, CacheRecord(export_sha256, version, config, blobs))
-        return compiled
-    finally:
-        lock.release()
+            folder.mkdir(parents=True, exist_ok=True)
+            lock.acquire()
+        except (OSError, Timeout):  # a read-only models folder: compiled in memory, every time
+            _say(notify, why, name)
+            return compile_locked(core, str(model_file), DEVICE, config)
+        try:
+            if not unreadable and not check(folder, export_sha256, version, config):
+                return compile_locked(core, str(model_file), DEVICE, cached)  # compiled meanwhile
+            _say(notify, why, name)
+            _clear(folder)
+            compiled = compile_locked(core, str(model_file), DEVICE, cached)
+            blobs = _blobs(folder)
+            if blobs:
+                with contextlib.suppress(OSError):
+                    _write_record(folder, CacheRecord(export_sha256, version, config, blobs))
+            return compiled
+        finally:
+            lock.release()
