@@ -10,7 +10,6 @@ import pytest
 
 from lecturetui.core.ingest.segmenting import SegmentConfig, segment_cues
 from lecturetui.core.lectures import Cue
-
 from tests.conftest import SEED_CORPUS
 
 PAIRS = [

@@ -11,7 +11,6 @@ import pytest
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.models import gemma as gemmastore
-
 from tests.conftest import MODELS_DIR, SEED_CORPUS
 
 pytestmark = pytest.mark.slow

@@ -13,7 +13,6 @@ import pytest
 from lecturetui.core.models import ov_cache
 from lecturetui.core.models.ov_cache import RECORD, CacheRecord, check
 from lecturetui.core.models.runtime import ensure_export
-
 from tests.conftest import MODELS_DIR
 
 CONFIG = {"PERFORMANCE_HINT": "LATENCY"}
@@ -84,7 +83,9 @@ def test_a_damaged_or_stale_compiled_model_is_compiled_again_with_one_line(
     blob.write_bytes(blob.read_bytes()[: blob.stat().st_size // 2])  # an interrupted copy
     repaired = _vector(compiled())
     assert said == ["The compiled copy of E5 is damaged: compiling it again, once…"]
-    assert np.allclose(first, repaired) and check(folder, "export-1", version.openvino, CONFIG) == ""
+    assert (
+        np.allclose(first, repaired) and check(folder, "export-1", version.openvino, CONFIG) == ""
+    )
 
     said.clear()
     _vector(compiled("export-2"))  # a new export of the model: the old blob is not reused
@@ -111,8 +112,10 @@ def test_two_compilations_at_once_leave_the_text_encoding_alone(e5_dir: Path) ->
     assert record is not None
     before = locale.getpreferredencoding(False)
     threads = [
-        threading.Thread(target=ov_cache.compile_cached,
-                         args=(export / "model.onnx", record.sha256, CONFIG, "E5"))  # fmt: skip
+        threading.Thread(
+            target=ov_cache.compile_cached,
+            args=(export / "model.onnx", record.sha256, CONFIG, "E5"),
+        )
         for _ in range(3)
     ]
     for thread in threads:
@@ -120,7 +123,6 @@ def test_two_compilations_at_once_leave_the_text_encoding_alone(e5_dir: Path) ->
     for thread in threads:
         thread.join()
     assert locale.getpreferredencoding(False) == before
-
 
 
 @pytest.fixture

@@ -62,8 +62,9 @@ class Doctor:
     where: list[Where] = field(default_factory=list)  # each model, where and why
 
 
-def problems(gpus: list[Gpu], nvcc: str, torch: TorchReport | None,
-             llama: LlamaReport | None) -> list[str]:
+def problems(
+    gpus: list[Gpu], nvcc: str, torch: TorchReport | None, llama: LlamaReport | None
+) -> list[str]:
     """Why a GPU that is there is not used, each as one sentence with the command that fixes it."""
     out = []
     if gpus and torch is not None and not torch.cuda_available:
@@ -111,7 +112,8 @@ def problems(gpus: list[Gpu], nvcc: str, torch: TorchReport | None,
 
 
 def diagnose(
-    embedder: object | None = None, generator: object | None = None,
+    embedder: object | None = None,
+    generator: object | None = None,
     placement: Placement | None = None,
 ) -> Doctor:
     """The machine and, for the models given (loaded by the caller), where they run."""
@@ -143,17 +145,25 @@ def diagnose(
     found += twice(loaded_twice(), os.getpid(), _("this process"))
     info = model_report(generator)
     if info is not None:
-        found += twice(tuple(getattr(info, "loaded_twice", ())), int(getattr(info, "pid", 0)),
-                       _("the answer model's process"))
+        found += twice(
+            tuple(getattr(info, "loaded_twice", ())),
+            int(getattr(info, "pid", 0)),
+            _("the answer model's process"),
+        )
     answer = llm if generator is not None else planned_answer(where)
-    rows = [*embedder_rows(where), Where(_("answer model"), "", answer, where.answer_why),
-            Where(_("speech"), "", asr, speech_reason(where, asr, gpus))]
+    rows = [
+        *embedder_rows(where),
+        Where(_("answer model"), "", answer, where.answer_why),
+        Where(_("speech"), "", asr, speech_reason(where, asr, gpus)),
+    ]
     return Doctor(gpus, nvcc, torch, llama, emb, llm, found, asr, rows)
 
 
 #: the commands of each workload, as doctor names them (the command line decides: cli/context.py)
-WORKLOAD_NAMES = {ONE_SHOT: N_("search, ask, show…"),
-                  BULK: N_("ingest, reindex, summary, eval, the app")}
+WORKLOAD_NAMES = {
+    ONE_SHOT: N_("search, ask, show…"),
+    BULK: N_("ingest, reindex, summary, eval, the app"),
+}
 
 
 def where_line(row: Where) -> str:
@@ -165,8 +175,9 @@ def where_line(row: Where) -> str:
 def embedder_rows(placement: Placement) -> list[Where]:
     """E5's and EmbeddingGemma's place (the same rule places both) for each workload; one row
     where both workloads run them alike, with the reason the machine gives."""
-    each = {w: placement if w == placement.workload else placement.for_workload(w)
-            for w in WORKLOADS}
+    each = {
+        w: placement if w == placement.workload else placement.for_workload(w) for w in WORKLOADS
+    }
     runs = {w: embedder_runs(p.embedders, p) for w, p in each.items()}
     model = "E5, EmbeddingGemma"
     if len(set(runs.values())) == 1:

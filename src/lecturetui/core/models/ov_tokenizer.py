@@ -86,7 +86,7 @@ class OvTokenizer:
     def _warm(self) -> None:
         try:
             self._encode(["warm"])
-        except Exception:  # noqa: BLE001 - said by the first real text, which runs it again
+        except Exception:  # said by the first real text, which runs it again
             pass
         finally:
             self._ready.set()
@@ -135,7 +135,7 @@ def load(model_dir: Path, export: Path, max_tokens: int) -> OvTokenizer | None:
         from lecturetui.core.models.ov_cache import DEVICE, compile_locked
 
         compiled = compile_locked(ov.Core(), str(export / MODEL), DEVICE, {})
-    except Exception:  # noqa: BLE001 - not installed or unreadable: `tokenizers` reads it
+    except Exception:  # not installed or unreadable: `tokenizers` reads it
         return None
     return OvTokenizer(compiled, max_tokens, dict(record.get("tokens") or {}))
 
@@ -158,7 +158,7 @@ def convert(model_dir: Path, export: Path, max_tokens: int) -> bool:
 
         model = convert_tokenizer(AutoTokenizer.from_pretrained(str(model_dir)))
         reference = Tokenizer.from_file(str(model_dir / SOURCE))
-    except Exception:  # noqa: BLE001 - no converter, or a tokenizer it does not know
+    except Exception:  # no converter, or a tokenizer it does not know
         return False
     reference.no_padding()
     reference.enable_truncation(max_tokens)

@@ -32,9 +32,23 @@ def pip_download(requirement: str, dest: Path, what: str, hint: str) -> Path:
     (not a hand-written client) so the user's index, proxy and certificates apply."""
     dest.mkdir(parents=True, exist_ok=True)
     before = set(dest.glob("*.whl"))
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-           "--disable-pip-version-check", "--retries", "1", "--timeout", "30",
-           "-q", "-d", str(dest), requirement]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "--retries",
+        "1",
+        "--timeout",
+        "30",
+        "-q",
+        "-d",
+        str(dest),
+        requirement,
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     name = requirement.split("==")[0].replace("-", "_").lower()
     version = requirement.split("==")[1] if "==" in requirement else ""

