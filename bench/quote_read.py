@@ -93,11 +93,16 @@ def cues(path: Path) -> list[tuple[float, str]]:
     return out
 
 
+#: the characters stripped from a word's edges before words are compared: the punctuation
+#: captions have; in `--asr` runs, all that automatic captions lack (brackets and dashes too)
+STRIP = [EDGE]
+
+
 def words_of(text: str) -> list[tuple[str, str]]:
     """(raw word, normalised word) of a text, without noise markers and hesitations."""
     out = []
     for raw in NOISE.sub(" ", text).split():
-        norm = raw.strip(EDGE).lower()
+        norm = raw.strip(STRIP[0]).lower()
         if norm and norm not in HESITATIONS:
             out.append((raw, norm))
     return out
@@ -217,17 +222,29 @@ def _label(part: dict[str, Any]) -> str:
     return str(part.get("label", part.get("summary", "")))
 
 
+def caption_file(lec: dict[str, Any]) -> Path:
+    """A lecture's caption file: its `path` (from the repository's root), else in DATA."""
+    if "path" in lec:
+        return ROOT / str(lec["path"])
+    return DATA / "captions" / f"{lec['id']}.{lec.get('format', 'srt')}"
+
+
 def sheet(
     home: Path,
     lectures: list[dict[str, Any]],
     questions: list[dict[str, Any]],
     version: str,
     labels: bool = True,
+    asr: Path | None = None,
 ) -> list[dict[str, Any]]:
-    files = [str(DATA / "captions" / f"{x['id']}.{x.get('format', 'srt')}") for x in lectures]
+    """The rows of every lecture's summary and every question's answer; with `asr`, each
+    lecture ingested from its copy there as automatic captions give it (`sentence_bench.py
+    --asr`), its pieces checked against its own captions all the same."""
+    files = [str(caption_file(x)) for x in lectures]
     for lec, path in zip(lectures, files, strict=True):
         lang = str(lec["language"]).split("-")[0]
-        run(home, "ingest", path, "--title", lec["id"], "--course", "quotes", "--lang", lang)
+        given = str(asr / f"{lec['id']}.vtt") if asr else path
+        run(home, "ingest", given, "--title", lec["id"], "--course", "quotes", "--lang", lang)
     rows: list[dict[str, Any]] = []
     caps = {x["id"]: Captions(Path(p)) for x, p in zip(lectures, files, strict=True)}
     titles = {x["id"]: x["title"] for x in lectures}
@@ -431,8 +448,15 @@ def main() -> None:
     ap.add_argument("--version", default="new", help="the name of the code under test")
     ap.add_argument("--lectures", type=Path, default=DATA / "lectures.jsonl")
     ap.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
+    ap.add_argument(
+        "--asr", type=Path, help="sheet: ingest the copies there (sentence_bench.py --asr)"
+    )
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
+    if args.asr:
+        from lecturetui.core.models.sentence_ends import STRIP as ASR_STRIP
+
+        STRIP[0] = ASR_STRIP
     if args.command == "sample":
         sheets = [
             [json.loads(x) for x in p.read_text("utf-8").splitlines() if x.strip()]
@@ -458,7 +482,7 @@ def main() -> None:
         lectures, questions = lectures[:1], []  # the parts alone: no answer model
     with tempfile.TemporaryDirectory() as tmp:
         home = args.home or Path(tmp)
-        rows = sheet(home, lectures, questions, args.version, labels=not args.quick)
+        rows = sheet(home, lectures, questions, args.version, labels=not args.quick, asr=args.asr)
     if args.out:
         args.out.write_text(
             "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8"

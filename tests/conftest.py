@@ -48,6 +48,8 @@ def _temp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     monkeypatch.setattr(DataHome, "model_state", property(lambda self: self.root))
     # the 1.2 GB re-ranking model only where a test asks for it (`rerank_on`, or a fake)
     monkeypatch.setenv("LECTURETUI_RERANK", "off")
+    # the sentence model only where a test asks for it (it reads captions without punctuation)
+    monkeypatch.setenv("LECTURETUI_SENTENCES", "off")
     # English, whatever the machine's locale: a test that wants Portuguese asks for it
     for var in ("LC_ALL", "LC_MESSAGES", "LECTURETUI_LANGUAGE"):
         monkeypatch.delenv(var, raising=False)

@@ -101,7 +101,8 @@ def test_dependencies_point_one_way() -> None:
 #: one above (a flat module is its own part; "" is the package itself)
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("", "i18n", "errors", "timefmt", "paths", "settings", "hashing", "atomic", "links", "records",
-     "question_options", "conversation", "lexical", "lectures", "language", "citing"),
+     "question_options", "conversation", "lexical", "lectures", "language", "citing",
+     "sentences"),
     ("storage",),
     ("models",),
     ("llm",),

@@ -79,6 +79,7 @@ EXPECTED: dict[str, list[str]] = {
     ],
     "search_latency": [rf"\| hybrid -> EmbeddingGemma \| {NUMBER} \| {NUMBER} \|"],
     "seed_compare": [rf"\| 1 \| \d+ \({NUMBER}\) \|", r"top-10 overlap: \d+/10"],
+    "sentence_bench": [rf"\| all \| {NUMBER} \| {NUMBER} \| {NUMBER} \| {NUMBER} \|"],
     "stop_latency": [rf"\| writing .* \| {NUMBER} s, {NUMBER} s \|"],
     "summary_bench": [
         r"English: reach \d+/\d+",

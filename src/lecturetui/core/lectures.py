@@ -24,6 +24,9 @@ class Segment:
     text: str
     corpus_id: int | None = None
     n_tokens: int | None = None
+    #: the words of `text` (by position) after which a sentence ends, where the sentence model
+    #: found them (captions without punctuation, core/sentences.py); None where not looked for
+    ends: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +120,7 @@ class StoredSegment:
     end: float
     text: str
     corpus_id: int | None = None
+    ends: tuple[int, ...] | None = None  # as Segment.ends
 
 
 @dataclass(frozen=True, slots=True)

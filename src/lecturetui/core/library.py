@@ -14,7 +14,13 @@ from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.i18n import language as interface_language
 from lecturetui.core.indexes import Indexes
-from lecturetui.core.ingest.pipeline import FileResult, IngestOptions, IngestReport, ingest_paths
+from lecturetui.core.ingest.pipeline import (
+    EndsFn,
+    FileResult,
+    IngestOptions,
+    IngestReport,
+    ingest_paths,
+)
 from lecturetui.core.ingest.recordings import MediaContext
 from lecturetui.core.ingest.segmenting import SegmentConfig
 from lecturetui.core.ingest.speech import (
@@ -32,6 +38,7 @@ from lecturetui.core.models.embedding import Embedder
 from lecturetui.core.models.locate import Notify
 from lecturetui.core.models.placement import Placement
 from lecturetui.core.models.runtime import load_embedder
+from lecturetui.core.models.sentence_ends import from_models as sentence_model_of
 from lecturetui.core.models.tokens import TokenCounter
 from lecturetui.core.paths import DataHome
 from lecturetui.core.question_options import DEFAULT_MODE, MODES
@@ -74,11 +81,14 @@ class Library(LibraryContents):
         notify: Notify | None = None,
         reranker: Embedder | None = None,
         rerank: bool | None = None,
+        sentence_ends: Callable[[Sequence[str]], list[int]] | None = None,
     ) -> None:
         """`reranker`: the second stage's model already loaded (tests, benchmarks); else
         EmbeddingGemma from the models folder when it is installed. `rerank=False`: E5 alone
         (None: on with a `reranker`, else as $LECTURETUI_RERANK says, on unless `off`).
-        `placement`: where its models run (core/models/placement.py; the session's)."""
+        `placement`: where its models run (core/models/placement.py; the session's).
+        `sentence_ends`: where sentences end in captions without punctuation (tests); else the
+        sentence model of the models folder (core/models/sentence_ends.py) where it is built."""
         super().__init__(home)
         #: where the models run: the embedders, speech recognition, and the answer model's GPU
         #: that the pipeline plans its guess by (core/answer/guess.py)
@@ -103,6 +113,8 @@ class Library(LibraryContents):
             )
         self._rerank_wanted = rerank
         self._rerank: RerankStage | None = None
+        self._sentence_ends = sentence_ends
+        self._sentences_looked = False
 
     # -- parts -------------------------------------------------------------------------------
     @property
@@ -281,11 +293,32 @@ class Library(LibraryContents):
             self.sync_index(embed_progress, only_if_exists=True)
             media = MediaContext(self.transcriber(options.asr_model), audio_progress, cancel)
             return ingest_paths(
-                self.store, paths, options, self.token_counter(), progress, on_saved, embed, media
+                self.store,
+                paths,
+                options,
+                self.token_counter(),
+                progress,
+                on_saved,
+                embed,
+                media,
+                self._ends(),
             )
         finally:
             if dirty:
                 self._indexes.save()
+
+    def _ends(self) -> EndsFn:
+        """Where sentences end in captions without punctuation: the sentence model, loaded when
+        an ingest first meets such captions (None where it is not built or turned off)."""
+
+        def find(words: Sequence[str]) -> list[int] | None:
+            if self._sentence_ends is None and not self._sentences_looked:
+                self._sentences_looked = True
+                found = sentence_model_of(self.home.models_dir)
+                self._sentence_ends = found.ends if found is not None else None
+            return self._sentence_ends(words) if self._sentence_ends is not None else None
+
+        return find
 
     # -- keeping the index in step with the store ---------------------------------------------
     def remove_lecture(self, lecture_id: str) -> int:

@@ -29,7 +29,8 @@ from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.answer.quote import SCORED_WINDOWS, best_window, choose_quote, sentence_scorer
 from lecturetui.core.lectures import join_overlapping
 from lecturetui.core.library import Library
-from lecturetui.core.retrieval.sentences import MAX_WORDS, SentenceVectors, split_sentences
+from lecturetui.core.retrieval.sentences import SentenceVectors
+from lecturetui.core.sentences import MAX_WORDS, pieces
 from tests.conftest import SEED_CORPUS
 from tests.fakes import FakeEmbedder, FakeGenerator
 
@@ -48,7 +49,7 @@ def test_unpunctuated_speech_is_cut_at_fillers_connectives_and_length() -> None:
         "e remover com pop Então a tupla não muda depois de criada tá e por isso ela pode ser "
         "chave " + "palavra " * 38 + "Fim. Outra frase curta aqui."
     )
-    sentences = split_sentences(text)
+    sentences = pieces(text)
     texts = [s.text for s in sentences]
     assert texts[0].endswith("mutável né")  # after a filler, once long enough
     assert texts[1].endswith("remover com pop")  # before a connective (Então)
@@ -59,8 +60,8 @@ def test_unpunctuated_speech_is_cut_at_fillers_connectives_and_length() -> None:
 
 def test_overlapping_windows_cut_their_shared_words_the_same_way() -> None:
     a, b = SEED[3]["text"], SEED[4]["text"]  # 6702 and 6703 overlap by ~35 s
-    merged = {s.text for s in split_sentences(join_overlapping(a, b))}
-    own = [s.text for s in split_sentences(b)]
+    merged = {s.text for s in pieces(join_overlapping(a, b))}
+    own = [s.text for s in pieces(b)]
     assert sum(t in merged for t in own) >= 0.75 * len(own)
 
 

@@ -19,7 +19,7 @@ from lecturetui.core.answer.verdict import COVERAGE_THRESHOLD, Signals
 from lecturetui.core.conversation import Turn
 from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.library import Hit, Library
-from lecturetui.core.retrieval.sentences import split_sentences
+from lecturetui.core.sentences import pieces
 from tests.fakes import FakeGenerator
 
 BTC = (
@@ -70,7 +70,7 @@ def _scored(text: str, scores: list[float]) -> ScoredPassage:
     seg = StoredSegment(1, "btc", 1, 100.0, 220.0, text)
     p = Passage(1, "btc", "Bitcoin 1", 100.0, 220.0, text, 0.8, None, None,
                 [Hit(1, 0.8, seg, lec, None)])  # fmt: skip
-    sentences = tuple(split_sentences(text))
+    sentences = tuple(pieces(text))
     assert len(sentences) == len(scores)
     return ScoredPassage(p, sentences, tuple(scores), len(text.split()))
 
@@ -139,7 +139,7 @@ def test_a_sentence_cut_by_the_window_s_edge_is_quoted_whole_from_its_neighbour(
     ]
     before = StoredSegment(7, "btc", 0, 0.0, 40.0, " ".join(words[:9]))
     window = " ".join(words[6:])  # begins mid-sentence, at a caption line
-    sp = _scored(window, [0.1, 0.9, 0.2][: len(split_sentences(window))])
+    sp = _scored(window, [0.1, 0.9, 0.2][: len(pieces(window))])
     seg = sp.passage.hits[0].segment
     around = [before, StoredSegment(seg.id, "btc", 1, 26.0, 120.0, window)]
     quote = choose_quote(replace(sp, spoken=Spoken.of(window, 26.0, 120.0, around, "en")), words=40)
@@ -285,7 +285,7 @@ def test_an_explanation_far_from_its_excerpts_over_a_weak_window_is_an_abstentio
     assert done.record.abstained and done.record.quote is None
     assert done.record.answer.startswith("As aulas não parecem")
     # an explanation that says what its excerpt says stands
-    said = split_sentences(done.record.passages[0].text)[1].text
+    said = pieces(done.record.passages[0].text)[1].text
     kept = answer(f"{said} [1].")
     assert not kept.record.abstained and kept.record.quote is not None
     # and over a strong best window the far one is answered (only checked where it is weak)

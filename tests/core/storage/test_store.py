@@ -231,7 +231,8 @@ def test_a_library_of_schema_13_keeps_its_summaries_as_labels_and_records(home: 
     db.executescript(
         "ALTER TABLE summary_parts RENAME COLUMN label TO summary;"
         "ALTER TABLE summary_parts RENAME COLUMN refused TO struck;"
-        "ALTER TABLE summary_parts RENAME TO overview_parts; PRAGMA user_version = 13;"
+        "ALTER TABLE summary_parts RENAME TO overview_parts; ALTER TABLE segments DROP COLUMN ends;"
+        "PRAGMA user_version = 13;"
     )
     db.execute(
         "INSERT INTO lectures (id, title, source_key, source_format, duration, content_hash,"

@@ -56,6 +56,19 @@ def test_candidates_begin_and_end_with_a_content_word_and_stop_at_punctuation() 
     assert not any("simples conjunto" in p or "2024" in p or "is-there" in p for p in found)
 
 
+def test_candidates_never_run_across_a_sentence_of_captions_without_punctuation() -> None:
+    # a part's text has a sentence (or a piece of one) a line: core/study/parts.py
+    found = {
+        c.said for c in candidates("a gente ajusta o processo\naos pesos da rede", stopwords("pt"))
+    }
+    assert "processo" in found and "pesos" in found
+    assert not any("processo" in p and "pesos" in p for p in found)
+    joined = {
+        c.said for c in candidates("a gente ajusta o processo pesos da rede", stopwords("pt"))
+    }
+    assert any("processo" in p and "pesos" in p for p in joined)  # the line is what stops it
+
+
 def test_the_phrase_closest_to_the_text_comes_first_and_none_repeats_a_word() -> None:
     embed = _axes({"autovetor": 0, "matriz": 1, "exemplo": 2})
     text = "O autovetor da matriz. Um autovetor é um exemplo. A matriz do autovetor."

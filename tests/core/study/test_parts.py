@@ -132,3 +132,21 @@ def test_a_part_quotes_the_lecturer_s_whole_sentences_across_windows_as_said() -
     assert said[1] == (
         "A derivada de d(x²) é 2x dx, e isso vale para todo x real que a gente escolher aqui."
     )  # the condition and the formula kept, across the seam
+
+
+def test_a_part_whose_sentences_are_all_long_still_quotes_the_lecturer() -> None:
+    def long(n: int) -> str:
+        return " ".join([f"No ponto {n} os vetores"] + [f"e mais uma coisa {n} sobre eles"] * 7)
+
+    segments = [
+        StoredSegment(
+            i + 1, "lec", i + 1, i * 60.0, (i + 1) * 60.0, f"{long(2 * i)}. {long(2 * i + 1)}."
+        )
+        for i in range(4)
+    ]
+    vectors = _vectors(segments)
+    (part,) = lecture_parts(segments, [Chapter(0.0, "Vetores")], vectors, MAX_UNITS)  # type: ignore[arg-type]
+    assert min(len(long(n).split()) for n in range(8)) > 45  # longer than a part quotes by choice
+    assert len(part.sentences) == 1
+    said = part.sentences[0].text
+    assert any(said == f"{long(n)}." for n in range(8)), said

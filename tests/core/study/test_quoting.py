@@ -1,4 +1,5 @@
-"""The lecturer's words, quoted whole and as said (core/study/quoting.py)."""
+"""The lecturer's words, quoted whole and as said (core/study/quoting.py), from the windows
+stitched into what was said (core/sentences.py)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,14 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lecturetui.core.sentences import Window, punctuated, stitch
 from lecturetui.core.study.quoting import (
-    Window,
     choose,
     covering,
-    punctuated,
     quoted,
     quoted_runs,
     sentences,
     spoken,
-    stitch,
 )
 
 CHAIN = (
@@ -147,3 +146,60 @@ def test_a_turn_the_captions_give_to_someone_in_the_room_is_not_the_lecturer_s()
     )
     found = sentences(stitch([Window(0, 0.0, 30.0, text)]), "en")
     assert [s.heard for s in found] == [False, True, True, False, False]
+
+
+SAID = (
+    "não existe não há nada análogo a cargas elétricas positivas ou negativas em um campo "
+    "magnético da mesma forma as duas últimas equações dizem como os campos variam no tempo"
+)
+#: where the lecturer's sentences end in SAID (its captions mark none)
+SAID_ENDS = {1, 14}
+
+
+def test_the_model_s_ends_make_whole_sentences_of_unpunctuated_captions() -> None:
+    words = SAID.split()
+    cut = windows(SAID, size=10, overlap=3)
+    at = [0, 7, 14, 21]  # where each window starts in SAID (10 words, 3 shared)
+    with_ends = [
+        Window(
+            w.segment_id, w.start, w.end, w.text, tuple(e - a for e in SAID_ENDS if a <= e < a + 10)
+        )
+        for w, a in zip(cut, at, strict=False)
+    ]
+    line = stitch(with_ends)
+    assert line.ends == frozenset(SAID_ENDS)
+    found = sentences(line, "pt")
+    assert [s.text for s in found] == [
+        "não existe",
+        " ".join(words[2:15]),
+        " ".join(words[15:]),
+    ]
+    # the first is whole where the stretch begins the lecture; the last ends where the text does
+    assert [s.whole for s in found] == [True, True, False]
+    assert not sentences(line, "pt", begins=False)[0].whole
+    # a window stored before the model (no ends looked for): pieces, never whole
+    assert stitch([*with_ends[:1], cut[1]]).ends is None
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=120), st.data())
+def test_stitching_carries_each_window_s_ends_to_the_same_words(
+    words: list[str], data: st.DataObject
+) -> None:
+    ends = set(data.draw(st.lists(st.integers(0, len(words) - 1), max_size=15)))
+    text = " ".join(f"{w}{i}" for i, w in enumerate(words))  # distinct words: one way to stitch
+    out, i = [], 0
+    while i < len(words):
+        own = text.split()[i : i + 12]
+        out.append(
+            Window(
+                i,
+                float(i),
+                float(i + len(own)),
+                " ".join(own),
+                tuple(e - i for e in ends if i <= e < i + 12),
+            )
+        )
+        if i + 12 >= len(words):
+            break
+        i += 8
+    assert stitch(out).ends == frozenset(ends)

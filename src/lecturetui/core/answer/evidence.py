@@ -18,10 +18,10 @@ from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.lectures import StoredSegment
 from lecturetui.core.links import deep_link
 from lecturetui.core.records import EvidenceRecord
-from lecturetui.core.retrieval.sentences import Sentence, SentenceVectors, split_sentences
+from lecturetui.core.retrieval.sentences import SentenceVectors
 from lecturetui.core.retrieval.vector_index import unit_vector
-from lecturetui.core.study.quoting import Sentence as Spoke
-from lecturetui.core.study.quoting import Transcript, Window, covering, quoted, stitch
+from lecturetui.core.sentences import Sentence, Transcript, Window, pieces, stitch
+from lecturetui.core.study.quoting import covering, quoted
 from lecturetui.core.study.quoting import sentences as whole_sentences
 from lecturetui.core.timefmt import format_timestamp
 
@@ -41,7 +41,7 @@ class Spoken:
     just outside the window."""
 
     line: Transcript
-    found: tuple[Spoke, ...]
+    found: tuple[Sentence, ...]
     shift: int
     language: str
     others: tuple[tuple[int, str], ...] = ()
@@ -55,7 +55,7 @@ class Spoken:
         """The window `text` read among `around` (itself and its neighbours in its lecture); a
         window not among them is read alone, its first sentence not called whole."""
         own = " ".join(text.split())
-        windows = [Window(s.id, s.start, s.end, s.text) for s in around]
+        windows = [Window(s.id, s.start, s.end, s.text, s.ends) for s in around]
         at = next((k for k, w in enumerate(windows) if " ".join(w.text.split()) == own), None)
         begins = at is not None and around[0].ordinal == 0
         if at is None:
@@ -78,17 +78,17 @@ class Spoken:
         def near(first: int, last: int) -> bool:
             return (first < start and last > start - reach) or (last > end and first < end + reach)
 
-        pieces = [
+        outside = [
             (at, s)
             for at, text in self.others
-            for s in split_sentences(text)
+            for s in pieces(text)
             if near(at + s.first, at + s.last)
         ]
-        if not pieces:
+        if not outside:
             return self
-        sims = (vectors.vectors([s.text for _, s in pieces]) @ unit_vector(query)).tolist()
+        sims = (vectors.vectors([s.text for _, s in outside]) @ unit_vector(query)).tolist()
         heard = tuple(
-            (at + s.first, at + s.last, float(x)) for (at, s), x in zip(pieces, sims, strict=True)
+            (at + s.first, at + s.last, float(x)) for (at, s), x in zip(outside, sims, strict=True)
         )
         return replace(self, heard=heard)
 
@@ -171,17 +171,17 @@ def score_passages(
     limit: int = SCORED_PASSAGES,
 ) -> list[ScoredPassage]:
     """The first `limit` passages with a score per sentence (one embedding call for all)."""
-    split = [(p, split_sentences(p.text)) for p in passages[:limit]]
+    split = [(p, pieces(p.text)) for p in passages[:limit]]
     texts = [s.text for _, sentences in split for s in sentences]
     if not texts:
         return []
     sims = (vectors.vectors(texts) @ unit_vector(query)).tolist()
     out: list[ScoredPassage] = []
     pos = 0
-    for passage, pieces in split:
-        scores = tuple(float(x) for x in sims[pos : pos + len(pieces)])
-        pos += len(pieces)
-        out.append(ScoredPassage(passage, tuple(pieces), scores, len(passage.text.split())))
+    for passage, cut in split:
+        scores = tuple(float(x) for x in sims[pos : pos + len(cut)])
+        pos += len(cut)
+        out.append(ScoredPassage(passage, tuple(cut), scores, len(passage.text.split())))
     return out
 
 

@@ -48,7 +48,8 @@ from lecturetui.core.library import Hit, Library, SearchResult
 from lecturetui.core.question_options import DEFAULT_MODE
 from lecturetui.core.retrieval.asked import Asked
 from lecturetui.core.retrieval.scope import Scope
-from lecturetui.core.retrieval.sentences import SentenceVectors, split_sentences
+from lecturetui.core.retrieval.sentences import SentenceVectors
+from lecturetui.core.sentences import pieces
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +284,7 @@ def warm_sentences(
         texts = [
             s.text
             for seg in store.segments_by_id(ids[i : i + 8]).values()
-            for s in split_sentences(seg.text)
+            for s in pieces(seg.text)
         ]
         todo = vectors.missing(texts)
         for j in range(0, len(todo), batch):

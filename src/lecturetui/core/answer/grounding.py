@@ -23,7 +23,7 @@ from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.quote import sentence_scorer
 from lecturetui.core.citing import CITATION
 from lecturetui.core.library import Library
-from lecturetui.core.retrieval.sentences import split_sentences
+from lecturetui.core.sentences import pieces
 
 #: a best window's relevance under which the explanation is checked for grounding (the covered
 #: questions that score this low are few, and their explanations stay close to the excerpts)
@@ -48,7 +48,7 @@ def grounding(library: Library, explanation: str, passages: Sequence[Passage]) -
     """The mean, over the explanation's sentences, of the relevance model's best cosine to a
     sentence of the excerpts; None when there is nothing to compare."""
     said = explanation_sentences(explanation)
-    excerpt = [s.text for p in passages for s in split_sentences(p.text)]
+    excerpt = [s.text for p in passages for s in pieces(p.text)]
     if not said or not excerpt:
         return None
     scorer = sentence_scorer(library)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -33,11 +34,13 @@ from lecturetui.core.ingest.plan import (
 from lecturetui.core.ingest.recordings import MediaContext
 from lecturetui.core.ingest.source import Source, open_source, transcript_writer
 from lecturetui.core.models.tokens import TokenCounter
+from lecturetui.core.sentences import Window, punctuated, stitch
 from lecturetui.core.storage.store import LectureRow, SaveResult, Store
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "EmbedFn",
+    "EndsFn",
     "FileResult",
     "IngestOptions",
     "IngestReport",
@@ -50,6 +53,8 @@ __all__ = [
 
 ProgressCallback = Callable[[int, int, str], None]
 EmbedFn = Callable[[list[str]], "npt.NDArray[np.float32]"]
+#: a lecture's words -> the positions of the words its sentences end with (None: no model)
+EndsFn = Callable[[Sequence[str]], "list[int] | None"]
 Vectors = list["npt.NDArray[np.float32] | None"]
 
 
@@ -62,6 +67,7 @@ def ingest_paths(
     on_saved: Callable[[FileResult], None] | None = None,
     embed: EmbedFn | None = None,
     media: MediaContext | None = None,
+    ends: EndsFn | None = None,
 ) -> IngestReport:
     """Ingest every file (folders are expanded). `on_saved` runs after each file that changed.
 
@@ -69,7 +75,9 @@ def ingest_paths(
     step, so an interruption there leaves the store untouched); their vectors come back in the
     file's result, aligned with `changes`. Audio and video files are transcribed with `media`'s
     transcriber (a media file without it fails); `media.cancel` returning True raises
-    `media.Cancelled` out of here, the file in progress not stored.
+    `media.Cancelled` out of here, the file in progress not stored. With `ends` (the sentence
+    model's, core/models/sentence_ends.py), a lecture whose captions do not mark their sentences gets
+    its sentence ends found before it is stored (kept with each window: `Segment.ends`).
     """
     options = options or IngestOptions()
     files, report_missing = discover(paths, options.language)
@@ -77,7 +85,7 @@ def ingest_paths(
     for n, path in enumerate(files):
         if progress:
             progress(n, len(files), path.name)
-        result = ingest_file(store, path, options, counter, embed, media)
+        result = ingest_file(store, path, options, counter, embed, media, ends)
         report.results.append(result)
         if on_saved and result.status in ("added", "updated"):
             on_saved(result)
@@ -93,10 +101,11 @@ def ingest_file(
     counter: TokenCounter | None = None,
     embed: EmbedFn | None = None,
     media: MediaContext | None = None,
+    ends: EndsFn | None = None,
 ) -> FileResult:
     counter = counter or TokenCounter()
     try:
-        return _ingest_file(store, path, options, counter, embed, media)
+        return _ingest_file(store, path, options, counter, embed, media, ends)
     except TranscriptError as exc:
         msg = (
             exc.message
@@ -122,6 +131,7 @@ def _ingest_file(
     counter: TokenCounter,
     embed: EmbedFn | None,
     media: MediaContext | None,
+    ends: EndsFn | None = None,
 ) -> FileResult:
     source = open_source(store, path, options, media)
     config_json = json.dumps(
@@ -147,6 +157,8 @@ def _ingest_file(
     apply_options(parsed, options, result)
     stamp = Stamp(source.path, source.hash, config_json, tuple(transcript.notes))
     plan = plan_lectures(store, parsed, existing, stamp, options.segment_config, counter, result)
+    if ends is not None:
+        find_sentence_ends(plan, ends)
     vectors = _embed(plan, embed)
     with store.transaction():  # every lecture of the file, or none
         _store(store, plan, vectors, existing, result)
@@ -194,6 +206,32 @@ def _kept(
             transcript_file=vtt() if vtt else None,
         )
     return None
+
+
+def find_sentence_ends(plan: Plan, ends: EndsFn) -> None:
+    """Each planned lecture whose captions do not mark their sentences (core/sentences.py) with
+    the sentence ends `ends` finds in its words, read once (the windows stitched: each word
+    once), kept with each window as positions of its own words."""
+    for n, (record, segments) in enumerate(plan.planned):
+        line = stitch([Window(k, s.start, s.end, s.text) for k, s in enumerate(segments)])
+        if not line.words or punctuated(line.words):
+            continue
+        got = ends(line.words)
+        if got is None:
+            return
+        found = set(got)
+        plan.planned[n] = (
+            record,
+            [
+                replace(
+                    seg,
+                    ends=tuple(
+                        j for j in range(len(seg.text.split())) if line.offsets[k] + j in found
+                    ),
+                )
+                for k, seg in enumerate(segments)
+            ],
+        )
 
 
 def _embed(plan: Plan, embed: EmbedFn | None) -> Vectors:

@@ -11,7 +11,6 @@ Ctrl+C stops at the next one: nothing is returned, so nothing is stored.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,12 +21,11 @@ from lecturetui.core.ingest.media import SAMPLE_RATE, Cancelled, MediaError, dec
 from lecturetui.core.lectures import Cue, Transcription
 from lecturetui.core.models.placement import AsrDevice, Placement
 from lecturetui.core.models.whisper import DEFAULT_ASR, resolve_asr_model
+from lecturetui.core.sentences import closes
 
 #: (seconds of audio done, seconds in all): what a progress bar of a transcription shows
 AudioProgress = Callable[[float, float], None]
 CancelCheck = Callable[[], bool]
-
-_SENTENCE_END = re.compile(r"[.!?…]+[\"')\]»]*$")
 
 
 class Transcriber(Protocol):
@@ -182,7 +180,7 @@ def segment_cues(segment: Any, duration: float) -> list[Cue]:
     sentence: list[Any] = []
     for word in words:
         sentence.append(word)
-        if _SENTENCE_END.search(str(word.word).strip()):
+        if closes(str(word.word).strip()):
             out.append(_sentence_cue(sentence, duration))
             sentence = []
     if sentence:

@@ -104,6 +104,30 @@ def _runtime(models_dir: Path, progress: Progress) -> Path:
     return folder
 
 
+def _sentences(models_dir: Path, progress: Progress) -> Path:
+    """The sentence-end model (core/models/sentence_ends.py) built from E5's weights and the shipped
+    deltas, once (core/models/sentence_export.py)."""
+    from lecturetui.core.models import sentence_ends
+    from lecturetui.core.models.locate import setup_default_embedder
+    from lecturetui.core.models.onnx_export import export_dir
+    from lecturetui.core.models.sentence_export import build
+
+    what = _("sentence ends model")
+    e5 = setup_default_embedder(models_dir)
+    folder = export_dir(models_dir, e5)
+    progress(what, 0, 1)
+    if not sentence_ends.ready(folder):
+        try:
+            build(e5, folder)
+        except (RuntimeError, OSError, ImportError) as exc:
+            raise LectureTuiError(
+                _("The sentence ends model could not be built ({error}).").format(error=exc),
+                hint=_("captions without punctuation are cut by speech's words until it is"),
+            ) from None
+    progress(what, 1, 1)
+    return sentence_ends.export_dir(folder)
+
+
 #: (role, step); a role is a key of the record in the models folder, in English
 STEPS: tuple[tuple[str, Callable[[Path, Progress], Path]], ...] = (
     ("embedding", _embedding),
@@ -111,6 +135,7 @@ STEPS: tuple[tuple[str, Callable[[Path, Progress], Path]], ...] = (
     ("re-ranking", _rerank),
     ("speech", _speech),
     ("fast embeddings", _runtime),
+    ("sentence ends", _sentences),
 )
 #: each role's model as it is named to the student (translated where shown)
 MODEL_NAMES = {
@@ -121,6 +146,7 @@ MODEL_NAMES = {
     "re-ranking": N_("re-ranking model"),
     "speech": N_("speech model"),
     "fast embeddings": N_("fast embeddings model"),
+    "sentence ends": N_("sentence ends model"),
 }
 
 

@@ -185,7 +185,7 @@ def _gather(library: Library, lectures: Sequence[Lecture]) -> _Gathered:
         out.lectures.append(_lecture(library, lec, origin, len(segs)))
         for seg in segs:
             out.segments.append(
-                PackSegment(n, seg.start, seg.end, seg.text, seg.corpus_id, seg.n_tokens)
+                PackSegment(n, seg.start, seg.end, seg.text, seg.corpus_id, seg.n_tokens, seg.ends)
             )
             out.ids.append(seg.id)
             out.unit_labels += small_unit_index.unit_labels(seg.id, len(split_units(seg.text)))

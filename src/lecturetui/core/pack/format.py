@@ -130,6 +130,7 @@ class PackSegment:
     text: str
     corpus_id: int | None = None
     n_tokens: int | None = None
+    ends: tuple[int, ...] | None = None  # where the sentence model found sentence ends
 
 
 @dataclass(frozen=True, slots=True)

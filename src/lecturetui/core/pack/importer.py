@@ -29,6 +29,7 @@ from lecturetui.core.pack.vectors import Matrix
 from lecturetui.core.retrieval import small_unit_index
 from lecturetui.core.retrieval.small_units import split_units
 from lecturetui.core.retrieval.vector_index import Manifest, VectorIndex
+from lecturetui.core.sentences import kept_ends
 from lecturetui.core.storage import packed
 
 if TYPE_CHECKING:
@@ -318,7 +319,13 @@ def _store(
             first, last = contents.span(n)
             segments = [
                 packed.StoredSegmentRow(
-                    ids[position + k], s.start, s.end, s.text, s.corpus_id, s.n_tokens
+                    ids[position + k],
+                    s.start,
+                    s.end,
+                    s.text,
+                    s.corpus_id,
+                    s.n_tokens,
+                    kept_ends(s.ends, len(s.text.split())),
                 )
                 for k, s in enumerate(contents.segments[first:last])
             ]

@@ -1,88 +1,21 @@
-"""Sentences of a transcript and their E5 vectors, kept on disk so each is embedded once.
-
-Automatic transcriptions rarely have punctuation: a "sentence" here is cut after . ! ? when
-there is one, else after a spoken filler (né, tá, ok, right…) or before a connective (então,
-mas, so, but…) once it has MIN_WORDS words, and at MAX_WORDS words at the latest. The cuts depend
-only on the text since the previous cut, so two overlapping windows of a lecture cut their
-shared words the same way soon after the overlap begins (and share cached vectors).
-"""
+"""The E5 vectors of a window's search pieces (core/sentences.py's `pieces`), kept on disk so
+each is embedded once."""
 
 from __future__ import annotations
 
 import hashlib
-import re
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.models.embedding import Embedder
-
-MIN_WORDS = 10
-MAX_WORDS = 28
-#: bump when the cutting rules change (vectors are cached by sentence text, so old ones stay valid)
-SPLITTER_VERSION = 1
-
-_END = re.compile(r"[.!?…]+[\"')\]]*$")
-_AFTER = frozenset({"né", "tá", "ok", "okay", "certo", "entendeu", "beleza", "right"})
-_BEFORE = frozenset(
-    {
-        "então",
-        "mas",
-        "porque",
-        "agora",
-        "bom",
-        "daí",
-        "aí",
-        "so",
-        "but",
-        "because",
-        "now",
-        "well",
-        "then",
-    }
-)
+from lecturetui.core.sentences import SPLITTER_VERSION
 
 Vectors = npt.NDArray[np.float32]
-
-
-@dataclass(frozen=True, slots=True)
-class Sentence:
-    """Words [first, last) of a text, joined by single spaces."""
-
-    first: int
-    last: int
-    text: str
-
-
-def split_sentences(text: str) -> list[Sentence]:
-    """The text's words cut into sentences of MIN_WORDS-MAX_WORDS words (shorter at the end)."""
-    words = text.split()
-    out: list[Sentence] = []
-    start = 0
-    for i, word in enumerate(words):
-        n = i - start + 1
-        low = word.lower().rstrip("?!.,;")
-        nxt = words[i + 1].lower() if i + 1 < len(words) else ""
-        cut = (
-            (_END.search(word) is not None and n >= 3)
-            or (n >= MIN_WORDS and (low in _AFTER or nxt in _BEFORE or word.endswith((",", ";"))))
-            or n >= MAX_WORDS
-        )
-        if cut:
-            out.append(Sentence(start, i + 1, " ".join(words[start : i + 1])))
-            start = i + 1
-    if start < len(words):
-        tail = Sentence(start, len(words), " ".join(words[start:]))
-        if out and len(words) - start < 4:  # a scrap: joined to the sentence before it
-            prev = out.pop()
-            tail = Sentence(prev.first, len(words), f"{prev.text} {tail.text}")
-        out.append(tail)
-    return out
 
 
 def _key(model: str, text: str) -> bytes:

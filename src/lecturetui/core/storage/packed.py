@@ -10,7 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lecturetui.core.lectures import Chapter
-from lecturetui.core.storage.rows import RECORD_SELECT, LectureRow, full_lecture_row
+from lecturetui.core.storage.rows import (
+    RECORD_SELECT,
+    LectureRow,
+    ends_json,
+    ends_of,
+    full_lecture_row,
+)
 from lecturetui.core.storage.store import Store
 from lecturetui.core.timefmt import utc_now
 
@@ -29,6 +35,7 @@ class StoredSegmentRow:
     text: str
     corpus_id: int | None
     n_tokens: int | None
+    ends: tuple[int, ...] | None = None  # as Segment.ends
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +78,7 @@ def lecture_record(store: Store, lecture_id: str) -> LectureRow:
 
 def segment_rows(store: Store, lecture_id: str) -> list[StoredSegmentRow]:
     rows = store.connection.execute(
-        'SELECT id, start, "end", text, corpus_id, n_tokens FROM segments WHERE lecture_id = ?'
+        'SELECT id, start, "end", text, corpus_id, n_tokens, ends FROM segments WHERE lecture_id = ?'
         " ORDER BY ordinal",
         (lecture_id,),
     )
@@ -83,8 +90,9 @@ def segment_rows(store: Store, lecture_id: str) -> list[StoredSegmentRow]:
             str(t),
             None if c is None else int(c),
             None if n is None else int(n),
+            ends_of(x),
         )
-        for i, s, e, t, c, n in rows
+        for i, s, e, t, c, n, x in rows
     ]
 
 
@@ -180,10 +188,11 @@ def put_lecture(
         ),
     )
     db.executemany(
-        'INSERT INTO segments (id, lecture_id, ordinal, start, "end", text, corpus_id, n_tokens)'
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO segments"
+        ' (id, lecture_id, ordinal, start, "end", text, corpus_id, n_tokens, ends)'
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (s.id, record.id, n, s.start, s.end, s.text, s.corpus_id, s.n_tokens)
+            (s.id, record.id, n, s.start, s.end, s.text, s.corpus_id, s.n_tokens, ends_json(s.ends))
             for n, s in enumerate(segments)
         ],
     )

@@ -3,6 +3,7 @@ lectures' and segments' rows (core/storage/store.py runs the queries)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -116,4 +117,21 @@ def segment_row(row: Sequence[object]) -> StoredSegment:
         end=float(str(row[4])),
         text=str(row[5]),
         corpus_id=None if row[6] is None else int(str(row[6])),
+        ends=ends_of(row[7]) if len(row) > 7 else None,
     )
+
+
+def ends_json(ends: Sequence[int] | None) -> str | None:
+    """A window's sentence ends as stored (None: not looked for)."""
+    return None if ends is None else json.dumps(list(ends))
+
+
+def ends_of(value: object) -> tuple[int, ...] | None:
+    """A window's sentence ends from the database (None, or a JSON list of positions)."""
+    if value is None:
+        return None
+    try:
+        found = json.loads(str(value))
+    except ValueError:
+        return None
+    return tuple(int(x) for x in found) if isinstance(found, list) else None

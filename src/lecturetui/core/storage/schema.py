@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -224,6 +224,12 @@ MIGRATIONS: dict[int, str] = {
     ) WHERE json_type(payload, '$.overview') = 'object';
     UPDATE history SET payload = json_remove(payload, '$.overview')
     WHERE json_type(payload, '$.overview') IS NOT NULL;
+    """,
+    # where the sentence model found a sentence's end in a window of captions without
+    # punctuation (core/models/sentence_ends.py): the positions of those words in the window's text,
+    # as JSON; NULL where the captions mark their own ends, or the window was stored before
+    15: """
+    ALTER TABLE segments ADD COLUMN ends TEXT;
     """,
 }
 

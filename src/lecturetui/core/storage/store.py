@@ -16,6 +16,7 @@ from lecturetui.core.storage.rows import (
     RECORD_SELECT,
     LectureRow,
     SaveResult,
+    ends_json,
     full_lecture_row,
     lecture_row,
     optional,
@@ -100,9 +101,19 @@ class Store(Database):
             added: list[int] = []
             for ordinal, seg in enumerate(segments):
                 cur = self._db.execute(
-                    'INSERT INTO segments (lecture_id, ordinal, start, "end", text, corpus_id, n_tokens)'
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (record.id, ordinal, seg.start, seg.end, seg.text, seg.corpus_id, seg.n_tokens),
+                    "INSERT INTO segments"
+                    ' (lecture_id, ordinal, start, "end", text, corpus_id, n_tokens, ends)'
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        record.id,
+                        ordinal,
+                        seg.start,
+                        seg.end,
+                        seg.text,
+                        seg.corpus_id,
+                        seg.n_tokens,
+                        ends_json(seg.ends),
+                    ),
                 )
                 added.append(int(cur.lastrowid or 0))
         return SaveResult(record.id, removed, added)
@@ -225,7 +236,7 @@ class Store(Database):
 
     def segments(self, lecture_id: str) -> list[StoredSegment]:
         rows = self._db.execute(
-            'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id FROM segments'
+            'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id, ends FROM segments'
             " WHERE lecture_id = ? ORDER BY ordinal",
             (lecture_id,),
         )
@@ -237,7 +248,7 @@ class Store(Database):
             chunk = list(ids[chunk_start : chunk_start + 500])
             marks = ",".join("?" * len(chunk))
             rows = self._db.execute(
-                'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id FROM segments'
+                'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id, ends FROM segments'
                 f" WHERE id IN ({marks})",
                 chunk,
             )
@@ -345,7 +356,7 @@ class Store(Database):
     ) -> list[StoredSegment]:
         """The segment with up to `before`/`after` segments around it in its lecture."""
         rows = self._db.execute(
-            'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id FROM segments'
+            'SELECT id, lecture_id, ordinal, start, "end", text, corpus_id, ends FROM segments'
             " WHERE lecture_id = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal",
             (segment.lecture_id, segment.ordinal - before, segment.ordinal + after),
         )

@@ -4,7 +4,9 @@ YAKE, KeyBERT over E5, the hand-written title", and "Key phrases in the product"
 
 The candidates are the runs of one to three words a text says that begin and end with a content
 word (a stop word of its language, from the package stop-words, may sit between two: "conjunto
-de instruções"), never across a clause's punctuation; the MAX_CANDIDATES said most often are kept,
+de instruções"), never across a clause's punctuation or a line (a part's text has a sentence, or
+a piece of one, a line: core/study/parts.py; in captions without punctuation, where the sentence
+model found the sentence's end); the MAX_CANDIDATES said most often are kept,
 each in the form the text says it most often. As in KeyBERT, they are ranked by the cosine
 between each phrase's E5 vector (as a query) and the text's vector, here the mean of the E5
 vectors the unit index already holds for the text's units (no passage is embedded again). The
@@ -41,7 +43,7 @@ PHRASE_WORDS = 3
 #: core/study/lecture_keyphrases.py)
 COMMON_WORDS = 2000
 _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
-_CLAUSE = re.compile(r"[.!?;:,()\[\]\"“”…]+|\s[-–—]\s")
+_CLAUSE = re.compile(r"[.!?;:,()\[\]\"“”…\n]+|\s[-–—]\s")
 
 Vectors = npt.NDArray[np.float32]
 #: E5 query vectors of phrases, in their order

@@ -28,9 +28,9 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.lectures import Chapter, StoredSegment
-from lecturetui.core.retrieval.sentences import split_sentences
 from lecturetui.core.retrieval.small_units import STRIDE, WIDTH, split_units
-from lecturetui.core.study.quoting import Sentence, Transcript, Window, quoted, sentences, stitch
+from lecturetui.core.sentences import Sentence, Transcript, Window, pieces, stitch
+from lecturetui.core.study.quoting import quoted, sentences
 
 #: seconds of speech averaged on each side of a candidate boundary
 WINDOW_S = 90.0
@@ -79,7 +79,7 @@ class Part:
     title: str
     made: bool  # cut by lecturetui where the subject changes (not the author's chapter)
     sentences: tuple[Said, ...]
-    text: str  # everything said in it, in order
+    text: str  # everything said in it, in order: its pieces (core/sentences.py), a line each
     digest: str  # its most representative sentences up to digest_words(parts), in order
     phrases: tuple[str, ...] = ()  # what it is about (core/study/keyphrases.py), where found
 
@@ -216,7 +216,7 @@ def timeline(segments: Sequence[StoredSegment], max_units: int) -> Timeline:
         until = segments[i + 1].start if i + 1 < len(segments) else math.inf
         words = len(seg.text.split()) or 1
         n_units = max(1, len(split_units(seg.text)))
-        for sentence in split_sentences(seg.text):
+        for sentence in pieces(seg.text, seg.ends):
             mid = (sentence.first + sentence.last) / 2
             at = seg.start + (seg.end - seg.start) * mid / words
             if at >= until:
@@ -247,7 +247,7 @@ def lecture_parts(
     if not line.said:
         return []
     vecs = vectors(line.labels)
-    spoken_at = stitch([Window(g.id, g.start, g.end, g.text) for g in segments])
+    spoken_at = stitch([Window(g.id, g.start, g.end, g.text, g.ends) for g in segments])
     found = sentences(spoken_at, language)
     start, end = segments[0].start, segments[-1].end
     if chapters:
@@ -276,7 +276,8 @@ def lecture_parts(
         ranked = [inside[i] for i in local]
         lead = _quoted(line, found, spoken_at, (a, b), inside, local, language)
         digest = " ".join(line.said[i].text for i in sorted(_within(line.said, ranked, budget)))
-        parts.append(Part(len(parts) + 1, a, b, named, not chapters, lead, " ".join(texts), digest))
+        said = "\n".join(texts)  # a piece a line: no phrase runs across two (keyphrases.py)
+        parts.append(Part(len(parts) + 1, a, b, named, not chapters, lead, said, digest))
     return parts
 
 
@@ -328,6 +329,8 @@ def _quoted(
             continue
         runs.append((start, i + 1))
         used += n
+    if not runs:  # every sentence too long or too short: the most representative one still
+        runs = _first_said(found, sorted(mine, key=rank), punctuated)
     return tuple(
         Said(
             spoken_at.time(found[x].first),
@@ -336,6 +339,22 @@ def _quoted(
         )
         for x, y in sorted(runs)
     )
+
+
+def _first_said(
+    found: Sequence[Sentence], ranked: Sequence[int], punctuated: bool
+) -> list[tuple[int, int]]:
+    """The most representative sentence the lecturer said (whole where the captions have
+    sentences), with the one it leans on, whatever its length: a part never goes without the
+    lecturer's words."""
+    for i in ranked:
+        start = i - 1 if found[i].leans and i > 0 else i
+        if any(found[j].heard for j in range(start, i + 1)):
+            continue
+        if punctuated and not (found[start].whole and found[i].whole):
+            continue
+        return [(start, i + 1)]
+    return []
 
 
 def span_vectors(

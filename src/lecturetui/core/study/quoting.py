@@ -5,14 +5,15 @@ and cards, the app, `--json`) quotes through this module, so a quote is never a 
 where a caption line or a window starts, and nothing inside it is changed but the sounds and
 markers named below.
 
-- A lecture's windows overlap (core/ingest/segmenting.py); `stitch` lays them end to end once,
-  each word once, with its time and the window it was read from, so a sentence that runs across
-  two windows is whole.
+- A lecture's windows overlap (core/ingest/segmenting.py); `stitch` (core/sentences.py) lays
+  them end to end once, each word once, with its time and the window it was read from, so a
+  sentence that runs across two windows is whole.
 - `sentences` cuts that text where its punctuation ends a sentence, across caption lines, with
   sentencex (Wikimedia's rule-based segmenter: ~300 languages, abbreviations and decimals
-  handled, maintained, no model to load). Captions without punctuation (automatic ones) have
-  no sentences to find: there the pieces are cut by the words speech closes and opens thoughts
-  with (core/retrieval/sentences.py's rule) and are marked as not whole.
+  handled, maintained, no model to load). Captions without punctuation (automatic ones) are cut
+  where the sentence model found their sentences' ends at ingest (core/models/sentence_ends.py,
+  kept with each window); in windows stored before it, by the words speech closes and opens
+  thoughts with (core/sentences.py's `pieces`), marked as not whole.
 - `spoken` removes only hesitations ("eh", "um") and the noise markers listed in NOISE_WORDS
   ("[Música]", "(risos)", "♪"); formulas, numbers, symbols and parentheses stay.
 - `choose` grows a quote from the sentence that answers: the sentence a leaning one
@@ -26,7 +27,14 @@ import bisect
 import itertools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+from lecturetui.core.sentences import (
+    Sentence,
+    Transcript,
+    closes,
+    pieces,
+    punctuated,
+)
 
 #: sounds that are no words, by language (spoken hesitations; "um" is a word in Portuguese)
 HESITATIONS = {
@@ -58,102 +66,11 @@ LEANERS = {
     "es": ("esto", "eso", "esta", "este", "esa", "ese", "por eso", "por lo tanto", "así",
            "también"),
 }  # fmt: skip
-_CLOSE = re.compile(r"[.!?…]+[\"'”’)\]]*$")
 _EDGE = ".,;:!?…\"“”'’()[]"
-
-
-@dataclass(frozen=True, slots=True)
-class Window:
-    """A stored window of a lecture: its segment id, times and text."""
-
-    segment_id: int
-    start: float
-    end: float
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Transcript:
-    """A lecture's (or a stretch of it) words once each, in order: each word's time (placed by
-    its position in the window it was read from) and that window's segment id; `offsets[k]` is
-    where window k's first word lies in `words`."""
-
-    words: tuple[str, ...]
-    times: tuple[float, ...]
-    owners: tuple[int, ...]
-    offsets: tuple[int, ...]
-
-    def time(self, word: int) -> float:
-        return self.times[min(max(word, 0), len(self.times) - 1)] if self.times else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Sentence:
-    """Words [first, last) of a transcript; `whole`: cut where the captions' punctuation ends
-    a sentence on both sides (else a piece of unpunctuated speech, or one cut at the text's
-    edge); `leans`: it opens with a word that points back ("Isso", "That's why"); `heard`: said
-    in a turn the captions give to someone in the room ("AUDIENCE:", "ALUNO:"), not the
-    lecturer."""
-
-    first: int
-    last: int
-    text: str
-    whole: bool
-    leans: bool
-    heard: bool = False
-
-    @property
-    def size(self) -> int:
-        return self.last - self.first
 
 
 def _base_code(language: str) -> str:
     return (language or "").lower().split("-")[0].split("_")[0]
-
-
-def _overlap(done: Sequence[str], words: Sequence[str], near: int) -> int:
-    """How many words begin `words` that end `done`: of the runs that do, the one nearest to
-    `near` (what the times say), a repeated phrase ("no, no, no") must not swallow a word."""
-    limit = min(len(done), len(words))
-    runs = [
-        k
-        for k in range(limit, 0, -1)
-        if done[len(done) - k] == words[0] and list(done[len(done) - k :]) == list(words[:k])
-    ]
-    return min(runs, key=lambda k: (abs(k - near), -k), default=0)
-
-
-def stitch(windows: Sequence[Window]) -> Transcript:
-    """The windows (in time order) laid end to end, the words two neighbours share kept once.
-    The shared words are found by the text (the next window begins at a caption line of the one
-    before), the times telling which run where a phrase repeats; where none are shared (a window
-    cut elsewhere), by time alone: what the next window says before the previous one ends is
-    taken as already said."""
-    words: list[str] = []
-    times: list[float] = []
-    owners: list[int] = []
-    offsets: list[int] = []
-    for k, win in enumerate(windows):
-        own = win.text.split()
-        n = max(len(own), 1)
-        at = [win.start + (win.end - win.start) * i / n for i in range(len(own))]
-        skip = 0
-        if k and words and own:
-            near = sum(1 for t in at if t < windows[k - 1].end - 1e-6)
-            if near:  # windows that only touch share nothing
-                skip = _overlap(words[-len(own) :], own, near) or min(near, len(own))
-        offsets.append(len(words) - skip)
-        words += own[skip:]
-        times += at[skip:]
-        owners += [win.segment_id] * (len(own) - skip)
-    return Transcript(tuple(words), tuple(times), tuple(owners), tuple(offsets))
-
-
-def punctuated(words: Sequence[str]) -> bool:
-    """Whether the captions end their sentences with punctuation (one end per 60 words at
-    least: automatic captions have none, or one in a few hundred words)."""
-    ends = sum(1 for w in words if _CLOSE.search(w))
-    return bool(words) and ends * 60 >= len(words)
 
 
 def _leans(words: Sequence[str], code: str) -> bool:
@@ -178,13 +95,13 @@ def sentences(transcript: Transcript, language: str, begins: bool = True) -> lis
         return []
     code = _base_code(language)
     if not punctuated(words):
-        return _unpunctuated(words, code)
+        return _unpunctuated(transcript, code, begins)
     out: list[Sentence] = []
     first = 0
     heard = _heard(words)
     for last in _cuts(words, code):
         own = words[first:last]
-        closed = bool(_CLOSE.search(own[-1]))
+        closed = closes(own[-1])
         opened = first > 0 or (begins and (own[0][:1].isupper() or not own[0][:1].isalpha()))
         whole = closed and opened
         out.append(Sentence(first, last, " ".join(own), whole, _leans(own, code), heard[first]))
@@ -256,13 +173,25 @@ def _cuts(words: Sequence[str], code: str) -> list[int]:
     return sorted(c for c in cuts | {len(words)} if 0 < c <= len(words))
 
 
-def _unpunctuated(words: Sequence[str], code: str) -> list[Sentence]:
-    from lecturetui.core.retrieval.sentences import split_sentences
-
-    return [
-        Sentence(s.first, s.last, s.text, False, _leans(words[s.first : s.last], code))
-        for s in split_sentences(" ".join(words))
-    ]
+def _unpunctuated(transcript: Transcript, code: str, begins: bool) -> list[Sentence]:
+    """The sentences of captions without punctuation: cut where the sentence model found their
+    ends at ingest (core/models/sentence_ends.py), each whole but the first where the transcript does
+    not begin the lecture, and the last unless an end was found there; in windows stored before
+    the model (no ends looked for), the pieces speech's words mark (never whole)."""
+    words = transcript.words
+    if transcript.ends is None:
+        return [
+            Sentence(s.first, s.last, s.text, False, _leans(words[s.first : s.last], code))
+            for s in pieces(" ".join(words))
+        ]
+    out: list[Sentence] = []
+    first = 0
+    for last in [*sorted(e + 1 for e in transcript.ends if e < len(words) - 1), len(words)]:
+        own = words[first:last]
+        whole = (first > 0 or begins) and (last - 1 in transcript.ends)
+        out.append(Sentence(first, last, " ".join(own), whole, _leans(own, code)))
+        first = last
+    return out
 
 
 def covering(found: Sequence[Sentence], first: int, last: int) -> list[int]:

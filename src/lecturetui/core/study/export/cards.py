@@ -12,10 +12,11 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from lecturetui.core.sentences import Window, stitch
 from lecturetui.core.study.bookmarks import Bookmark
 from lecturetui.core.study.export.text import clean, one_line
 from lecturetui.core.study.moments import Moment
-from lecturetui.core.study.quoting import Window, sentences, stitch
+from lecturetui.core.study.quoting import sentences
 from lecturetui.core.study.saved import SavedAnswer
 
 #: the most sentences, and about the most words, a bookmark card's back takes from its quote
