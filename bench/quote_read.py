@@ -451,6 +451,7 @@ def main() -> None:
     ap.add_argument(
         "--asr", type=Path, help="sheet: ingest the copies there (sentence_bench.py --asr)"
     )
+    ap.add_argument("--no-labels", action="store_true", help="sheet: the parts' words, no labels")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     if args.asr:
@@ -482,7 +483,8 @@ def main() -> None:
         lectures, questions = lectures[:1], []  # the parts alone: no answer model
     with tempfile.TemporaryDirectory() as tmp:
         home = args.home or Path(tmp)
-        rows = sheet(home, lectures, questions, args.version, labels=not args.quick, asr=args.asr)
+        labels = not (args.quick or args.no_labels)
+        rows = sheet(home, lectures, questions, args.version, labels=labels, asr=args.asr)
     if args.out:
         args.out.write_text(
             "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8"

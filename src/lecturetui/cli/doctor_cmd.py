@@ -53,7 +53,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
 
     embedder, generator, failures = (None, None, []) if no_load else _load(obj, llm)
     rerank = rerank_line(obj, load=not no_load, human=not as_json)
-    report = diagnose(embedder, generator, obj.placement)
+    report = diagnose(embedder, generator, obj.placement, obj.home.models_dir)
     if generator is not None:
         generator.close()
     # --guess auto: the lecturer's guess is searched with every question when the model is on a GPU

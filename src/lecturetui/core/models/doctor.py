@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from lecturetui.core.errors import LectureTuiError
@@ -115,8 +116,10 @@ def diagnose(
     embedder: object | None = None,
     generator: object | None = None,
     placement: Placement | None = None,
+    models_dir: Path | None = None,
 ) -> Doctor:
-    """The machine and, for the models given (loaded by the caller), where they run."""
+    """The machine and, for the models given (loaded by the caller), where they run; with
+    `models_dir`, whether the sentence model is built there."""
     where = placement or Placement()
     gpus = nvidia_gpus()
     nvcc = find_nvcc()
@@ -155,6 +158,7 @@ def diagnose(
         *embedder_rows(where),
         Where(_("answer model"), "", answer, where.answer_why),
         Where(_("speech"), "", asr, speech_reason(where, asr, gpus)),
+        *([sentence_row(models_dir)] if models_dir is not None else []),
     ]
     return Doctor(gpus, nvcc, torch, llama, emb, llm, found, asr, rows)
 
@@ -164,6 +168,27 @@ WORKLOAD_NAMES = {
     ONE_SHOT: N_("search, ask, show…"),
     BULK: N_("ingest, reindex, summary, eval, the app"),
 }
+
+
+def sentence_row(models_dir: Path) -> Where:
+    """Where the sentence model (core/models/sentence_ends.py) runs, or why it does not."""
+    from lecturetui.core.models.locate import DEFAULT_EMBED_MODEL
+    from lecturetui.core.models.onnx_export import export_dir
+    from lecturetui.core.models.sentence_ends import ENV, ready
+
+    model = _("sentence ends")
+    if os.environ.get(ENV, "on").strip().lower() in ("off", "0", "no"):
+        return Where(model, "", _("off"), f"{ENV}=off")
+    if not ready(export_dir(models_dir, models_dir / DEFAULT_EMBED_MODEL)):
+        return Where(
+            model,
+            "",
+            _("not built"),
+            _(
+                "captions without punctuation are cut by speech's words; run `lecturetui models setup`"
+            ),
+        )
+    return Where(model, "", _("CPU, at ingest"), _("captions without punctuation only"))
 
 
 def where_line(row: Where) -> str:
