@@ -165,7 +165,9 @@ def f1(found: set[int], gold: set[int]) -> tuple[int, int, int]:
     return len(found & gold), len(found - gold), len(gold - found)
 
 
-def report(lectures: Path, model: Any, head: Any, pieces: sm.Pieces, threshold: float) -> None:
+def report(
+    lectures: Path, model: Any, head: Any, pieces: sm.Pieces, threshold: float, shortest: int
+) -> None:
     """F1 on held-out lectures (reported only: nothing is chosen on them)."""
     import json
 
@@ -177,7 +179,10 @@ def report(lectures: Path, model: Any, head: Any, pieces: sm.Pieces, threshold: 
     for line in lectures.read_text("utf-8").splitlines():
         lec = json.loads(line)
         words, _times, ends = lecture_words(root / lec["path"])
-        got = f1(set(sm.decode(probabilities(model, head, words, pieces), threshold)), set(ends))
+        got = f1(
+            set(sm.decode(probabilities(model, head, words, pieces), threshold, shortest)),
+            set(ends),
+        )
         for key in (lec["language"][:2], "all"):
             totals[key] = [a + b for a, b in zip(totals.get(key, [0, 0, 0]), got, strict=True)]
     for key, (tp, fp, fn) in sorted(totals.items()):
@@ -200,6 +205,9 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--limit", type=int, default=0, help="read at most this many documents")
     ap.add_argument(
+        "--resume", type=Path, help="a weights file to start from (--epochs 0: re-tune)"
+    )
+    ap.add_argument(
         "--report",
         type=Path,
         help="held-out lectures (bench's lectures.jsonl) to report F1 on, after the threshold is chosen",
@@ -217,6 +225,8 @@ def main() -> None:
     print(f"{len(files)} documents, {sum(len(w) for w, _ in docs)} words", flush=True)
     pieces = pieces_of(Tokenizer.from_file(str(args.e5 / "tokenizer.json")))
     model, head, adapted = build(args.e5, sm.RANK)
+    if args.resume:
+        load_into(args.resume, adapted, head)
     params = [p for _, m in adapted for p in (m.a, m.b)] + list(head.parameters())
     optimizer = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(3.0))
@@ -238,31 +248,55 @@ def main() -> None:
                     flush=True,
                 )
     model.eval()
-    threshold = choose_threshold(model, head, aside, pieces)
+    threshold, shortest = choose_decoding(model, head, aside, pieces)
     if args.report:
-        report(args.report, model, head, pieces, threshold)
-    save(args.out, adapted, head, threshold)
+        report(args.report, model, head, pieces, threshold, shortest)
+    save(args.out, adapted, head, threshold, shortest)
 
 
-def choose_threshold(
+def choose_decoding(
     model: Any, head: Any, aside: list[tuple[list[str], list[int]]], pieces: sm.Pieces
-) -> float:
-    """The threshold with the best F1 of the decoded ends on the documents kept aside."""
+) -> tuple[float, int]:
+    """The threshold and the fewest words of a sentence with the best F1 of the decoded ends on
+    the documents kept aside."""
     probs = [(probabilities(model, head, w, pieces), e) for w, e in aside]
-    best = (0.0, 0.5)
-    for t in np.arange(0.1, 0.96, 0.025):
+    best = (0.0, 0.5, sm.SHORTEST)
+    for shortest in (1, 2, 3):
+        for t in np.arange(0.1, 0.96, 0.025):
+            tp = fp = fn = 0
+            for p, e in probs:
+                found = set(sm.decode(p, float(t), shortest))
+                a, b, c = f1(found, {i for i, x in enumerate(e) if x})
+                tp, fp, fn = tp + a, fp + b, fn + c
+            score = 2 * tp / max(1, 2 * tp + fp + fn)
+            if score > best[0]:
+                best = (score, float(t), shortest)
+    print(f"aside: F1 {best[0]:.3f} at threshold {best[1]:.3f}, shortest {best[2]}", flush=True)
+    for t in np.arange(0.5, 0.96, 0.05):  # what a higher threshold trades
         tp = fp = fn = 0
         for p, e in probs:
-            a, b, c = f1(set(sm.decode(p, float(t))), {i for i, x in enumerate(e) if x})
+            a, b, c = f1(set(sm.decode(p, float(t), best[2])), {i for i, x in enumerate(e) if x})
             tp, fp, fn = tp + a, fp + b, fn + c
-        score = 2 * tp / max(1, 2 * tp + fp + fn)
-        if score > best[0]:
-            best = (score, float(t))
-    print(f"aside: F1 {best[0]:.3f} at threshold {best[1]:.3f}", flush=True)
-    return best[1]
+        print(f"aside at {t:.2f}: P {tp / max(1, tp + fp):.3f} R {tp / max(1, tp + fn):.3f}")
+    return best[1], best[2]
 
 
-def save(out: Path, adapted: list[tuple[str, Any]], head: Any, threshold: float) -> None:
+def load_into(path: Path, adapted: list[tuple[str, Any]], head: Any) -> None:
+    """The deltas and head of a weights file, into the model being trained."""
+    import torch
+
+    deltas, found = sm.read_weights(path.read_bytes())
+    with torch.no_grad():
+        for name, m in adapted:
+            m.a.copy_(torch.from_numpy(deltas[f"{name}.a"]))
+            m.b.copy_(torch.from_numpy(deltas[f"{name}.b"]))
+        head.weight.copy_(torch.from_numpy(found.weights)[None, :])
+        head.bias.fill_(found.bias)
+
+
+def save(
+    out: Path, adapted: list[tuple[str, Any]], head: Any, threshold: float, shortest: int
+) -> None:
     """The deltas (float16), the head and the threshold, in the file the package ships."""
     arrays = {
         f"{name}.{x}": getattr(m, x).detach().numpy().astype(np.float16)
@@ -272,6 +306,7 @@ def save(out: Path, adapted: list[tuple[str, Any]], head: Any, threshold: float)
     arrays["head.weight"] = head.weight.detach().numpy()[0].astype(np.float16)
     arrays["head.bias"] = np.float32(head.bias.item())
     arrays["threshold"] = np.float32(round(threshold, 3))
+    arrays["shortest"] = np.float32(shortest)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("wb") as handle:
         np.savez_compressed(handle, **arrays)

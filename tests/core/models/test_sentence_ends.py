@@ -26,17 +26,17 @@ def test_chunks_judge_every_word_once_and_stay_under_the_token_limit(sizes: list
         assert all(a < b for a, b in zip(c.last, c.after, strict=True))
 
 
-@given(st.lists(st.floats(0.0, 1.0), max_size=300), st.floats(0.05, 0.95))
+@given(st.lists(st.floats(0.0, 1.0), max_size=300), st.floats(0.05, 0.95), st.integers(1, 4))
 def test_decoded_ends_pass_the_threshold_and_leave_no_sentence_too_short(
-    p: list[float], threshold: float
+    p: list[float], threshold: float, shortest: int
 ) -> None:
     probs = np.asarray(p, dtype=np.float32)
-    ends = sm.decode(probs, threshold)
+    ends = sm.decode(probs, threshold, shortest)
     assert ends == sorted(set(ends))
     assert all(probs[e] >= threshold for e in ends)
-    if ends:  # every sentence, the last one too, has SHORTEST words at least
+    if ends:  # every sentence, the last one too, has `shortest` words at least
         bounds = [-1, *ends, len(p) - 1]
-        assert all(b - a >= sm.SHORTEST for a, b in itertools.pairwise(bounds))
+        assert all(b - a >= shortest for a, b in itertools.pairwise(bounds))
 
 
 def _stand_in(ends: set[str]) -> sm.SentenceModel:

@@ -38,7 +38,7 @@ LAYERS = 6
 RANK = 8
 #: the deltas and the head, shipped with the package, and their sha256
 WEIGHTS = "sentence_ends.npz"
-WEIGHTS_SHA256 = "89e7195e50aa49ce8223a5d204bf2f4c68dabc6cdf9f698b8ebc02ff53a0e5df"
+WEIGHTS_SHA256 = "3035721822832159aff56bc68be6463db569b115eb12fdc8c536deb0bac646e8"
 #: the linear layers of each of those layers that carry a delta (BertLayer's attribute paths)
 ADAPTED = (
     "attention.self.query",
@@ -50,7 +50,7 @@ ADAPTED = (
 )
 #: characters stripped from a word's edges before it is read (what automatic captions lack)
 STRIP = ".,;:!?…\"“”'’«»()[]{}¿¡-–—"
-#: a sentence has at least this many words
+#: a sentence has at least this many words (unless the weights file says otherwise)
 SHORTEST = 3
 #: words read at a time, and of them those on each side that only give context (each word's
 #: end is judged where it has MARGIN words around it at least, but at the text's edges)
@@ -122,12 +122,14 @@ def chunks(pieces: Sequence[Sequence[int]], size: int = CHUNK, margin: int = MAR
 
 @dataclass(frozen=True, slots=True)
 class Head:
-    """The linear head over a word's last piece and the next word's first: weights, bias, and
-    the probability above which a gap is a sentence's end."""
+    """The linear head over a word's last piece and the next word's first: weights, bias, the
+    probability above which a gap is a sentence's end, and the fewest words of a sentence
+    (`decode`; both chosen in training, on text kept aside)."""
 
     weights: Floats
     bias: float
     threshold: float
+    shortest: int = SHORTEST
 
     def probabilities(self, states: Floats, chunk: Chunk) -> Floats:
         """For each judged word of the chunk, the probability that a sentence ends after it."""
@@ -141,20 +143,21 @@ class Head:
         return out
 
 
-def decode(p: Floats, threshold: float) -> list[int]:
+def decode(p: Floats, threshold: float, shortest: int = SHORTEST) -> list[int]:
     """The positions of the words a sentence ends with, in order, given each gap's probability
     `p` (the last word, which ends the text, not among them): the gaps whose probability passes
-    the threshold and is the highest of the two words on each side, no sentence shorter than
-    SHORTEST words."""
+    the threshold and is the highest of the `shortest` - 1 words on each side, no sentence
+    shorter than `shortest` words."""
     n = len(p)
+    near = max(1, shortest - 1)
     picked: list[int] = []
     for i in np.argsort(-p, kind="stable").tolist():
         if p[i] < threshold:
             break
-        lo, hi = max(0, i - 2), min(n, i + 3)
-        if p[i] < p[lo:hi].max() or not SHORTEST - 1 <= i < n - SHORTEST:
+        lo, hi = max(0, i - near), min(n, i + near + 1)
+        if p[i] < p[lo:hi].max() or not shortest - 1 <= i < n - shortest:
             continue
-        if all(abs(i - j) >= SHORTEST for j in picked):
+        if all(abs(i - j) >= shortest for j in picked):
             picked.append(i)
     return sorted(picked)
 
@@ -181,7 +184,7 @@ class SentenceModel:
         """The positions of the words the text's sentences end with (`decode`)."""
         if not words:
             return []
-        return decode(self.probabilities(words), self.head.threshold)
+        return decode(self.probabilities(words), self.head.threshold, self.head.shortest)
 
 
 def read_weights(data: bytes) -> tuple[dict[str, Floats], Head]:
@@ -189,8 +192,12 @@ def read_weights(data: bytes) -> tuple[dict[str, Floats], Head]:
     bytes of the weights file."""
     with np.load(io.BytesIO(data)) as npz:
         arrays = {k: npz[k].astype(np.float32) for k in npz.files}
+    shortest = int(arrays.pop("shortest")) if "shortest" in arrays else SHORTEST
     head = Head(
-        arrays.pop("head.weight"), float(arrays.pop("head.bias")), float(arrays.pop("threshold"))
+        arrays.pop("head.weight"),
+        float(arrays.pop("head.bias")),
+        float(arrays.pop("threshold")),
+        shortest,
     )
     return arrays, head
 
