@@ -94,8 +94,10 @@ def cues(path: Path) -> list[tuple[float, str]]:
 
 
 #: the characters stripped from a word's edges before words are compared: the punctuation
-#: captions have; in `--asr` runs, all that automatic captions lack (brackets and dashes too)
+#: captions have; in `--asr` runs, all that automatic captions lack (brackets and dashes too:
+#: core/models/sentence_ends.py's STRIP, written here so that an older checkout runs this too)
 STRIP = [EDGE]
+ASR_STRIP = ".,;:!?…\"“”'’«»()[]{}¿¡-–—"
 
 
 def words_of(text: str) -> list[tuple[str, str]]:
@@ -170,17 +172,24 @@ def mechanical(caps: Captions, piece: str, near: float | None) -> dict[str, Any]
     }
 
 
-def recheck(row: dict[str, Any]) -> dict[str, Any]:
-    """A sheet's row checked again against its caption file (the checks as they are now)."""
+def caption_file(lec: dict[str, Any]) -> Path:
+    """A lecture's caption file: its `path` (from the repository's root), else in DATA."""
+    if "path" in lec:
+        return ROOT / str(lec["path"])
+    return DATA / "captions" / f"{lec['id']}.{lec.get('format', 'srt')}"
+
+
+def recheck(row: dict[str, Any], listed: Path = DATA / "lectures.jsonl") -> dict[str, Any]:
+    """A sheet's row checked again against its caption file (the checks as they are now); its
+    lecture is one of `listed`."""
     if not row.get("piece") or not row.get("lecture"):
         return row
     lectures = {
         json.loads(x)["id"]: json.loads(x)
-        for x in (DATA / "lectures.jsonl").read_text("utf-8").splitlines()
+        for x in listed.read_text("utf-8").splitlines()
         if x.strip()
     }
-    lec = lectures[row["lecture"]]
-    caps = _captions(DATA / "captions" / f"{lec['id']}.{lec.get('format', 'srt')}")
+    caps = _captions(caption_file(lectures[row["lecture"]]))
     return {**row, **mechanical(caps, row["piece"], row.get("at"))}
 
 
@@ -222,13 +231,6 @@ def _label(part: dict[str, Any]) -> str:
     return str(part.get("label", part.get("summary", "")))
 
 
-def caption_file(lec: dict[str, Any]) -> Path:
-    """A lecture's caption file: its `path` (from the repository's root), else in DATA."""
-    if "path" in lec:
-        return ROOT / str(lec["path"])
-    return DATA / "captions" / f"{lec['id']}.{lec.get('format', 'srt')}"
-
-
 def sheet(
     home: Path,
     lectures: list[dict[str, Any]],
@@ -247,7 +249,7 @@ def sheet(
         run(home, "ingest", given, "--title", lec["id"], "--course", "quotes", "--lang", lang)
     rows: list[dict[str, Any]] = []
     caps = {x["id"]: Captions(Path(p)) for x, p in zip(lectures, files, strict=True)}
-    titles = {x["id"]: x["title"] for x in lectures}
+    titles = {x["id"]: x.get("title", x["id"]) for x in lectures}
     for lec in lectures:
         got = run(home, "summary", lec["id"], "--json", *(() if labels else ("--parts-only",)))
         if not got:
@@ -455,8 +457,6 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     if args.asr:
-        from lecturetui.core.models.sentence_ends import STRIP as ASR_STRIP
-
         STRIP[0] = ASR_STRIP
     if args.command == "sample":
         sheets = [
@@ -468,7 +468,7 @@ def main() -> None:
         return
     if args.command == "report":
         rows = [json.loads(x) for x in args.paths[0].read_text("utf-8").splitlines() if x.strip()]
-        rows = [recheck(r) for r in rows]
+        rows = [recheck(r, args.lectures) for r in rows]
         readings = {}
         for p in args.paths[1:]:
             for line in p.read_text("utf-8").splitlines():

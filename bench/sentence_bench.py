@@ -5,8 +5,9 @@ lectures.
 
 Each held-out lecture (`bench/data/sentences/lectures.jsonl`: punctuated captions that no choice
 of the model was made on, their sources and licences in its README) is read as automatic
-captions would give it: the punctuation and case stripped, noise markers dropped, and the cues
-re-cut to a few words (ASR_WORDS, timed by the original cues). The product's sentence ends
+captions would give it: the punctuation and case stripped (a minus sign before a number kept),
+noise markers and the transcriber's speaker tags dropped, and the cues re-cut to a few words
+(ASR_WORDS, timed by the original cues). The product's sentence ends
 (core/models/sentence_ends.py) on that text are scored against the ends the punctuation marked
 (precision, recall, F1 per language), beside the rule the product cut such captions with before
 (core/retrieval/sentences.py's speech words). `--asr DIR` also writes the stripped copies as
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -35,6 +37,9 @@ from lecturetui.core.sentences import closes, pieces
 DATA = ROOT / "bench" / "data" / "sentences"
 #: words of an automatic caption cue
 ASR_WORDS = 7
+#: a speaker's tag the captions' transcriber wrote ("AUDIENCE:", "PROFESSOR 2:"), which no
+#: recogniser writes
+SPEAKER = re.compile(r"\b[A-ZÀ-Ý][A-ZÀ-Ý.'-]+(?:\s+(?:[A-ZÀ-Ý][A-ZÀ-Ý.'-]+|\d+)){0,2}:")
 
 
 def lecture_words(path: Path) -> tuple[list[str], list[float], list[int]]:
@@ -46,12 +51,14 @@ def lecture_words(path: Path) -> tuple[list[str], list[float], list[int]]:
     ends: list[int] = []
     timed = cues(path)
     for k, (start, text) in enumerate(timed):
-        own = words_of(text)
+        own = words_of(SPEAKER.sub(" ", text))
         until = timed[k + 1][0] if k + 1 < len(timed) else start + 0.4 * len(own)
         for j, (raw, _norm) in enumerate(own):
             bare = sentence_ends.norm(raw)
             if not bare:
                 continue
+            if raw.startswith("-") and raw[1:2].isdigit():
+                bare = "-" + bare  # a minus sign is said ("minus"), not punctuation
             words.append(bare)
             times.append(start + (until - start) * j / max(1, len(own)))
             if closes(raw):
