@@ -205,6 +205,13 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--limit", type=int, default=0, help="read at most this many documents")
     ap.add_argument(
+        "--repeat",
+        action="append",
+        default=[],
+        metavar="PREFIX=N",
+        help="read the documents whose name starts with PREFIX N times an epoch (spoken text)",
+    )
+    ap.add_argument(
         "--resume", type=Path, help="a weights file to start from (--epochs 0: re-tune)"
     )
     ap.add_argument(
@@ -221,7 +228,13 @@ def main() -> None:
         files.sort()
     docs = [document(f.read_text(encoding="utf-8")) for f in files]
     aside = [d for i, d in enumerate(docs) if i % 6 == 5]
-    kept = [d for i, d in enumerate(docs) if i % 6 != 5]
+    times = {p: int(n) for p, _, n in (r.partition("=") for r in args.repeat)}
+    kept = [
+        d
+        for i, (f, d) in enumerate(zip(files, docs, strict=True))
+        if i % 6 != 5
+        for _ in range(max((n for p, n in times.items() if f.name.startswith(p)), default=1))
+    ]
     print(f"{len(files)} documents, {sum(len(w) for w, _ in docs)} words", flush=True)
     pieces = pieces_of(Tokenizer.from_file(str(args.e5 / "tokenizer.json")))
     model, head, adapted = build(args.e5, sm.RANK)

@@ -177,32 +177,16 @@ def export(
         logging.getLogger("sentence_transformers").setLevel(logging.ERROR)
         features = st.tokenize(list(CHECK_TEXTS))
     ids, mask = features["input_ids"], features["attention_mask"]
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
-    work.chmod(0o755)
+    work = work_folder(folder)
     try:
         say(_("exporting {model} to ONNX").format(model=model_dir.name))
-        with (
-            torch.inference_mode(False),
-            torch.no_grad(),
-            # the exporter's warnings are not the user's
-            contextlib.redirect_stderr(Path(os.devnull).open("w")),
-        ):
-            torch.onnx.export(
-                module,
-                (ids, mask),
-                str(work / MODEL_FILE),
-                dynamo=False,
-                input_names=["input_ids", "attention_mask"],
-                output_names=["embedding"],
-                dynamic_axes={
-                    "input_ids": {0: "batch", 1: "tokens"},
-                    "attention_mask": {0: "batch", 1: "tokens"},
-                    "embedding": {0: "batch"},
-                },
-                opset_version=OPSET,
-                do_constant_folding=True,
-            )
+        to_onnx(
+            module,
+            (ids, mask),
+            work / MODEL_FILE,
+            {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"}},
+            {"embedding": {0: "batch"}},
+        )
         say(_("checking {model}'s export").format(model=model_dir.name))
         with torch.no_grad():  # PyTorch's own pipeline, not the traced module, is the reference
             expected = st.encode(
@@ -226,12 +210,54 @@ def export(
             round(cosine, 6),
         )
         (work / RECORD).write_text(json.dumps(asdict(record), indent=1), "utf-8")
-        if folder.exists():
-            shutil.rmtree(folder)
-        work.rename(folder)
+        swap_in(work, folder)
         return record
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def work_folder(folder: Path) -> Path:
+    """A new folder beside `folder` to write an export in (renamed to `folder` once checked)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    work.chmod(0o755)
+    return work
+
+
+def swap_in(work: Path, folder: Path) -> None:
+    """The checked export written in `work` becomes `folder` (an older one removed)."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    work.rename(folder)
+
+
+def to_onnx(
+    module: Any,
+    inputs: tuple[Any, ...],
+    path: Path,
+    names: dict[str, dict[int, str]],
+    outputs: dict[str, dict[int, str]],
+) -> None:
+    """Trace `module` on `inputs` (named and with the dynamic axes of `names`) into an ONNX file
+    with `outputs`; the exporter's warnings are not the user's."""
+    import torch
+
+    with (
+        torch.inference_mode(False),
+        torch.no_grad(),
+        contextlib.redirect_stderr(Path(os.devnull).open("w")),
+    ):
+        torch.onnx.export(
+            module,
+            inputs,
+            str(path),
+            dynamo=False,
+            input_names=list(names),
+            output_names=list(outputs),
+            dynamic_axes={**names, **outputs},
+            opset_version=OPSET,
+            do_constant_folding=True,
+        )
 
 
 def run_once(path: Path, ids: Any, mask: Any) -> Any:

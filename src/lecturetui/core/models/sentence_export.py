@@ -12,11 +12,8 @@ torch and transformers are imported here only when a build runs.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -25,7 +22,7 @@ import numpy as np
 
 from lecturetui.core.hashing import file_sha256
 from lecturetui.core.models import sentence_ends as sm
-from lecturetui.core.models.onnx_export import OPSET
+from lecturetui.core.models.onnx_export import swap_in, to_onnx, work_folder
 
 #: the export's states may differ this much from PyTorch's
 TOLERANCE = 1e-3
@@ -75,31 +72,19 @@ def build(e5: Path, e5_export: Path) -> Path:
     table = sm.Embeddings(e5)
     ids = [[sm.BOS, 1000, 2000, 3000, sm.EOS], [sm.BOS, 4000, 5000, 6000, 7000, 8000, sm.EOS]]
     embeds, mask = table.batch(ids)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
-    work.chmod(0o755)
+    work = work_folder(folder)
     try:
-        with (
-            torch.inference_mode(False),
-            torch.no_grad(),
-            contextlib.redirect_stderr(Path(os.devnull).open("w")),
-        ):
-            torch.onnx.export(
-                module,
-                (torch.from_numpy(embeds), torch.from_numpy(mask)),
-                str(work / sm.MODEL_FILE),
-                dynamo=False,
-                input_names=["inputs_embeds", "attention_mask"],
-                output_names=["states"],
-                dynamic_axes={
-                    "inputs_embeds": {0: "batch", 1: "tokens"},
-                    "attention_mask": {0: "batch", 1: "tokens"},
-                    "states": {0: "batch", 1: "tokens"},
-                },
-                opset_version=OPSET,
-                do_constant_folding=True,
-            )
-            expected = module(torch.from_numpy(embeds), torch.from_numpy(mask)).numpy()
+        tokens = {0: "batch", 1: "tokens"}
+        inputs = (torch.from_numpy(embeds), torch.from_numpy(mask))
+        to_onnx(
+            module,
+            inputs,
+            work / sm.MODEL_FILE,
+            {"inputs_embeds": tokens, "attention_mask": tokens},
+            {"states": tokens},
+        )
+        with torch.no_grad():
+            expected = module(*inputs).numpy()
         got = sm.onnxruntime_run(work / sm.MODEL_FILE)(embeds, mask)
         gap = float(np.max(np.abs((got - expected) * mask[..., None])))
         if not gap <= TOLERANCE:
@@ -112,9 +97,7 @@ def build(e5: Path, e5_export: Path) -> Path:
             "gap": gap,
         }
         (work / sm.RECORD).write_text(json.dumps(record, indent=1), "utf-8")
-        if folder.exists():
-            shutil.rmtree(folder)
-        work.rename(folder)
+        swap_in(work, folder)
         return folder
     finally:
         shutil.rmtree(work, ignore_errors=True)
