@@ -20,11 +20,14 @@ from tests.fakes import FakeEmbedder
 MANIFEST = "manifest.json"
 
 
-def fake_library(home: Path, e5: str = "fake-e5", dim: int = 64, rerank: bool = True) -> Library:
-    """A library in `home` with the fake E5 (and a fake EmbeddingGemma, 32-d)."""
+def fake_library(
+    home: Path, e5: str = "fake-e5", dim: int = 64, rerank: bool = True, sentence_ends: Any = None
+) -> Library:
+    """A library in `home` with the fake E5 (and a fake EmbeddingGemma, 32-d); `sentence_ends`:
+    a stand-in sentence model."""
     reranker = FakeEmbedder(dim=32, model_id="fake-gemma") if rerank else None
     return Library(DataHome.resolve(home), embedder=FakeEmbedder(dim=dim, model_id=e5),
-                   reranker=reranker, rerank=rerank)  # fmt: skip
+                   reranker=reranker, rerank=rerank, sentence_ends=sentence_ends)  # fmt: skip
 
 
 @contextmanager

@@ -181,3 +181,23 @@ def test_ctrl_c_at_any_step_keeps_the_library_whole(
     with opened(tmp_path / "reference", e5="other-e5", dim=48) as reference:
         import_pack(reference, pack)
         assert finished == hits(reference, QUESTIONS[0])
+
+
+def test_the_sentence_ends_found_at_ingest_travel_with_the_pack(tmp_path: Path) -> None:
+    library = fake_library(
+        tmp_path / "ta",
+        sentence_ends=lambda words: [i for i in range(len(words) - 1) if i % 9 == 8],
+    )
+    library.ingest([SEED_CORPUS], IngestOptions(course="Sistemas"))
+    pack = tmp_path / "course.ltpack"
+    export_pack(library, pack, library.lectures())
+
+    def ends(lib: Library) -> list[tuple[str, tuple[int, ...] | None]]:
+        return [(s.text, s.ends) for lec in lib.lectures() for s in lib.store.segments(lec.id)]
+
+    sent = ends(library)
+    assert all(found for _text, found in sent)  # the demo's captions have no punctuation
+    with opened(tmp_path / "student") as student:
+        import_pack(student, pack)
+        assert sorted(ends(student)) == sorted(sent)
+    library.close()
