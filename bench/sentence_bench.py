@@ -127,7 +127,8 @@ def main() -> None:
         for name, got in (("model", found), ("rule", rule)):
             for key in ((name, lang), (name, "all")):
                 totals[key] = [a + b for a, b in zip(totals[key], scored(got, gold), strict=True)]
-        rule_f1 = figures(*scored(rule, gold)).split(" | ")[2]
+        tp, fp, fn = scored(rule, gold)
+        rule_f1 = f"{2 * tp / max(1, 2 * tp + fp + fn):.3f}"
         print(
             f"| {lec['id']} | {lang} | {len(words)} | {len(gold)} | "
             f"{figures(*scored(found, gold))} | {rule_f1} |"

@@ -96,18 +96,6 @@ def build(e5: Path, rank: int) -> tuple[Any, Any, list[tuple[str, Any]]]:
     return model, head, adapted
 
 
-def pieces_of(tokenizer: Any) -> sm.Pieces:
-    cache: dict[str, list[int]] = {}
-
-    def pieces(words: Any) -> list[list[int]]:
-        new = [w for w in dict.fromkeys(words) if w not in cache]
-        for w, enc in zip(new, tokenizer.encode_batch(new, add_special_tokens=False), strict=True):
-            cache[w] = enc.ids
-        return [cache[w] for w in words]
-
-    return pieces
-
-
 def batches(
     docs: list[tuple[list[str], list[int]]], pieces: sm.Pieces, rng: random.Random
 ) -> list[list[tuple[sm.Chunk, list[int]]]]:
@@ -236,7 +224,8 @@ def main() -> None:
         for _ in range(max((n for p, n in times.items() if f.name.startswith(p)), default=1))
     ]
     print(f"{len(files)} documents, {sum(len(w) for w, _ in docs)} words", flush=True)
-    pieces = pieces_of(Tokenizer.from_file(str(args.e5 / "tokenizer.json")))
+    tokenizer = Tokenizer.from_file(str(args.e5 / "tokenizer.json"))
+    pieces = sm.word_pieces(lambda texts: [e.ids for e in tokenizer.encode_batch(texts)])
     model, head, adapted = build(args.e5, sm.RANK)
     if args.resume:
         load_into(args.resume, adapted, head)

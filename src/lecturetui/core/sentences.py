@@ -17,6 +17,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lecturetui.core.lectures import StoredSegment
+
 #: a word that ends a sentence: its last letters followed by . ! ? or …, then any closing
 #: quotes and brackets
 END = re.compile(r"[.!?…]+[\"'”’»)\]]*$")
@@ -137,6 +139,11 @@ class Window:
     end: float
     text: str
     ends: tuple[int, ...] | None = None
+
+    @classmethod
+    def of(cls, segment: StoredSegment) -> Window:
+        """A stored segment as a window (its sentence ends with it)."""
+        return cls(segment.id, segment.start, segment.end, segment.text, segment.ends)
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,7 +55,7 @@ class Spoken:
         """The window `text` read among `around` (itself and its neighbours in its lecture); a
         window not among them is read alone, its first sentence not called whole."""
         own = " ".join(text.split())
-        windows = [Window(s.id, s.start, s.end, s.text, s.ends) for s in around]
+        windows = [Window.of(s) for s in around]
         at = next((k for k, w in enumerate(windows) if " ".join(w.text.split()) == own), None)
         begins = at is not None and around[0].ordinal == 0
         if at is None:

@@ -174,10 +174,10 @@ def sentence_row(models_dir: Path) -> Where:
     """Where the sentence model (core/models/sentence_ends.py) runs, or why it does not."""
     from lecturetui.core.models.locate import DEFAULT_EMBED_MODEL
     from lecturetui.core.models.onnx_export import export_dir
-    from lecturetui.core.models.sentence_ends import ENV, ready
+    from lecturetui.core.models.sentence_ends import ENV, ready, turned_off
 
     model = _("sentence ends")
-    if os.environ.get(ENV, "on").strip().lower() in ("off", "0", "no"):
+    if turned_off():
         return Where(model, "", _("off"), f"{ENV}=off")
     if not ready(export_dir(models_dir, models_dir / DEFAULT_EMBED_MODEL)):
         return Where(

@@ -146,8 +146,8 @@ class Head:
 def decode(p: Floats, threshold: float, shortest: int = SHORTEST) -> list[int]:
     """The positions of the words a sentence ends with, in order, given each gap's probability
     `p` (the last word, which ends the text, not among them): the gaps whose probability passes
-    the threshold and is the highest of the `shortest` - 1 words on each side, no sentence
-    shorter than `shortest` words."""
+    the threshold and is the highest of the `shortest` - 1 words on each side (one, at least),
+    no sentence shorter than `shortest` words."""
     n = len(p)
     near = max(1, shortest - 1)
     picked: list[int] = []
@@ -229,7 +229,11 @@ def _record(e5_export: Path) -> dict[str, Any]:
 
 def ready(e5_export: Path) -> bool:
     """Whether the model is exported beside E5's export, from these weights."""
-    return _record(e5_export).get("weights") == WEIGHTS_SHA256
+    return _built(_record(e5_export))
+
+
+def _built(record: dict[str, Any]) -> bool:
+    return record.get("weights") == WEIGHTS_SHA256
 
 
 class Embeddings:
@@ -337,14 +341,14 @@ def load(e5: Path, e5_export: Path) -> SentenceModel | None:
     """The model, where `models setup` exported it from these weights beside E5's export, with
     E5's tokenizer (its OpenVINO form where set-up converted it: read in a tenth of a second);
     else None (the captions' sentences are then cut by speech's words, as before the model)."""
-    if not ready(e5_export):
+    record = _record(e5_export)
+    if not _built(record):
         return None
     from lecturetui.core.models import ov_tokenizer
 
     _deltas, head = read_weights(shipped())
-    folder = export_dir(e5_export)
-    sha256 = str(_record(e5_export).get("sha256", ""))
-    states = OnnxStates(folder / MODEL_FILE, Embeddings(e5), sha256)
+    file = export_dir(e5_export) / MODEL_FILE
+    states = OnnxStates(file, Embeddings(e5), str(record.get("sha256", "")))
     ov = ov_tokenizer.load(e5, e5_export, MAX_TOKENS)
     if ov is not None:
         return SentenceModel(states, word_pieces(ov.encode_batch), head)
@@ -358,9 +362,14 @@ def load(e5: Path, e5_export: Path) -> SentenceModel | None:
 ENV = "LECTURETUI_SENTENCES"
 
 
+def turned_off() -> bool:
+    """Whether $LECTURETUI_SENTENCES turns the model off."""
+    return os.environ.get(ENV, "on").strip().lower() in ("off", "0", "no")
+
+
 def from_models(models_dir: Path) -> SentenceModel | None:
     """The model of a models folder (built from its E5), unless $LECTURETUI_SENTENCES is off."""
-    if os.environ.get(ENV, "on").strip().lower() in ("off", "0", "no"):
+    if turned_off():
         return None
     from lecturetui.core.models.locate import DEFAULT_EMBED_MODEL
     from lecturetui.core.models.onnx_export import export_dir as e5_export_dir

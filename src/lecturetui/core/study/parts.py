@@ -247,7 +247,7 @@ def lecture_parts(
     if not line.said:
         return []
     vecs = vectors(line.labels)
-    spoken_at = stitch([Window(g.id, g.start, g.end, g.text, g.ends) for g in segments])
+    spoken_at = stitch([Window.of(g) for g in segments])
     found = sentences(spoken_at, language)
     start, end = segments[0].start, segments[-1].end
     if chapters:
@@ -312,25 +312,21 @@ def _quoted(
         mid = (lo + hi) / 2
         return place[min(inside, key=lambda j: abs(line.said[j].time - mid))]
 
+    quotable = [r for r in (_quotable(found, i, punctuated) for i in sorted(mine, key=rank)) if r]
     runs: list[tuple[int, int]] = []
     used = 0
-    for i in sorted(mine, key=rank):
-        s = found[i]
-        start = i - 1 if s.leans and i > 0 else i
-        n = sum(found[j].size for j in range(start, i + 1))
-        whole = found[start].whole and s.whole
-        if any(found[j].heard for j in range(start, i + 1)):
-            continue  # said by someone in the room, not the lecturer
-        if len(runs) == QUOTED_SENTENCES or (punctuated and not whole):
-            continue
+    for start, stop in quotable:
+        n = sum(found[j].size for j in range(start, stop))
+        if len(runs) == QUOTED_SENTENCES:
+            break
         if n < MIN_QUOTED or n > MAX_QUOTED or used + n > QUOTED_WORDS:
             continue
-        if any(x <= i and start < y for x, y in runs):
+        if any(x < stop and start < y for x, y in runs):
             continue
-        runs.append((start, i + 1))
+        runs.append((start, stop))
         used += n
-    if not runs:  # every sentence too long or too short: the most representative one still
-        runs = _first_said(found, sorted(mine, key=rank), punctuated)
+    if not runs and quotable:  # all too long or too short: the most representative one still
+        runs = quotable[:1]
     return tuple(
         Said(
             spoken_at.time(found[x].first),
@@ -341,20 +337,15 @@ def _quoted(
     )
 
 
-def _first_said(
-    found: Sequence[Sentence], ranked: Sequence[int], punctuated: bool
-) -> list[tuple[int, int]]:
-    """The most representative sentence the lecturer said (whole where the captions have
-    sentences), with the one it leans on, whatever its length: a part never goes without the
-    lecturer's words."""
-    for i in ranked:
-        start = i - 1 if found[i].leans and i > 0 else i
-        if any(found[j].heard for j in range(start, i + 1)):
-            continue
-        if punctuated and not (found[start].whole and found[i].whole):
-            continue
-        return [(start, i + 1)]
-    return []
+def _quotable(found: Sequence[Sentence], i: int, punctuated: bool) -> tuple[int, int] | None:
+    """Sentence `i` with the one it leans on, as a run [start, stop) a part may quote: said by
+    the lecturer (not by someone in the room), and whole where the captions have sentences."""
+    start = i - 1 if found[i].leans and i > 0 else i
+    if any(found[j].heard for j in range(start, i + 1)):
+        return None
+    if punctuated and not (found[start].whole and found[i].whole):
+        return None
+    return start, i + 1
 
 
 def span_vectors(
