@@ -88,10 +88,14 @@ def main() -> None:
         print(summary([r for r in rows if not r.get("follows")], str(args.summarize)))
         return
 
-    from lecturetui.core.answer.found import Retrieved, warm_sentences
+    from lecturetui.core.answer.events import EvidenceReady
+    from lecturetui.core.answer.found import warm_sentences
     from lecturetui.core.answer.prompt_speed import stored_speed
-    from lecturetui.core.answer.question import QuestionSettings, ask
+    from lecturetui.core.answer.result import Answer
     from lecturetui.core.conversation import Exchange, make_turn
+    from lecturetui.core.requests.door import answer_request
+    from lecturetui.core.requests.kinds import RequestEvent
+    from lecturetui.core.requests.words import Question, QuestionSettings
 
     print(f"load before: {load()}", flush=True)
     library, tmp = demo_library(args.home, quick=args.quick)
@@ -120,14 +124,16 @@ def main() -> None:
         seen: list[float] = []
         t_ask = time.perf_counter()
 
-        def on_evidence(_: Retrieved, t_ask: float = t_ask, seen: list[float] = seen) -> None:
-            seen.append(time.perf_counter() - t_ask)
+        def on_event(e: RequestEvent, t_ask: float = t_ask, seen: list[float] = seen) -> None:
+            if isinstance(e, EvidenceReady):
+                seen.append(time.perf_counter() - t_ask)
 
-        a = ask(library, gen, q["question"],
-                QuestionSettings(answer_tokens=args.max_tokens, ttft_s=args.ttft),
-                turn=turn, on_evidence=on_evidence)  # fmt: skip
+        settings = QuestionSettings(answer_tokens=args.max_tokens, ttft_s=args.ttft)
+        _, a = answer_request(library, Question(turn), gen, settings, on_event=on_event)
+        assert isinstance(a, Answer), "the bench's questions ask about moments"
         data = a.to_json()
-        entry = library.history.add(a.record())
+        record = a.record()
+        entry = library.history.add(record, record.answer)
         exchanges[q["number"]] = Exchange(entry, entry, a.question, a.text, turn.search_text)
         t = a.timings
         rows.append({"number": q["number"], "follows": q.get("follows"), **data})

@@ -182,12 +182,18 @@ def main() -> None:
                   f" | {prec} | {p.citation_source} | {item['ttft_s']:.1f} | {kp.words} |"
                   f" {'yes' if loop else ''} |", flush=True)  # fmt: skip
     if args.uncovered:
-        from lecturetui.core.answer.question import QuestionSettings, ask
+        from lecturetui.core.answer.result import Answer
+        from lecturetui.core.conversation import Turn
+        from lecturetui.core.requests.door import answer_request
+        from lecturetui.core.requests.words import Question, QuestionSettings
 
         uncovered = [json.loads(x) for x in UNCOVERED.read_text("utf-8").splitlines() if x.strip()]
         for row in uncovered[:1] if args.quick else uncovered:
-            answer = ask(bench, generator, row["question"],
-                         QuestionSettings(ttft_s=ttft, answer_tokens=args.max_tokens))  # fmt: skip
+            words = row["question"].strip()
+            asked = Question(Turn(words, words))
+            settings = QuestionSettings(ttft_s=ttft, answer_tokens=args.max_tokens)
+            _, answer = answer_request(bench, asked, generator, settings)
+            assert isinstance(answer, Answer), "an uncovered question is no summary's request"
             out.append({"qid": row["qid"], "lang": row["lang"], "kind": row["kind"],
                         "half": "uncovered", "question": row["question"], "answer": answer.text,
                         "abstained": answer.abstained, "explanation": answer.explanation,

@@ -6,12 +6,22 @@ import hashlib
 import itertools
 import json
 import re
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from lecturetui.core.answer.events import EvidenceReady, Token
+from lecturetui.core.answer.found import Retrieved
+from lecturetui.core.answer.result import Answer
+from lecturetui.core.conversation import Turn
+from lecturetui.core.library import Library
+from lecturetui.core.llm.model import Generator
 from lecturetui.core.models.tokens import CallableTokenCounter, TokenCounter
+from lecturetui.core.requests.door import answer_request, run_request
+from lecturetui.core.requests.kinds import RequestEvent
+from lecturetui.core.requests.words import ModelSource, Question, QuestionSettings
 
 
 class FakeEmbedder:
@@ -162,3 +172,39 @@ class FakeJudgeModel:
                 }
             )
         return json.dumps({"reason": "on topic", "score": 2})
+
+
+def ask(
+    library: Library,
+    generator: Generator,
+    question: str,
+    settings: QuestionSettings | None = None,
+    turn: Turn | None = None,
+    stop: threading.Event | None = None,
+    on_token: Callable[[str], None] | None = None,
+    on_evidence: Callable[[Retrieved], None] | None = None,
+) -> Answer:
+    """A question about a moment through the front door with a loaded model, its events as
+    callbacks, not kept in the history."""
+    turn = turn or Turn(question.strip(), question.strip())
+
+    def seen(event: RequestEvent) -> None:
+        if isinstance(event, EvidenceReady) and on_evidence:
+            on_evidence(event.found)
+        elif isinstance(event, Token) and on_token:
+            on_token(event.text)
+
+    _, answer = answer_request(library, Question(turn), generator, settings, stop, seen)
+    assert isinstance(answer, Answer), "a question about a moment is answered as one"
+    return answer
+
+
+def question_events(
+    library: Library,
+    turn: Turn,
+    models: ModelSource,
+    settings: QuestionSettings | None = None,
+    stop: threading.Event | None = None,
+) -> Iterator[RequestEvent]:
+    """A question's events through the front door."""
+    return run_request(library, Question(turn), models, settings, stop)

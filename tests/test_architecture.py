@@ -111,6 +111,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("study",),
     ("indexes", "library", "library_contents", "library_embedder", "watch"),
     ("pack",),
+    ("requests.words",),
     ("answer",),
     ("summary",),
     ("requests",),
@@ -120,8 +121,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 
 
 def part_of(module: str) -> str:
-    """`lecturetui.core.retrieval.search` -> `retrieval`; a flat module is its own part."""
-    return module.removeprefix("lecturetui.core").lstrip(".").split(".")[0]
+    """`lecturetui.core.retrieval.search` -> `retrieval`; a flat module is its own part, and so
+    is a module LAYERS names on its own (`requests.words`, the front door's words, sits below
+    the pipeline that uses them)."""
+    names = module.removeprefix("lecturetui.core").lstrip(".").split(".")
+    own = ".".join(names[:2])
+    return own if any(own in layer for layer in LAYERS) else names[0]
 
 
 def layer_of(module: str) -> int:
@@ -509,7 +514,7 @@ def question_imports(path: Path) -> list[str]:
     """Where a module imports the question pipeline (core/answer/question.py), lazily or not."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return [
-        f"{path.relative_to(SRC)}:{node.lineno}"
+        f"{path.name}:{node.lineno}"
         for node in ast.walk(tree)
         if (isinstance(node, ast.ImportFrom) and node.module == "lecturetui.core.answer.question")
         or (
@@ -520,19 +525,26 @@ def question_imports(path: Path) -> list[str]:
     ]
 
 
-def test_eval_and_the_cli_ask_through_the_front_door() -> None:
-    """`eval` and the commands reach a question through core/requests.py (one door: a question
-    that asks for a summary is routed as the app routes it), never the question pipeline."""
-    paths = [*(SRC / "cli").rglob("*.py"), *(SRC / "core" / "evaluation").rglob("*.py")]
+def test_every_face_asks_through_the_front_door() -> None:
+    """The commands, the app, `eval` and the benchmarks reach a question through
+    core/requests/door.py (one door: a question that asks for a summary is routed the same way
+    everywhere), never the question pipeline."""
+    bench = Path(__file__).parents[1] / "bench"
+    paths = [
+        *(SRC / "cli").rglob("*.py"),
+        *(SRC / "tui").rglob("*.py"),
+        *(SRC / "core" / "evaluation").rglob("*.py"),
+        *bench.rglob("*.py"),
+    ]
     found = [hit for path in sorted(paths) for hit in question_imports(path)]
     assert found == []
-    assert question_imports(SRC / "core" / "requests.py")  # the check finds an import
+    assert question_imports(SRC / "core" / "requests" / "kinds.py")  # the check finds one
 
 
 def test_a_summary_is_its_own_answer_folded_in_one_place() -> None:
     """No summary rides in a question's types (core/answer/ names nothing of core/summary/, and
     the answer's record holds no summary's), and a summary's steps are folded by the front door
-    alone (core/summary/fold.py's `unfold`, called from core/requests.py): the faces show what
+    alone (core/summary/fold.py's `unfold`, called from core/summary/asked.py): the faces show what
     they receive."""
     from dataclasses import fields
 
@@ -543,6 +555,6 @@ def test_a_summary_is_its_own_answer_folded_in_one_place() -> None:
     assert modules_using(summary_names, answer) == {}
     assert not {f.name for f in fields(AnswerRecord)} & {"overview", "summary", "parts"}
     folders = modules_using({"unfold", "_Unfolding", "Unfolding"}, SRC)
-    assert folders == {"core/summary/fold.py": {"_Unfolding"}, "core/requests.py": {"unfold"}}
+    assert folders == {"core/summary/fold.py": {"_Unfolding"}, "core/summary/asked.py": {"unfold"}}
     # the check can fail: the module that folds is found
     assert modules_using({"_Unfolding"}, SRC / "core" / "summary") == {"fold.py": {"_Unfolding"}}

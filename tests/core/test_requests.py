@@ -1,4 +1,4 @@
-"""The front door (core/requests.py): a typed request answered as events, and why it is
+"""The front door (core/requests/door.py): a typed request answered as events, and why it is
 answered that way; a question that asks for a lecture's summary, or what a course covers, gets
 it instead of a moment; with fakes."""
 
@@ -8,22 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.answer.events import Answered, EvidenceReady, Failed, Started
-from lecturetui.core.answer.question import Loaded, QuestionSettings
+from lecturetui.core.answer.events import Answered, EvidenceReady
 from lecturetui.core.conversation import Turn
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
 from lecturetui.core.records import SummaryRecord, from_json, to_json
-from lecturetui.core.requests import (
-    ASKED,
-    COURSE,
-    MOMENT,
-    CourseOverview,
-    LectureSummary,
-    Question,
-    route,
-    run_request,
-)
+from lecturetui.core.requests.door import ASKED, MOMENT, route, run_request
+from lecturetui.core.requests.words import Failed, Loaded, Question, QuestionSettings, Started
+from lecturetui.core.summary.asked import COURSE, CourseOverview, LectureSummary
 from lecturetui.core.summary.events import (
     GistWritten,
     OverviewDone,

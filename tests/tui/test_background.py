@@ -184,7 +184,7 @@ async def test_a_failure_is_a_message_in_the_status_line_said_once(
 async def test_the_course_map_says_what_a_lecture_covers_where_its_summary_is_written(
     home: Path, idle_soon: None
 ) -> None:
-    from lecturetui.core.requests import write_summaries
+    from lecturetui.core.requests.door import write_summaries
     from lecturetui.tui.mapscreen import MapScreen
 
     gen = Summariser()

@@ -1,11 +1,12 @@
 """ask: the evidence first, then a streamed, cited answer from the local llama.cpp model (or a
 local model server, --llm-url); a question that asks for a lecture's summary gets it (the front
-door, core/requests.py, tells)."""
+door, core/requests/door.py, tells)."""
 
 from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import click
@@ -28,9 +29,8 @@ if TYPE_CHECKING:
     from lecturetui.core.answer.found import Retrieved
     from lecturetui.core.answer.result import Answer
     from lecturetui.core.llm.server import ServerGenerator
-    from lecturetui.core.requests import RequestEvent
+    from lecturetui.core.requests.kinds import Ended, RequestEvent
     from lecturetui.core.session import AnswerModel, ModelSession
-    from lecturetui.core.summary.events import OverviewDone, SummaryDone
 
 
 @click.command("ask")
@@ -88,7 +88,8 @@ def ask_cmd(
     """Answer QUESTION from your lectures: the best evidence sentences at once, then the
     answer, citing the segments as [1], [2]."""
     from lecturetui.core.conversation import make_turn
-    from lecturetui.core.requests import Question, QuestionSettings, run_request
+    from lecturetui.core.requests.door import run_request
+    from lecturetui.core.requests.words import Question, QuestionSettings
     from lecturetui.core.retrieval.scope import Scope
     from lecturetui.core.session import AnswerChoice
 
@@ -134,15 +135,15 @@ class _Printer:
     def __call__(self, event: RequestEvent) -> None:
         from rich.markup import escape
 
-        from lecturetui.core.answer.events import Answered, Doubted, EvidenceReady, Failed, Token
-        from lecturetui.core.summary.events import OverviewDone, SummaryDone, SummaryGrew
+        from lecturetui.core.answer.events import Doubted, EvidenceReady, Token
+        from lecturetui.core.requests.kinds import ended
+        from lecturetui.core.requests.words import Failed
+        from lecturetui.core.summary.events import SummaryGrew
 
         if isinstance(event, Failed):
             raise event.error
-        if isinstance(event, Answered):
-            self.answered(event.answer, event.record)
-        elif isinstance(event, SummaryDone | OverviewDone):
-            self.summarised(event)
+        if (end := ended(event)) is not None:
+            self.ended(end)
         elif self.as_json:
             return
         elif isinstance(event, SummaryGrew):
@@ -155,32 +156,45 @@ class _Printer:
             sys.stdout.write(event.text)
             sys.stdout.flush()
 
-    def answered(self, answer: Answer, record: object) -> None:
-        """The answer's end: its record with --json, else what follows the streamed words."""
+    def ended(self, end: Ended) -> None:
+        """What the request was answered with: its record with --json, else its kind's end
+        (ENDS; a kind without one of its own: its text). A record of a kind the registry does
+        not know raises UnknownKind."""
+        from rich.markup import escape
+
+        from lecturetui.core.requests.kinds import kind_of
+
+        kind = kind_of(end.record)
         if self.as_json:
-            click.echo(json_text(record))
-            return
+            click.echo(json_text(end.record))
+        elif (show := ENDS.get(kind.name)) is not None:
+            show(self, end)
+        else:
+            self.out.print(escape(kind.text(end.record)), soft_wrap=True)
+
+    def answered(self, end: Ended) -> None:
+        """A question's answer: what follows the streamed words."""
+        from lecturetui.core.answer.result import Answer
+
+        answer = end.result
+        assert isinstance(answer, Answer)
         # refused before the model wrote anything: the model is not waited for
         wrote = not answer.abstained or bool(answer.explanation)
         model = self.session.loaded_answer_model() if wrote else None
         print_answer_end(self.out, answer, model)
 
-    def summarised(self, event: SummaryDone | OverviewDone) -> None:
-        """A lecture's summary (printed as it grew) or a course's overview (a line per lecture):
-        its record with --json, else how long the summary took, or the overview."""
+    def summarised(self, end: Ended) -> None:
+        """A lecture's summary, printed as it grew: how long it took."""
+        seconds = decimal(end.record.timings.get("total_ms", 0.0) / 1000, grouping=False)
+        note(_("summary in {seconds} s").format(seconds=seconds))
+
+    def overview(self, end: Ended) -> None:
+        """A course's overview: a line per lecture."""
         from rich.markup import escape
 
-        from lecturetui.core.records import OverviewRecord
-        from lecturetui.core.summary.events import OverviewDone
+        from lecturetui.core.requests.kinds import shown_text
 
-        record = event.overview if isinstance(event, OverviewDone) else event.summary
-        if self.as_json:
-            click.echo(json_text(record))
-        elif isinstance(record, OverviewRecord):
-            self.out.print(escape(record.text), soft_wrap=True)
-        else:
-            seconds = decimal(record.timings.get("total_ms", 0.0) / 1000, grouping=False)
-            note(_("summary in {seconds} s").format(seconds=seconds))
+        self.out.print(escape(shown_text(end.record)), soft_wrap=True)
 
     def evidence(self, found: Retrieved) -> None:
         """What the search found, before any model writes: how it searched, the evidence, the
@@ -210,6 +224,14 @@ class _Printer:
         if found.checking:  # the answer model reads the two closest moments first
             checking = _("(checking the moment…)")
             self.out.print(f"[dim]{checking}[/]")
+
+
+#: how `ask` ends each kind of request (core/requests/kinds.py), by kind name
+ENDS: dict[str, Callable[[_Printer, Ended], None]] = {
+    "answer": _Printer.answered,
+    "summary": _Printer.summarised,
+    "overview": _Printer.overview,
+}
 
 
 def print_evidence(out: Console, found: Retrieved) -> None:

@@ -1,5 +1,5 @@
 """The summaries still to write (core/summary/pending.py), written one after another through the
-front door (core/requests.py's write_summaries) with a progress bar: `summary --all`, and
+front door (core/requests/door.py's write_summaries) with a progress bar: `summary --all`, and
 `ingest` for the lectures it added where the answer model runs on a GPU. Ctrl+C stops it,
 keeping the parts written."""
 
@@ -28,7 +28,7 @@ def write_pending(
     """Write the summaries of the library's lectures (of `among`, else all) that the session's
     answer model has not written whole, each in its lecture's language, with a bar; one line
     per lecture written. How many were written; Ctrl+C: exit 130, the parts written kept."""
-    from lecturetui.core.requests import write_summaries
+    from lecturetui.core.requests.door import write_summaries
     from lecturetui.core.summary.pending import pending_summaries
 
     name = session.answer_name()

@@ -1,13 +1,11 @@
 """summary: a lecture's summary, part by part, from the lecturer's own words (Markdown, or its
-typed record as JSON), sent through the front door (core/requests.py); and how a summary's
+typed record as JSON), sent through the front door (core/requests/door.py); and how a summary's
 events print, for `ask` too."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,10 +22,8 @@ from lecturetui.core.i18n import _
 if TYPE_CHECKING:
     from lecturetui.core.lectures import Lecture
     from lecturetui.core.library import Library
-    from lecturetui.core.llm.model import Generator
     from lecturetui.core.llm.server import ServerGenerator
     from lecturetui.core.records import SummaryRecord
-    from lecturetui.core.requests import ModelSource
     from lecturetui.core.session import ModelSession
 
 
@@ -122,13 +118,15 @@ def _summarise(
     """The summary through the front door (a LectureSummary, not kept in the history), its
     events printed as they come (`quiet`: a progress bar instead), and its record; Ctrl+C stops
     it, keeping the parts written."""
-    from lecturetui.core.answer.events import Failed
-    from lecturetui.core.requests import LectureSummary, QuestionSettings, run_request
+    from lecturetui.core.requests.door import run_request
+    from lecturetui.core.requests.words import Failed, Loaded, QuestionSettings
+    from lecturetui.core.summary.asked import LectureSummary
     from lecturetui.core.summary.events import SummaryDone, SummaryGrew
 
     stop = threading.Event()
     source = session.source()
-    models = _PartsOnly(source) if parts_only else source
+    # --parts-only: the answer model is never loaded (a summary it wrote whole is read back)
+    models = Loaded(None, source.model_name()) if parts_only else source
     show = SummaryPrinter(console())
     record: SummaryRecord | None = None
     with progress_bars() if quiet else nullcontext() as bar:
@@ -156,19 +154,3 @@ def _summarise(
             raise SystemExit(130) from None
     assert record is not None
     return record
-
-
-@dataclass(frozen=True, slots=True)
-class _PartsOnly:
-    """--parts-only: the answer model is never loaded (a summary it wrote whole is read back)."""
-
-    source: ModelSource
-
-    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
-        return None
-
-    def for_answer(self, stop: threading.Event) -> Generator | None:
-        return None
-
-    def model_name(self) -> str | None:
-        return self.source.model_name()

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from lecturetui.core.conversation import Exchange
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _
 from lecturetui.core.timefmt import format_span
@@ -218,6 +219,16 @@ class AnswerRecord:
     unsure: bool = False
     moments: tuple[QuoteRecord, ...] = ()
 
+    @property
+    def cited(self) -> tuple[PassageRecord, ...]:
+        """The passages it cites."""
+        return self.citations
+
+    def exchange(self, entry_id: int, text: str) -> Exchange:
+        """As history entry `entry_id`, an exchange a follow-up continues, in its thread."""
+        thread = self.thread if self.thread is not None else entry_id
+        return Exchange(entry_id, thread, self.question, text, self.search_text or self.question)
+
 
 @dataclass(frozen=True, slots=True)
 class PartRecord:
@@ -255,6 +266,15 @@ class SummaryRecord:
     stopped: bool = False  # stopped before every part was named
     timings: dict[str, float] = field(default_factory=dict)  # parts_ms, total_ms
 
+    @property
+    def cited(self) -> tuple[PassageRecord, ...]:
+        """The passages it cites: none (its parts or lectures are cited in its text)."""
+        return ()
+
+    def exchange(self, entry_id: int, text: str) -> Exchange:
+        """As history entry `entry_id`, the start of a thread a follow-up continues."""
+        return Exchange(entry_id, entry_id, self.question, text, self.question)
+
 
 @dataclass(frozen=True, slots=True)
 class OverviewRecord:
@@ -268,10 +288,34 @@ class OverviewRecord:
     language: str = ""
     lectures: tuple[str, ...] = ()  # in course order
 
+    @property
+    def stopped(self) -> bool:
+        """An overview is written whole or not at all."""
+        return False
+
+    @property
+    def timings(self) -> dict[str, float]:
+        return {}
+
+    @property
+    def cited(self) -> tuple[PassageRecord, ...]:
+        """The passages it cites: none (its parts or lectures are cited in its text)."""
+        return ()
+
+    def exchange(self, entry_id: int, text: str) -> Exchange:
+        """As history entry `entry_id`, the start of a thread a follow-up continues."""
+        return Exchange(entry_id, entry_id, self.question, text, self.question)
+
 
 #: what the history keeps and `ask --json` prints: a question's answer, a lecture's summary or a
-#: course's overview (`kind` says which)
+#: course's overview (`kind` says which; core/requests/kinds.py lists the kinds)
 Kept = AnswerRecord | SummaryRecord | OverviewRecord
+#: the record each `kind` is read back as (kinds.py checks each kind has its own)
+KEPT: dict[str, type[Kept]] = {
+    "answer": AnswerRecord,
+    "summary": SummaryRecord,
+    "overview": OverviewRecord,
+}
 
 
 def to_json(record: object) -> Any:

@@ -9,13 +9,12 @@ server), an evaluation's judge. The answer model's prompt speed is measured once
 (core/answer/prompt_speed.py). No face constructs a model, nor the library.
 
 The pipeline gets the answer model through `source()`: it loads in a thread beside the search,
-and the question waits for it only when it needs it (core/answer/question.py, ModelSource).
+and the question waits for it only when it needs it (core/requests/words.py, ModelSource).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,9 +27,9 @@ from lecturetui.core.llm.model import Generator, lacks
 from lecturetui.core.models.locate import Notify
 from lecturetui.core.models.placement import Placement
 from lecturetui.core.paths import DataHome
+from lecturetui.core.requests.words import Loading, ModelSource
 
 if TYPE_CHECKING:
-    from lecturetui.core.answer.question import ModelSource
     from lecturetui.core.llm.process import ProcessGenerator, Worker
     from lecturetui.core.llm.server import ServerGenerator
 
@@ -166,7 +165,28 @@ class ModelSession:
     def source(self, evidence_out: threading.Event | None = None) -> ModelSource:
         """The answer model for the pipeline, loading beside the search (ModelSource)."""
         gate = evidence_out or threading.Event()
-        return _Loading(self.start_loading(gate), gate, self.answer_name())
+        future = self.start_loading(gate)
+        name = self.answer_name()
+
+        def now() -> Generator | None:
+            done = future.done() and future.exception() is None
+            return future.result() if done else None
+
+        def wait(stop: threading.Event) -> Generator | None:
+            # the model translates a question in another language than the lectures' first
+            # (core/answer/translate.py) and guesses the lecturer's words (core/answer/guess.py):
+            # it loads before the search when either is wanted, else once the evidence is out
+            gate.set()
+            while not stop.is_set():
+                try:
+                    return future.result(timeout=0.1)
+                except TimeoutError:
+                    continue
+                except Exception as exc:  # the pipeline says it in one sentence
+                    raise failed_to_load(exc) from None
+            return None
+
+        return Loading(now, wait, lambda: name, search_waits=True)
 
     def answer_name(self) -> str | None:
         """The answer model's name, known before it loads (None: it cannot be found)."""
@@ -246,39 +266,6 @@ def _speed_note(generator: AnswerModel, speed: PromptSpeed) -> str:
     return _(
         "{model} reads {speed} prompt tokens/s here (measured once, kept in the data home)"
     ).format(model=generator.name, speed=decimal(speed.tokens_per_s, 0, grouping=False))
-
-
-@dataclass(frozen=True, slots=True)
-class _Loading:
-    """The answer model loading beside the search (the pipeline's ModelSource)."""
-
-    future: Future[AnswerModel]
-    evidence_out: threading.Event
-    name: str | None = None
-
-    def model_name(self) -> str | None:
-        return self.name
-
-    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
-        # the model translates a question in another language than the lectures' first
-        # (core/answer/translate.py) and guesses the lecturer's words (core/answer/guess.py):
-        # it loads before the search when either is wanted
-        if not needed():
-            done = self.future.done() and self.future.exception() is None
-            return self.future.result() if done else None
-        self.evidence_out.set()
-        return self.future.result()
-
-    def for_answer(self, stop: threading.Event) -> Generator | None:
-        self.evidence_out.set()
-        while not stop.is_set():
-            try:
-                return self.future.result(timeout=0.1)
-            except TimeoutError:
-                continue
-            except Exception as exc:  # the pipeline says it in one sentence
-                raise failed_to_load(exc) from None
-        return None
 
 
 def failed_to_load(exc: BaseException) -> LectureTuiError:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.screen import Screen
@@ -13,6 +12,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from lecturetui.core.answer.events import Doubted, EvidenceReady, PromptReady, Token
 from lecturetui.core.i18n import _, decimal, seconds
 from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE
 from lecturetui.core.records import (
@@ -25,7 +25,12 @@ from lecturetui.core.records import (
     PassageRecord,
     SummaryRecord,
 )
+from lecturetui.core.requests.door import run_request, warm_up
+from lecturetui.core.requests.kinds import RequestEvent, ended, kind_of, shown_text
+from lecturetui.core.requests.words import Failed, Loading, Question, QuestionSettings, Started
 from lecturetui.core.retrieval.scope import Scope
+from lecturetui.core.summary.asked import LectureSummary
+from lecturetui.core.summary.events import SummaryGrew
 from lecturetui.tui.context import AppContext, ModelState, context
 from lecturetui.tui.messages import (
     AnswerDone,
@@ -51,30 +56,24 @@ if TYPE_CHECKING:
 
     from lecturetui.core.conversation import Exchange, Turn
     from lecturetui.core.llm.model import Generator
-    from lecturetui.core.requests import LectureSummary, RequestEvent
 
 
-@dataclass(frozen=True, slots=True)
-class AppModels:
-    """The app's answer model for the pipeline (a ModelSource): it loads while the student
-    types; translation and the guess use it when it is there, the answer waits for it."""
+def app_models(models: ModelState) -> Loading:
+    """The app's answer model for the front door: it loads while the student types; translation
+    and the guess use it when it is there, the answer waits for it (a new question stops
+    waiting)."""
 
-    models: ModelState
-
-    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
-        return self.models.generator
-
-    def for_answer(self, stop: threading.Event) -> Generator | None:
-        # the evidence is on screen while the answer model loads; a new question stops waiting
-        while not self.models.answered.wait(0.1) and not stop.is_set():
+    def wait(stop: threading.Event) -> Generator | None:
+        while not models.answered.wait(0.1) and not stop.is_set():
             pass
-        if self.models.generator is None and self.models.error is not None:
-            raise self.models.error
-        return self.models.generator
+        if models.generator is None and models.error is not None:
+            raise models.error
+        return models.generator
 
-    def model_name(self) -> str | None:
-        generator = self.models.generator
-        return generator.name if generator is not None else None
+    def name() -> str | None:
+        return models.generator.name if models.generator is not None else None
+
+    return Loading(lambda: models.generator, wait, name)
 
 
 def timings_line(t: dict[str, float]) -> str:
@@ -133,7 +132,6 @@ class AskingScreen(Screen[None]):
     def ask_summary(self, lecture_id: str) -> None:
         """Ask for a lecture's summary (a LectureSummary, in the language the app speaks), that
         lecture then the one open ("this lecture"); the question box says what was asked."""
-        from lecturetui.core.requests import LectureSummary
         from lecturetui.tui.background import app_language
 
         lecture = self.ctx.services.library.lecture(lecture_id)
@@ -158,17 +156,7 @@ class AskingScreen(Screen[None]):
         """The question (or the summary asked for) through the core's front door
         (core/requests.py), each of its events posted to this screen as a message; no widget is
         touched from this thread."""
-        from lecturetui.core.answer.events import (
-            Doubted,
-            EvidenceReady,
-            PromptReady,
-            Started,
-            Token,
-        )
-        from lecturetui.core.answer.question import QuestionSettings
         from lecturetui.core.conversation import Turn, make_turn
-        from lecturetui.core.requests import Question, run_request
-        from lecturetui.core.summary.events import SummaryGrew
 
         ctx = self.ctx
         ctx.models.ready.wait()
@@ -183,7 +171,7 @@ class AskingScreen(Screen[None]):
         ctx.hush_summaries()  # the model writes one thing at a time
         try:
             for event in run_request(
-                ctx.services.library, request, AppModels(ctx.models), settings, stop
+                ctx.services.library, request, app_models(ctx.models), settings, stop
             ):
                 if worker.is_cancelled:
                     return  # superseded by a newer question
@@ -242,7 +230,6 @@ class AskingScreen(Screen[None]):
 
     def on_answer_done(self, message: AnswerDone) -> None:
         from lecturetui.core.conversation import Exchange
-        from lecturetui.core.summary.render import kept_text
 
         if not self._current(message):
             return
@@ -250,7 +237,7 @@ class AskingScreen(Screen[None]):
         self.entry_id = entry = message.entry_id
         if entry is not None:
             thread = turn.thread_id if turn.thread_id is not None else entry
-            answer = kept_text(record)
+            answer = shown_text(record)
             self.previous = Exchange(entry, thread, turn.question, answer, turn.search_text)
         self.show_answer(record)
 
@@ -352,16 +339,21 @@ class AskingScreen(Screen[None]):
         option_list.highlighted = 0
 
     def show_answer(self, record: Kept) -> None:
-        """What a request was answered with: a question's answer, a lecture's summary or a
-        course's overview."""
-        if isinstance(record, SummaryRecord):
-            self.show_summary(record)
-        elif isinstance(record, OverviewRecord):
-            self.show_lectures(record)
-            self.query_one("#answer", Static).update(record.text)
-            self.query_one("#answer-status", Static).update("")
+        """What a request was answered with, in its kind's view (VIEWS: a question's answer, a
+        lecture's summary, a course's overview); a kind without a view of its own, as its text.
+        A record of a kind the registry does not know raises UnknownKind."""
+        kind = kind_of(record)
+        view = VIEWS.get(kind.name)
+        if view is not None:
+            view(self, record)
         else:
-            self.show_question_answer(record)
+            self.query_one("#answer", Static).update(kind.text(record))
+            self.query_one("#answer-status", Static).update("")
+
+    def show_overview(self, overview: OverviewRecord) -> None:
+        self.show_lectures(overview)
+        self.query_one("#answer", Static).update(overview.text)
+        self.query_one("#answer-status", Static).update("")
 
     def show_summary(self, summary: SummaryRecord) -> None:
         from lecturetui.core.summary.render import summary_rich
@@ -411,7 +403,6 @@ class AskingScreen(Screen[None]):
     def warm_sentences(self) -> None:
         """Embed every segment's sentences in the background, paused while a question runs,
         so evidence comes from the cache (when this fails, a question computes its own)."""
-        from lecturetui.core.answer.question import warm_up
         from lecturetui.core.errors import LectureTuiError
 
         try:
@@ -420,18 +411,19 @@ class AskingScreen(Screen[None]):
             return  # expected (no model yet): not worth a message
 
 
+#: how the app shows each kind of request's record (core/requests/kinds.py), by kind name
+VIEWS: dict[str, Callable[[AskingScreen, Any], None]] = {
+    "answer": AskingScreen.show_question_answer,
+    "summary": AskingScreen.show_summary,
+    "overview": AskingScreen.show_overview,
+}
+
+
 def _ended(event: RequestEvent, serial: int, turn: Turn) -> Message | None:
     """The message a request's last event posts (None for any other event): what it was
     answered with, or why it failed (said in the answer pane and logged: context.py)."""
-    from lecturetui.core.answer.events import Answered, Failed
-    from lecturetui.core.summary.events import OverviewDone, SummaryDone
-
-    if isinstance(event, Answered):
-        return AnswerDone(serial, event.record, event.entry_id, turn)
-    if isinstance(event, SummaryDone):
-        return AnswerDone(serial, event.summary, event.entry_id, turn)
-    if isinstance(event, OverviewDone):
-        return AnswerDone(serial, event.overview, event.entry_id, turn)
+    if (end := ended(event)) is not None:
+        return AnswerDone(serial, end.record, end.entry_id, turn)
     if isinstance(event, Failed):
         return WorkFailed("answer", event.error)
     return None

@@ -1,5 +1,5 @@
 """The summaries not written yet, written while the app is idle (core/summary/pending.py, each
-through the front door: core/requests.py's write_summaries): no question running and no key
+through the front door: core/requests/door.py's write_summaries): no question running and no key
 typed for IDLE_S seconds (first, the key phrases of lectures kept before they were found at
 ingest: core/study/lecture_keyphrases.py). A question (a summary asked for too) stops it at
 once, between two tokens: the part being written is dropped, those written are kept, and it
@@ -16,7 +16,7 @@ from lecturetui.core.i18n import _, language
 from lecturetui.core.language import language_name
 from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator
-from lecturetui.core.requests import write_summaries
+from lecturetui.core.requests.door import write_summaries
 from lecturetui.core.summary.pending import SummaryProgress, part_label, pending_summaries
 from lecturetui.tui.messages import SummariesProgress
 

@@ -10,14 +10,14 @@ import pytest
 
 from lecturetui.core.answer.budget import PromptBudget, plan_prompt
 from lecturetui.core.answer.prompting import merge_hits
-from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.citing import cited_numbers
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.lectures import Lecture, StoredSegment, join_overlapping
 from lecturetui.core.library import Hit, Library
 from lecturetui.core.paths import DataHome
+from lecturetui.core.requests.words import QuestionSettings
 from tests.conftest import SEED_CORPUS
-from tests.fakes import FakeGenerator
+from tests.fakes import FakeGenerator, ask
 
 SEED = {r["corpus_id"]: r for r in map(json.loads, SEED_CORPUS.read_text().splitlines())}
 LEC = Lecture("aula-c", "Aula C", None, "pt", None, "https://youtu.be/xyz", "jsonl", 3600.0, "h")

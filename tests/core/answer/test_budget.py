@@ -25,14 +25,14 @@ from lecturetui.core.answer.prompt_speed import (
     stored_speed,
 )
 from lecturetui.core.answer.prompting import Passage, fixed_messages, merge_hits
-from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.answer.quote import SCORED_WINDOWS, best_window, choose_quote, sentence_scorer
 from lecturetui.core.lectures import join_overlapping
 from lecturetui.core.library import Library
+from lecturetui.core.requests.words import QuestionSettings
 from lecturetui.core.retrieval.sentences import SentenceVectors
 from lecturetui.core.sentences import MAX_WORDS, pieces
 from tests.conftest import SEED_CORPUS
-from tests.fakes import FakeEmbedder, FakeGenerator
+from tests.fakes import FakeEmbedder, FakeGenerator, ask
 
 SEED = [json.loads(x) for x in SEED_CORPUS.read_text().splitlines()]
 QUESTION = "tensor Flow prioriza GPU"

@@ -12,15 +12,15 @@ from lecturetui.core.answer.check import check, facts, holds
 from lecturetui.core.answer.events import Answered, EvidenceReady, Token, quote_block
 from lecturetui.core.answer.evidence import ScoredPassage, Spoken
 from lecturetui.core.answer.prompting import Passage
-from lecturetui.core.answer.question import Loaded, QuestionSettings, run_question
 from lecturetui.core.answer.quote import choose_quote, names, names_unknown, relevance
 from lecturetui.core.answer.repetition import RepeatGuard
 from lecturetui.core.answer.verdict import COVERAGE_THRESHOLD, Signals
 from lecturetui.core.conversation import Turn
 from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.library import Hit, Library
+from lecturetui.core.requests.words import Loaded, QuestionSettings
 from lecturetui.core.sentences import pieces
-from tests.fakes import FakeGenerator
+from tests.fakes import FakeGenerator, question_events
 
 BTC = (
     "the total supply is capped at 21 million coins and the block reward halves every four "
@@ -250,7 +250,7 @@ def test_a_question_the_lectures_do_not_cover_is_said_so_without_the_model(
 ) -> None:
     monkeypatch.setattr(Signals, "covered", property(lambda self: False))
     question = "Quais são as fases da Lua?"
-    events = list(run_question(library, Turn(question, question), NoModel(),  # type: ignore[arg-type]
+    events = list(question_events(library, Turn(question, question), NoModel(),  # type: ignore[arg-type]
                                QuestionSettings(keep=True)))  # fmt: skip
     assert isinstance(events[1], EvidenceReady) and events[1].found.quote is None
     done = events[-1]
@@ -261,7 +261,7 @@ def test_a_question_the_lectures_do_not_cover_is_said_so_without_the_model(
     # a covered one is answered, with abstained false
     monkeypatch.setattr(Signals, "covered", property(lambda self: True))
     gen = FakeGenerator("Prioriza a GPU [1].")
-    events = list(run_question(library, Turn(question, question), Loaded(gen)))
+    events = list(question_events(library, Turn(question, question), Loaded(gen)))
     last = events[-1]
     assert isinstance(last, Answered) and not last.record.abstained and last.record.quote
 
@@ -276,7 +276,7 @@ def test_an_explanation_far_from_its_excerpts_over_a_weak_window_is_an_abstentio
     monkeypatch.setattr(retrieved, "relevance", lambda *args: 0.37)  # covered, but weakly
 
     def answer(text: str) -> Answered:
-        last = list(run_question(library, Turn(question, question), Loaded(FakeGenerator(text))))
+        last = list(question_events(library, Turn(question, question), Loaded(FakeGenerator(text))))
         assert isinstance(last[-1], Answered)
         return last[-1]
 

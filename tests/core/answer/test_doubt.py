@@ -12,7 +12,6 @@ import pytest
 from lecturetui.core.answer import verdict
 from lecturetui.core.answer.doubt import check_wanted
 from lecturetui.core.answer.events import Answered, Doubted, EvidenceReady
-from lecturetui.core.answer.question import Loaded, run_question
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.verdict import (
     CHECK_LEAD,
@@ -35,8 +34,9 @@ from lecturetui.core.conversation import Turn
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
 from lecturetui.core.records import to_json
+from lecturetui.core.requests.words import Loaded
 from tests.conftest import SEED_CORPUS
-from tests.fakes import FakeEmbedder, FakeGenerator
+from tests.fakes import FakeEmbedder, FakeGenerator, question_events
 
 QUESTION = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
 
@@ -152,7 +152,7 @@ def close_moments(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _events(lib: Library, gen: FakeGenerator) -> list[object]:
-    return list(run_question(lib, Turn(QUESTION, QUESTION), Loaded(gen)))
+    return list(question_events(lib, Turn(QUESTION, QUESTION), Loaded(gen)))
 
 
 def test_two_close_moments_are_both_shown_and_nothing_is_explained(

@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.answer.question import ask
 from lecturetui.core.conversation import Exchange, looks_like_follow_up, make_turn
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
 from tests.conftest import SEED_CORPUS
-from tests.fakes import FakeEmbedder, FakeGenerator
+from tests.fakes import FakeEmbedder, FakeGenerator, ask
 
 FIRST = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
 
@@ -58,7 +57,7 @@ def library(home: Path) -> Library:
 def test_the_prompt_carries_the_last_exchange_and_history_keeps_threads(library: Library) -> None:
     gen = FakeGenerator("O TensorFlow prioriza a GPU [1]. Isso é mais rápido [2].")
     first = ask(library, gen, FIRST)
-    library.history.add(first.record())
+    library.history.add(first.record(), first.record().answer)
     previous = library.history.exchange()
     assert previous is not None and previous.question == FIRST
     turn = make_turn("e por quê?", previous)
@@ -70,9 +69,9 @@ def test_the_prompt_carries_the_last_exchange_and_history_keeps_threads(library:
     assert "follows up the previous one" in prompt[-1]["content"]
     data = second.to_json()
     assert data["follow_up"] and data["thread"] == previous.entry_id
-    library.history.add(second.record())
+    library.history.add(second.record(), second.record().answer)
     third = ask(library, gen, "Which file format is a saved model exported in?")
-    library.history.add(third.record())
+    library.history.add(third.record(), third.record().answer)
     threads = library.history.threads()
     assert [(e.question, e.follow_up) for e in threads] == [
         ("Which file format is a saved model exported in?", False),  # newest thread first

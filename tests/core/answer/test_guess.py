@@ -15,7 +15,6 @@ from lecturetui.core.answer.guess import (
     guesser_for,
     wants_guess,
 )
-from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.answer.translate import Translator
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
@@ -26,9 +25,10 @@ from lecturetui.core.ingest.pipeline import IngestOptions
 from lecturetui.core.library import Library
 from lecturetui.core.models.placement import Placement
 from lecturetui.core.paths import DataHome
+from lecturetui.core.requests.words import QuestionSettings
 from lecturetui.core.retrieval.scope import Scope
 from tests.conftest import SEED_CORPUS
-from tests.fakes import FakeEmbedder, FakeGenerator
+from tests.fakes import FakeEmbedder, FakeGenerator, ask
 
 # asked in a student's own words: none of the lecture's terms (TensorFlow, GPU, priorizar)
 QUESTION = "Qual peça a biblioteca do Google escolhe primeiro para fazer as contas?"

@@ -11,19 +11,17 @@ import pytest
 from lecturetui.core.answer.events import (
     Answered,
     EvidenceReady,
-    Failed,
     PromptReady,
-    Started,
     Token,
 )
-from lecturetui.core.answer.question import Loaded, QuestionSettings, run_question
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator
 from lecturetui.core.paths import DataHome
+from lecturetui.core.requests.words import Failed, Loaded, QuestionSettings, Started
 from tests.conftest import SEED_CORPUS
-from tests.fakes import FakeEmbedder, FakeGenerator
+from tests.fakes import FakeEmbedder, FakeGenerator, question_events
 
 QUESTION = "O TensorFlow prioriza a execução de operações em qual dispositivo?"
 
@@ -37,7 +35,7 @@ def _library() -> Library:
 def test_the_events_come_in_order_and_the_answer_is_kept(home: Path) -> None:
     library = _library()
     gen = FakeGenerator("Prioriza a GPU [1]. Veja [2].")
-    events = list(run_question(library, Turn(QUESTION, QUESTION), Loaded(gen)))
+    events = list(question_events(library, Turn(QUESTION, QUESTION), Loaded(gen)))
     kinds = [type(e) for e in events]
     assert kinds[:3] == [Started, EvidenceReady, PromptReady]
     assert kinds[-1] is Answered and set(kinds[3:-1]) == {Token}
@@ -71,7 +69,7 @@ class _Slow:
 
 def test_a_question_stopped_while_the_model_loads_ends_after_its_evidence(home: Path) -> None:
     library = _library()
-    events = list(run_question(library, Turn(QUESTION, QUESTION), _Slow()))
+    events = list(question_events(library, Turn(QUESTION, QUESTION), _Slow()))
     assert [type(e) for e in events] == [Started, EvidenceReady]
     library.close()
 
@@ -79,7 +77,7 @@ def test_a_question_stopped_while_the_model_loads_ends_after_its_evidence(home: 
 def test_a_model_that_cannot_load_is_the_last_event_not_an_exception(home: Path) -> None:
     library = _library()
     why = LectureTuiError("No answer model 'x.gguf'.", hint="give a .gguf path")
-    events = list(run_question(library, Turn(QUESTION, QUESTION), _Slow(why)))
+    events = list(question_events(library, Turn(QUESTION, QUESTION), _Slow(why)))
     assert [type(e) for e in events] == [Started, EvidenceReady, Failed]
     assert isinstance(events[-1], Failed) and events[-1].error is why
     library.close()
@@ -92,7 +90,7 @@ def test_stop_keeps_what_was_written_and_eval_keeps_nothing(home: Path) -> None:
     settings = QuestionSettings(keep=False)
     tokens = 0
     done = None
-    for event in run_question(library, Turn(QUESTION, QUESTION), Loaded(gen), settings, stop):
+    for event in question_events(library, Turn(QUESTION, QUESTION), Loaded(gen), settings, stop):
         if isinstance(event, Token):
             tokens += 1
             if tokens == 5:
@@ -124,7 +122,7 @@ def test_the_question_s_language_is_told_once_per_question(
     monkeypatch.setattr(language, "tell", counted)
     question = "Which device does TensorFlow run operations on first?"
     gen = FakeGenerator("It prefers the GPU [1].")
-    events = list(run_question(library, Turn(question, question), Loaded(gen)))
+    events = list(question_events(library, Turn(question, question), Loaded(gen)))
     done = events[-1]
     assert isinstance(done, Answered) and told.count(question) == 1
     assert set(told) <= {question, "warm"}  # and the identifier warmed in the background

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.answer.translate import (
     clean_translation,
     translate,
@@ -13,8 +12,9 @@ from lecturetui.core.answer.translate import (
 )
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
+from lecturetui.core.requests.words import QuestionSettings
 from tests.conftest import SEED_CORPUS
-from tests.fakes import FakeEmbedder, FakeGenerator
+from tests.fakes import FakeEmbedder, FakeGenerator, ask
 
 QUESTION = "Which device does TensorFlow prioritise when it runs operations?"
 IN_PORTUGUESE = "Qual dispositivo o TensorFlow prioriza para executar operações?"

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from lecturetui.core.answer.question import QuestionSettings, ask
 from lecturetui.core.library import Library
 from lecturetui.core.llm.generation import LlamaGenerator
 from lecturetui.core.models.gguf import BUNDLED, FAST_LLM, assemble
 from lecturetui.core.paths import DataHome
+from lecturetui.core.requests.words import QuestionSettings
 from tests.conftest import MODELS_DIR, ROOT, SEED_CORPUS
+from tests.fakes import ask
 
 pytestmark = pytest.mark.slow
 QUESTIONS = ROOT.parent / "shared" / "eval" / "seed_questions.jsonl"

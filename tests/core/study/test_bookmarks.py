@@ -133,7 +133,9 @@ def test_mistakes_are_one_sentence(library: Library) -> None:
 
 def test_a_bookmark_from_an_answer_keeps_its_question(library: Library) -> None:
     ids = lecture(library.store)
-    entry = library.history.add(AnswerRecord("O que a GPU faz?", "Multiplica matrizes [1]."))
+    entry = library.history.add(
+        AnswerRecord("O que a GPU faz?", "Multiplica matrizes [1]."), "Multiplica matrizes [1]."
+    )
     mark = library.bookmarks().add(ids[1], history_id=entry)
     assert (mark.history_id, mark.question) == (entry, "O que a GPU faz?")
 

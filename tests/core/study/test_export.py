@@ -142,7 +142,7 @@ def saved_answer() -> SavedAnswer:
     passages = merge_hits(hits)
     text = "O TensorFlow usa a GPU [1].\nO modelo fica num arquivo [2] e [1, 2]; [3] não é citado."
     answer = Answer("O que o TensorFlow prioriza?", text, passages, hits, cited=[1, 2])
-    return SavedAnswer.of(answer.record(), 12, "2026-11-23")
+    return SavedAnswer.of(answer.record(), answer.record().answer, 12, "2026-11-23")
 
 
 def test_answer_markdown_resolves_citation_marks_to_footnotes() -> None:
@@ -315,11 +315,12 @@ def test_cli_exports_bookmarks_and_the_last_answer(home: Path, tmp_path: Path) -
         ids = lecture(store)
         lecture(store, "intro", "Introdução", None)
         history = History(store)
-        history.add(AnswerRecord("primeira?", "nada"))
+        history.add(AnswerRecord("primeira?", "nada"), "nada")
         cited = PassageRecord(1, "aula-d", "Aula D", None, 85.0, 205.0,
                               text="a GPU multiplica", url="https://youtu.be/abc?t=85")  # fmt: skip
         entry = history.add(
-            AnswerRecord("O que o TensorFlow prioriza?", "A GPU [1].", citations=(cited,))
+            AnswerRecord("O que o TensorFlow prioriza?", "A GPU [1].", citations=(cited,)),
+            "A GPU [1].",
         )
     assert (
         run("bookmarks", "add", str(ids[1]), "--note", "# GPU *rápida*", "--answer", str(entry))[0]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lecturetui.core.library import Library
 from lecturetui.core.paths import DataHome
-from lecturetui.core.requests import write_summaries
+from lecturetui.core.requests.door import write_summaries
 from lecturetui.core.summary.named import course_order
 from lecturetui.core.summary.pending import pending_summaries
 from tests.conftest import SEED_CORPUS

@@ -15,8 +15,6 @@ from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.result import Answer, passage_record
 from lecturetui.core.answer.unexplained import also_line, quoted, unsure_opening
-from lecturetui.core.conversation import Turn
-from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.library import Hit
 from lecturetui.core.records import (
     AnswerRecord,
@@ -25,14 +23,7 @@ from lecturetui.core.records import (
     PassageRecord,
     QuoteRecord,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Started:
-    """The question is being searched: a follow-up with the previous question's words, a
-    question in another language once translated (the turn says which)."""
-
-    turn: Turn
+from lecturetui.core.requests.words import Failed, Started
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,13 +101,6 @@ class Answered:
     answer: Answer
     record: AnswerRecord
     entry_id: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Failed:
-    """What stopped the question, in one sentence and a hint (core/errors.py)."""
-
-    error: LectureTuiError
 
 
 Event = Started | EvidenceReady | Doubted | PromptReady | Token | Answered | Failed

@@ -4,15 +4,15 @@
     Started -> EvidenceReady [-> Doubted] -> Answered    (abstained, or two moments in doubt)
 
 What the answer is (an explanation, a refusal, two moments in doubt, or the moments read first)
-is core/answer/verdict.py's verdict; `run_question` acts on it. It tells the question's language
+is core/answer/verdict.py's verdict; `answer_question` acts on it. It tells the question's language
 once (core/retrieval/asked.py), translates a question in another language
 (core/answer/translate.py), guesses the lecturer's words (core/answer/guess.py), retrieves the
 hits and chooses the lecturer's sentences the answer opens with (core/answer/found.py,
 quote.py), and then, as the verdict says: refuses or shows two moments without any model
 (core/answer/unexplained.py), has the answer model read two moments first (core/answer/doubt.py),
 or streams the model's short explanation (core/answer/explain.py). The faces send a question
-through the front door (core/requests.py), which tells first whether it asks for a lecture's
-summary or what a course covers instead; `ask` prints the events, `ask --json` prints the last
+through the front door (core/requests/door.py), which tells first whether it asks for a
+lecture's summary or what a course covers instead, and answers it here (core/requests/kinds.py); `ask` prints the events, `ask --json` prints the last
 one, the app's worker posts each as a Textual message, and `eval` reads the answer from
 `Answered`. Cancelling goes through `stop` (Esc, a new question) or Ctrl+C
 (KeyboardInterrupt while the answer streams): the answer keeps what was written.
@@ -26,28 +26,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
-from typing import Protocol
+from collections.abc import Iterator
+from dataclasses import replace
 
 from lecturetui.core.answer.doubt import check_wanted, checker
-from lecturetui.core.answer.events import (
-    Answered,
-    Doubted,
-    Event,
-    EvidenceReady,
-    Failed,
-    Started,
-    Token,
-)
+from lecturetui.core.answer.events import Answered, Doubted, Event, EvidenceReady
 from lecturetui.core.answer.explain import answer_events
-from lecturetui.core.answer.found import (
-    Retrieved,
-    Searched,
-    retrieve,
-    search_as_asked,
-    warm_sentences,
-)
+from lecturetui.core.answer.found import Retrieved, Searched, retrieve, search_as_asked
 from lecturetui.core.answer.guess import Guesser, guess_planned, guesser_for
 from lecturetui.core.answer.result import Answer
 from lecturetui.core.answer.translate import Translator, target_language
@@ -55,81 +40,10 @@ from lecturetui.core.answer.unexplained import abstention, unsure_answer
 from lecturetui.core.answer.verdict import Explain, ReadFirst, Refuse, Unsure, read
 from lecturetui.core.conversation import Turn
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.i18n import _
 from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator
-from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE, DEFAULT_TTFT_S
+from lecturetui.core.requests.words import ModelSource, QuestionSettings
 from lecturetui.core.retrieval.asked import Asked
-from lecturetui.core.retrieval.scope import Scope
-
-
-# -- what a question needs -------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class QuestionSettings:
-    k: int = 10
-    mode: str = DEFAULT_MODE
-    scope: Scope | None = None
-    guess: str = DEFAULT_GUESS  # auto, on, off (core/answer/guess.py)
-    ttft_s: float | None = DEFAULT_TTFT_S
-    answer_tokens: int = 512
-    keep: bool = True  # keep the answer in the history (eval does not)
-
-
-class ModelSource(Protocol):
-    """How the pipeline gets the answer model, which may still be loading."""
-
-    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
-        """A model to translate and guess with before the search: whatever is loaded now, or
-        one waited for when `needed()` says the question wants it (a translation or a guess)."""
-        ...
-
-    def for_answer(self, stop: threading.Event) -> Generator | None:
-        """The model to answer with, once the evidence is out: waits for it to load; None when
-        `stop` was set meanwhile; raises LectureTuiError when it cannot load."""
-        ...
-
-    def model_name(self) -> str | None:
-        """The answer model's name before it loads (what it wrote is read back without loading
-        it: a lecture's summary); None when it cannot be told."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    """A ModelSource for a model already loaded (eval, tests, scripts), or for none (None: a
-    search as asked, without translation or guess)."""
-
-    generator: Generator | None
-
-    def for_search(self, needed: Callable[[], bool]) -> Generator | None:
-        return self.generator
-
-    def for_answer(self, stop: threading.Event) -> Generator | None:
-        return self.generator
-
-    def model_name(self) -> str | None:
-        return self.generator.name if self.generator is not None else None
-
-
-def run_question(
-    library: Library,
-    turn: Turn,
-    models: ModelSource,
-    settings: QuestionSettings | None = None,
-    stop: threading.Event | None = None,
-) -> Iterator[Event]:
-    """The events of one question (see the module's docstring); ends with Answered or Failed,
-    or after EvidenceReady when `stop` is set before the answer model is there. The verdict
-    (core/answer/verdict.py) says what the answer is; this acts on it. (A question that asks
-    for a lecture's summary is the front door's to tell: core/requests.py.)"""
-    s = settings or QuestionSettings()
-    stop = stop or threading.Event()
-    try:
-        yield Started(turn)
-        asked = library.asked(turn.question, turn.search_text, s.scope)
-        yield from answer_question(library, turn, asked, models, s, stop)
-    except LectureTuiError as exc:
-        yield Failed(exc)
 
 
 def answer_question(
@@ -141,7 +55,7 @@ def answer_question(
     stop: threading.Event,
 ) -> Iterator[Event]:
     """The question's events after Started, its facts told (`asked`: Library.asked); raises
-    LectureTuiError where it cannot go on (run_question says it as Failed)."""
+    LectureTuiError where it cannot go on (the front door says it as Failed)."""
     translator, guesser = _search_helpers(library, asked, models, s)
     found = retrieve(library, turn, s.k, s.mode, None, translator, guesser, asked)
     found = _read_now(found, models)
@@ -178,7 +92,7 @@ def _explained(
     """The model's explanation, kept in the history when wanted."""
     for event in answer_events(library, generator, found, s.answer_tokens, s.ttft_s, stop):
         if isinstance(event, Answered) and s.keep:
-            entry = library.history.add(event.record)
+            entry = library.history.add(event.record, event.record.answer)
             event = Answered(event.answer, event.record, entry)
         yield event
 
@@ -217,8 +131,9 @@ def _checker(models: ModelSource, stop: threading.Event) -> Generator | None:
 
 def kept(library: Library, done: Answer, keep: bool) -> Answered:
     """An answer no model wrote, kept in the history when wanted."""
-    entry = library.history.add(done.record()) if keep else None
-    return Answered(done, done.record(), entry)
+    record = done.record()
+    entry = library.history.add(record, record.answer) if keep else None
+    return Answered(done, record, entry)
 
 
 def _search_helpers(
@@ -239,43 +154,10 @@ def _search_helpers(
 def search_question(
     library: Library, turn: Turn, models: ModelSource, settings: QuestionSettings | None = None
 ) -> Searched:
-    """The pipeline's retrieval half alone: the question searched exactly as `run_question`
+    """The pipeline's retrieval half alone: the question searched exactly as `answer_question`
     searches it (translated, with the lecturer's guess, as planned), without the evidence
     sentences (`eval --retrieval-only`)."""
     s = settings or QuestionSettings()
     asked = library.asked(turn.question, turn.search_text, s.scope)
     translator, guesser = _search_helpers(library, asked, models, s)
     return search_as_asked(library, asked, s.k, s.mode, translator, guesser)
-
-
-def warm_up(library: Library, stop: threading.Event, idle: threading.Event | None = None) -> int:
-    """Embed the sentences of every segment ahead of the questions (the app runs it while the
-    student reads), pausing while `idle` is clear; a question then scores its sentences from
-    the cache. Returns how many were embedded."""
-    return warm_sentences(library, stop, idle)
-
-
-def ask(
-    library: Library,
-    generator: Generator,
-    question: str,
-    settings: QuestionSettings | None = None,
-    turn: Turn | None = None,
-    stop: threading.Event | None = None,
-    on_token: Callable[[str], None] | None = None,
-    on_evidence: Callable[[Retrieved], None] | None = None,
-) -> Answer:
-    """A question through `run_question` with a loaded model, its events as callbacks; the
-    answer is not kept in the history (scripts, `eval`, tests). Raises what stopped it."""
-    turn = turn or Turn(question.strip(), question.strip())
-    s = replace(settings or QuestionSettings(), keep=False)
-    for event in run_question(library, turn, Loaded(generator), s, stop):
-        if isinstance(event, EvidenceReady) and on_evidence:
-            on_evidence(event.found)
-        elif isinstance(event, Token) and on_token:
-            on_token(event.text)
-        elif isinstance(event, Answered):
-            return event.answer
-        elif isinstance(event, Failed):
-            raise event.error
-    raise LectureTuiError(_("The question stopped before its answer."))  # pragma: no cover

@@ -26,14 +26,10 @@ from lecturetui.core.i18n import _
 from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator
 from lecturetui.core.question_options import DEFAULT_TTFT_S
-from lecturetui.core.records import AnswerRecord, SummaryRecord
-from lecturetui.core.requests import (
-    Question,
-    QuestionSettings,
-    Result,
-    answer_request,
-    answered_as,
-)
+from lecturetui.core.records import AnswerRecord
+from lecturetui.core.requests.door import answer_request
+from lecturetui.core.requests.kinds import Result, kind_of
+from lecturetui.core.requests.words import Question, QuestionSettings
 from lecturetui.core.retrieval.fusion import FusionConfig
 from lecturetui.core.retrieval.scope import Scope
 
@@ -138,21 +134,17 @@ def evaluate_question(
         retrieval=retrieval,
         judge=verdict,
         key_points=key_point_score(question, answer.text, answer.passages),
-        answered_as=answered_as(way),
+        answered_as=way.answered_as,
     )
 
 
 def as_answer(result: Result, question: str) -> Answer:
     """What the report scores: the answer; a lecture's summary or a course's overview as the
-    text a student reads, citing no passage."""
+    text a student reads (its kind's, core/requests/kinds.py), citing no passage."""
     if isinstance(result, Answer):
         return result
-    if isinstance(result, SummaryRecord):
-        from lecturetui.core.summary.render import summary_text
-
-        text = summary_text(result)
-        return Answer(question, text, [], [], [], result.stopped, timings=dict(result.timings))
-    return Answer(question, result.text, [], [], [])
+    text = kind_of(result).text(result)
+    return Answer(question, text, [], [], [], result.stopped, timings=dict(result.timings))
 
 
 def key_point_score(

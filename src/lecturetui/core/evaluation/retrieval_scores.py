@@ -100,7 +100,8 @@ def evaluate_retrieval(
     mode is searched as asked, without the model; with the answer model, a `WITH_MODEL` row too:
     the default mode with the translation and the lecturer's guess `ask` would use."""
     from lecturetui.core.conversation import Turn
-    from lecturetui.core.requests import QuestionSettings, search_request
+    from lecturetui.core.requests.door import search_request
+    from lecturetui.core.requests.words import QuestionSettings
 
     rows = [*modes, WITH_MODEL] if generator is not None else list(modes)
     out = {mode: ModeSummary(mode) for mode in rows}

@@ -13,14 +13,7 @@ import json
 from lecturetui.core.conversation import Exchange, HistoryEntry
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
-from lecturetui.core.records import (
-    AnswerRecord,
-    Kept,
-    OverviewRecord,
-    SummaryRecord,
-    from_json,
-    to_json,
-)
+from lecturetui.core.records import KEPT, AnswerRecord, Kept, from_json, to_json
 from lecturetui.core.storage.store import Store
 from lecturetui.core.timefmt import utc_now
 
@@ -31,12 +24,9 @@ class History:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def add(self, record: Kept, text: str | None = None) -> int:
-        """Keep an answer, a summary or an overview with the text it shows (`text`: given for a
-        summary or an overview, core/summary/render.py's kept_text; an answer's record holds
-        its own); returns its entry id."""
-        if text is None:
-            text = record.answer if isinstance(record, AnswerRecord) else ""
+    def add(self, record: Kept, text: str) -> int:
+        """Keep an answer, a summary or an overview with the text it shows (its kind's text,
+        core/requests/kinds.py); returns its entry id."""
         with self.store.transaction():
             cur = self.store.connection.execute(
                 "INSERT INTO history (asked_at, question, answer, payload) VALUES (?, ?, ?, ?)",
@@ -75,11 +65,7 @@ class History:
             ) from None
         kind = data.get("kind") if isinstance(data, dict) else None
         what = _("history entry {entry_id}").format(entry_id=entry_id)
-        if kind == "summary":
-            return from_json(data, SummaryRecord, what)
-        if kind == "overview":
-            return from_json(data, OverviewRecord, what)
-        return from_json(data, AnswerRecord, what)
+        return from_json(data, KEPT.get(str(kind), AnswerRecord), what)
 
     def exchange(self, entry_id: int | None = None) -> Exchange | None:
         """An entry (default: the latest, what `ask --continue` continues) as an exchange a
@@ -96,17 +82,8 @@ class History:
             return None  # a damaged entry is not continued
         if record is None:
             return None
-        if not isinstance(record, AnswerRecord):  # a summary or an overview: a thread's start
-            row = db.execute("SELECT answer FROM history WHERE id = ?", (entry_id,)).fetchone()
-            text = str(row[0]) if row else ""
-            return Exchange(entry_id, entry_id, record.question, text, record.question)
-        return Exchange(
-            entry_id,
-            record.thread if record.thread is not None else entry_id,
-            record.question,
-            record.answer,
-            record.search_text or record.question,
-        )
+        row = db.execute("SELECT answer FROM history WHERE id = ?", (entry_id,)).fetchone()
+        return record.exchange(entry_id, str(row[0]) if row else "")
 
     def threads(self, limit: int = 200) -> list[HistoryEntry]:
         """The latest entries grouped by thread: threads newest first, each in the order asked."""

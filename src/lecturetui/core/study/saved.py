@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
-from lecturetui.core.records import AnswerRecord, Kept, SummaryRecord
+from lecturetui.core.records import Kept
 from lecturetui.core.storage.history import History
 from lecturetui.core.study.moments import Moment
 
@@ -39,14 +39,13 @@ class SavedAnswer:
     def of(
         cls,
         record: Kept,
+        text: str,
         entry_id: int | None = None,
         asked_at: str | None = None,
-        text: str = "",
     ) -> SavedAnswer:
-        """From the answer's record (what `ask --json` prints and the history keeps); a
-        summary's or an overview's as `text` (what the history shows of it), citing nothing."""
-        if not isinstance(record, AnswerRecord):
-            return cls(record.question, text, (), entry_id, asked_at, _stopped(record))
+        """From the answer's record (what `ask --json` prints and the history keeps) and the
+        text it shows (its kind's, core/requests/kinds.py: a summary's or an overview's cites
+        nothing of its own)."""
         citations = tuple(
             Citation(
                 c.number,
@@ -55,13 +54,9 @@ class SavedAnswer:
                 ),
                 c.text,
             )
-            for c in record.citations
+            for c in record.cited
         )
-        return cls(record.question, record.answer, citations, entry_id, asked_at, record.stopped)
-
-
-def _stopped(record: Kept) -> bool:
-    return isinstance(record, AnswerRecord | SummaryRecord) and record.stopped
+        return cls(record.question, text, citations, entry_id, asked_at, record.stopped)
 
 
 def saved_answer(history: History, entry_id: int | None = None) -> SavedAnswer:
@@ -88,4 +83,4 @@ def saved_answer(history: History, entry_id: int | None = None) -> SavedAnswer:
         )
     record = history.entry(int(row[0]))
     assert record is not None  # the row is there
-    return SavedAnswer.of(record, int(row[0]), str(row[1]), str(row[2]))
+    return SavedAnswer.of(record, str(row[2]), int(row[0]), str(row[1]))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from lecturetui.core.citing import CITATION
 from lecturetui.core.i18n import _
-from lecturetui.core.records import AnswerRecord, Kept, PartRecord, SummaryRecord
+from lecturetui.core.records import PartRecord, SummaryRecord
 from lecturetui.core.study.export import Targets, Written, write_targets
 from lecturetui.core.study.export.cards import Card, Source, unique
 from lecturetui.core.study.export.markdown import heading, link, paragraphs, quoted
@@ -58,14 +58,6 @@ def summary_text(summary: SummaryRecord) -> str:
     if summary.gist:
         lines.append(summary.gist)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-
-
-def kept_text(record: Kept) -> str:
-    """What a request's record shows as one text (the history keeps it, a follow-up reads it):
-    an answer's, a summary's (`summary_text`), an overview's."""
-    if isinstance(record, AnswerRecord):
-        return record.answer
-    return summary_text(record) if isinstance(record, SummaryRecord) else record.text
 
 
 # -- the app ------------------------------------------------------------------------------------
