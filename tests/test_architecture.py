@@ -102,7 +102,7 @@ def test_dependencies_point_one_way() -> None:
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("", "i18n", "errors", "timefmt", "paths", "settings", "hashing", "atomic", "links", "records",
      "question_options", "conversation", "lexical", "lectures", "language", "citing",
-     "sentences"),
+     "sentences", "progress"),
     ("storage",),
     ("models",),
     ("llm",),

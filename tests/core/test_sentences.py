@@ -1,11 +1,21 @@
-"""What a sentence is (core/sentences.py): its end mark, captions that mark them, search's pieces."""
+"""What a sentence is (core/sentences.py): its end mark, captions that mark them, search's pieces,
+and windows laid end to end."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lecturetui.core.sentences import MAX_WORDS, closes, kept_ends, pieces, punctuated
+from lecturetui.core.sentences import (
+    MAX_WORDS,
+    Window,
+    closes,
+    joined_text,
+    kept_ends,
+    pieces,
+    punctuated,
+    stitch,
+)
 
 
 def test_a_sentence_ends_with_its_mark_and_what_closes_after_it() -> None:
@@ -42,3 +52,22 @@ def test_pieces_cover_every_word_once_and_none_is_too_long(
 def test_stored_ends_from_elsewhere_are_kept_only_inside_the_window() -> None:
     assert kept_ends([5, -1, 3, 3, 99], words=10) == (3, 5)
     assert kept_ends(None, words=10) is None
+
+
+def test_a_reader_is_shown_windows_joined_by_their_text_alone() -> None:
+    a = Window(1, 0.0, 10.0, "one two three four five")
+    shared = Window(2, 5.0, 15.0, "three four five six seven")
+    assert joined_text([a, shared]) == "one two three four five six seven"
+    assert joined_text([a, shared]) == " ".join(stitch([a, shared]).words)  # as the times say
+    # two shared words are not enough to tell, and no words shared: both windows whole (where
+    # stitch, by the times, takes the words said before the first window ends as said)
+    short = Window(2, 5.0, 15.0, "four five six seven")
+    assert joined_text([a, short]) == "one two three four five four five six seven"
+    other = Window(2, 5.0, 15.0, "six seven eight nine ten")
+    assert joined_text([a, other]) == "one two three four five six seven eight nine ten"
+    assert " ".join(stitch([a, other]).words) != joined_text([a, other])
+    # the longest run repeated wins; one window's text is kept as it is
+    rep = Window(1, 0.0, 10.0, "x no no no no")
+    assert joined_text([rep, Window(2, 9.0, 19.0, "no no no no y")]) == "x no no no no y"
+    assert joined_text([Window(1, 0.0, 1.0, "as  said\n")]) == "as  said\n"
+    assert joined_text([]) == ""

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from lecturetui.core.library_contents import LibraryContents
-    from lecturetui.core.study.export import Written
+    from lecturetui.core.study.export import WrittenFile
     from lecturetui.core.summary.events import SummaryGrew
 
 
@@ -69,7 +69,7 @@ def check_inputs(paths: Sequence[Path]) -> None:
             )
 
 
-def report_written(w: Written) -> None:
+def report_written(w: WrittenFile) -> None:
     from rich.markup import escape
 
     if w.format == "markdown":

@@ -13,6 +13,7 @@ from lecturetui.core.ingest.pipeline import FileResult
 from lecturetui.core.ingest.segmenting import SegmentConfig
 from lecturetui.core.models.embedding import Embedder
 from lecturetui.core.paths import DataHome
+from lecturetui.core.progress import CountProgress
 from lecturetui.core.retrieval import small_unit_index
 from lecturetui.core.retrieval.vector_index import (
     Manifest,
@@ -21,8 +22,6 @@ from lecturetui.core.retrieval.vector_index import (
     manifest_for,
 )
 from lecturetui.core.storage.store import Store
-
-Progress = Callable[[int, int], None]
 
 
 class Indexes:
@@ -84,7 +83,9 @@ class Indexes:
         manifest.segmenting = dict(small_unit_index.SETTINGS)
         return VectorIndex.create(self.home.units_dir, manifest, 1024)
 
-    def _embed(self, progress: Progress | None) -> Callable[[list[str]], npt.NDArray[np.float32]]:
+    def _embed(
+        self, progress: CountProgress | None
+    ) -> Callable[[list[str]], npt.NDArray[np.float32]]:
         return lambda texts: self._embedder().embed_passages(texts, progress)
 
     # -- keeping them in step with the store ---------------------------------------------------
@@ -111,7 +112,7 @@ class Indexes:
             self._units.save()
 
     def sync(
-        self, progress: Progress | None = None, only_if_exists: bool = False
+        self, progress: CountProgress | None = None, only_if_exists: bool = False
     ) -> tuple[int, int]:
         """Embed stored segments the indexes lack and drop vectors of removed ones (an ingest
         killed between storing a file and saving the index leaves such a gap). Returns (added,
@@ -135,7 +136,7 @@ class Indexes:
         self._sync_units(stored, progress)
         return len(missing), len(extra)
 
-    def _sync_units(self, stored: set[int], progress: Progress | None) -> None:
+    def _sync_units(self, stored: set[int], progress: CountProgress | None) -> None:
         units = self.units()
         assert units is not None
         have = small_unit_index.indexed_segments(units)
@@ -147,7 +148,7 @@ class Indexes:
         small_unit_index.add_segments(units, segs, self._embed(progress))
         units.save()
 
-    def rebuild(self, progress: Progress | None = None) -> int:
+    def rebuild(self, progress: CountProgress | None = None) -> int:
         """Both indexes made again from every stored segment (re-embedding them)."""
         store = self._store()
         ids = store.all_segment_ids()

@@ -137,15 +137,3 @@ class Transcription:
     @property
     def source_format(self) -> str:
         return f"whisper:{self.model}"
-
-
-def join_overlapping(a: str, b: str, min_words: int = 3) -> str:
-    """`a` then `b` without the words `b` repeats from the end of `a` (windows overlap ~35 s)."""
-    aw, bw = a.split(), b.split()
-    best = 0
-    head = bw[:min_words]
-    for pos in range(max(0, len(aw) - len(bw)), len(aw) - min_words + 1):
-        if aw[pos : pos + min_words] == head and aw[pos:] == bw[: len(aw) - pos]:
-            best = len(aw) - pos
-            break
-    return " ".join(aw + bw[best:])

@@ -24,7 +24,6 @@ from lecturetui.core.ingest.pipeline import (
 from lecturetui.core.ingest.recordings import MediaContext
 from lecturetui.core.ingest.segmenting import SegmentConfig
 from lecturetui.core.ingest.speech import (
-    AudioProgress,
     CancelCheck,
     Transcriber,
     WhisperTranscriber,
@@ -32,7 +31,7 @@ from lecturetui.core.ingest.speech import (
 from lecturetui.core.language import language_code, tell
 from lecturetui.core.language import preload as preload_language
 from lecturetui.core.lectures import Lecture
-from lecturetui.core.library_contents import LibraryContents, Progress
+from lecturetui.core.library_contents import LibraryContents
 from lecturetui.core.library_embedder import LibraryEmbedder
 from lecturetui.core.models.embedding import Embedder
 from lecturetui.core.models.locate import Notify
@@ -41,6 +40,7 @@ from lecturetui.core.models.runtime import load_embedder
 from lecturetui.core.models.sentence_ends import from_models as sentence_model_of
 from lecturetui.core.models.tokens import TokenCounter
 from lecturetui.core.paths import DataHome
+from lecturetui.core.progress import CountProgress, NotedProgress, SecondsProgress
 from lecturetui.core.question_options import DEFAULT_MODE, MODES
 from lecturetui.core.records import HitRecord
 from lecturetui.core.retrieval.asked import Asked, Once
@@ -65,7 +65,7 @@ from lecturetui.core.study.parts import Part
 #: `off` turns the re-ranking stage off (search with E5 and BM25 alone)
 ENV_RERANK = "LECTURETUI_RERANK"
 
-__all__ = ["Hit", "Library", "Progress", "SearchResult"]
+__all__ = ["Hit", "Library", "SearchResult"]
 
 
 class Library(LibraryContents):
@@ -188,7 +188,7 @@ class Library(LibraryContents):
         return len(stage.pending(set(self.store.all_segment_ids()))) if stage else 0
 
     def sync_rerank(
-        self, progress: Progress | None = None, cancel: CancelCheck | None = None
+        self, progress: CountProgress | None = None, cancel: CancelCheck | None = None
     ) -> int:
         """Write the re-ranking vectors the library lacks (see RerankStage.sync)."""
         stage = self.rerank_stage()
@@ -253,9 +253,9 @@ class Library(LibraryContents):
         self,
         paths: Iterable[Path],
         options: IngestOptions | None = None,
-        progress: Callable[[int, int, str], None] | None = None,
-        embed_progress: Progress | None = None,
-        audio_progress: AudioProgress | None = None,
+        progress: NotedProgress | None = None,
+        embed_progress: CountProgress | None = None,
+        audio_progress: SecondsProgress | None = None,
         cancel: CancelCheck | None = None,
     ) -> IngestReport:
         """Store and index files. The index is saved at the end, also when interrupted.
@@ -329,13 +329,13 @@ class Library(LibraryContents):
         return len(removed)
 
     def sync_index(
-        self, progress: Progress | None = None, only_if_exists: bool = False
+        self, progress: CountProgress | None = None, only_if_exists: bool = False
     ) -> tuple[int, int]:
         """Embed stored segments the indexes lack and drop vectors of removed ones (see
         Indexes.sync). Returns (added, removed)."""
         return self._indexes.sync(progress, only_if_exists)
 
-    def reindex(self, progress: Progress | None = None) -> int:
+    def reindex(self, progress: CountProgress | None = None) -> int:
         """Rebuild the indexes from every stored segment (re-embedding them), the re-ranking
         vectors too."""
         count = self._indexes.rebuild(progress)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 
 from lecturetui.core.lectures import Chapter, Lecture, StoredSegment
 from lecturetui.core.paths import DataHome
+from lecturetui.core.progress import CountProgress
 from lecturetui.core.storage.history import History
 from lecturetui.core.storage.store import Store
 from lecturetui.core.study import outline
@@ -18,10 +19,7 @@ from lecturetui.core.study.bookmarks import Bookmarks
 from lecturetui.core.study.saved import SavedAnswer, saved_answer
 from lecturetui.core.study.topics import Topic, topics
 
-#: (done, total)
-Progress = Callable[[int, int], None]
-
-__all__ = ["LibraryContents", "Progress"]
+__all__ = ["LibraryContents"]
 
 
 class LibraryContents:
@@ -92,7 +90,7 @@ class LibraryContents:
         return len(self.store.chapters_unread())
 
     def read_missing_chapters(
-        self, progress: Progress | None = None, cancel: Callable[[], bool] | None = None
+        self, progress: CountProgress | None = None, cancel: Callable[[], bool] | None = None
     ) -> int:
         """Look once for the chapters of the lectures stored before chapters were kept; returns
         how many gained some (core/study/outline.py's read_missing)."""

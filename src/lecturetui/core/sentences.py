@@ -164,24 +164,34 @@ class Transcript:
         return self.times[min(max(word, 0), len(self.times) - 1)] if self.times else 0.0
 
 
-def _overlap(done: Sequence[str], words: Sequence[str], near: int) -> int:
+#: a run of words that a window repeats from the end of the text before it, where only the text
+#: tells (`stitch`'s `text_only`), has this many words at least
+SHARED_WORDS = 3
+
+
+def _overlap(done: Sequence[str], words: Sequence[str], near: int | None) -> int:
     """How many words begin `words` that end `done`: of the runs that do, the one nearest to
-    `near` (what the times say), a repeated phrase ("no, no, no") must not swallow a word."""
+    `near` (what the times say), a repeated phrase ("no, no, no") must not swallow a word;
+    without `near`, the longest run of SHARED_WORDS words at least (0 where there is none)."""
     limit = min(len(done), len(words))
     runs = [
         k
         for k in range(limit, 0, -1)
         if done[len(done) - k] == words[0] and list(done[len(done) - k :]) == list(words[:k])
     ]
+    if near is None:
+        return next((k for k in runs if k >= SHARED_WORDS), 0)
     return min(runs, key=lambda k: (abs(k - near), -k), default=0)
 
 
-def stitch(windows: Sequence[Window]) -> Transcript:
+def stitch(windows: Sequence[Window], text_only: bool = False) -> Transcript:
     """The windows (in time order) laid end to end, the words two neighbours share kept once.
     The shared words are found by the text (the next window begins at a caption line of the one
     before), the times telling which run where a phrase repeats; where none are shared (a window
     cut elsewhere), by time alone: what the next window says before the previous one ends is
-    taken as already said."""
+    taken as already said. `text_only`: by the text alone, the times not asked (the longest run
+    of SHARED_WORDS words at least; a window that shares none is kept whole), as a reader is
+    shown the windows (`joined_text`)."""
     words: list[str] = []
     times: list[float] = []
     owners: list[int] = []
@@ -192,7 +202,9 @@ def stitch(windows: Sequence[Window]) -> Transcript:
         n = max(len(own), 1)
         at = [win.start + (win.end - win.start) * i / n for i in range(len(own))]
         skip = 0
-        if k and words and own:
+        if k and words and own and text_only:
+            skip = _overlap(words[-len(own) :], own, None)
+        elif k and words and own:
             near = sum(1 for t in at if t < windows[k - 1].end - 1e-6)
             if near:  # windows that only touch share nothing
                 skip = _overlap(words[-len(own) :], own, near) or min(near, len(own))
@@ -204,3 +216,12 @@ def stitch(windows: Sequence[Window]) -> Transcript:
         owners += [win.segment_id] * (len(own) - skip)
     found = None if ends is None else frozenset(ends)
     return Transcript(tuple(words), tuple(times), tuple(owners), tuple(offsets), found)
+
+
+def joined_text(windows: Sequence[Window]) -> str:
+    """What the windows (in time order) say, as one text for a reader (the prompt's passages, a
+    bookmark's words): `stitch`ed by the text alone, its words joined by single spaces; one
+    window's text as it is."""
+    if len(windows) == 1:
+        return windows[0].text
+    return " ".join(stitch(windows, text_only=True).words)

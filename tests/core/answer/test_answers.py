@@ -12,10 +12,11 @@ from lecturetui.core.answer.budget import PromptBudget, plan_prompt
 from lecturetui.core.answer.prompting import merge_hits
 from lecturetui.core.citing import cited_numbers
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.lectures import Lecture, StoredSegment, join_overlapping
+from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.library import Hit, Library
 from lecturetui.core.paths import DataHome
 from lecturetui.core.requests.words import QuestionSettings
+from lecturetui.core.sentences import Window, joined_text
 from tests.conftest import SEED_CORPUS
 from tests.fakes import FakeGenerator, ask
 
@@ -37,9 +38,9 @@ def hit(
     )
 
 
-def test_join_overlapping_seed_windows_6702_6703() -> None:
+def test_joined_text_of_seed_windows_6702_6703() -> None:
     a, b = SEED[6702]["text"], SEED[6703]["text"]
-    joined = join_overlapping(a, b)
+    joined = joined_text([Window(6702, 0.0, 134.0, a), Window(6703, 99.0, 233.0, b)])
     assert joined.startswith(a.split()[0]) and joined.endswith(b.split()[-1])
     # the 35 s both windows share appear once
     shared = "multiplicação de matriz e vetor feita num passo de tempo"

@@ -26,11 +26,10 @@ from lecturetui.core.answer.prompt_speed import (
 )
 from lecturetui.core.answer.prompting import Passage, fixed_messages, merge_hits
 from lecturetui.core.answer.quote import SCORED_WINDOWS, best_window, choose_quote, sentence_scorer
-from lecturetui.core.lectures import join_overlapping
 from lecturetui.core.library import Library
 from lecturetui.core.requests.words import QuestionSettings
 from lecturetui.core.retrieval.sentences import SentenceVectors
-from lecturetui.core.sentences import MAX_WORDS, pieces
+from lecturetui.core.sentences import MAX_WORDS, Window, joined_text, pieces
 from tests.conftest import SEED_CORPUS
 from tests.fakes import FakeEmbedder, FakeGenerator, ask
 
@@ -60,7 +59,7 @@ def test_unpunctuated_speech_is_cut_at_fillers_connectives_and_length() -> None:
 
 def test_overlapping_windows_cut_their_shared_words_the_same_way() -> None:
     a, b = SEED[3]["text"], SEED[4]["text"]  # 6702 and 6703 overlap by ~35 s
-    merged = {s.text for s in pieces(join_overlapping(a, b))}
+    merged = {s.text for s in pieces(joined_text([Window(0, 0.0, 2.0, a), Window(1, 1.0, 3.0, b)]))}
     own = [s.text for s in pieces(b)]
     assert sum(t in merged for t in own) >= 0.75 * len(own)
 

@@ -83,10 +83,10 @@ def test_the_first_verdict_follows_what_retrieval_measured() -> None:
     assert first(0.35 - NEAR_BAND / 2, unknown=("Django",)) == Refuse(Why.NOT_COVERED)
     assert isinstance(first(UNKNOWN_NAME_THRESHOLD, unknown=("Django",)), Explain)
     # the moments it quotes: two to show or read together, else one
-    assert Signals(0.6, 0.35, margin=0.0, reranked=True, moments=2).quoted == 2
-    assert Signals(0.6, 0.35, margin=0.5, reranked=True, moments=2).quoted == 1
-    assert Signals(0.6, 0.35, margin=0.0, reranked=False, moments=2).quoted == 1  # E5 alone
-    assert Signals(0.1, 0.35, reranked=True, moments=0).quoted == 0
+    assert Signals(0.6, 0.35, margin=0.0, reranked=True, moments=2).moments_quoted == 2
+    assert Signals(0.6, 0.35, margin=0.5, reranked=True, moments=2).moments_quoted == 1
+    assert Signals(0.6, 0.35, margin=0.0, reranked=False, moments=2).moments_quoted == 1  # E5 alone
+    assert Signals(0.1, 0.35, reranked=True, moments=0).moments_quoted == 0
     # a second moment that could not be quoted: the first alone
     assert first_verdict(Signals(0.6, 0.35, margin=0.0, reranked=True, moments=2), a, None) == (
         Explain(a, 0.0)

@@ -16,7 +16,6 @@ from lecturetui.core.ingest.media import Cancelled, caption_for, probe
 from lecturetui.core.ingest.pipeline import IngestOptions, discover
 from lecturetui.core.ingest.segmenting import SegmentConfig
 from lecturetui.core.ingest.speech import (
-    AudioProgress,
     CancelCheck,
     WhisperTranscriber,
     segment_cues,
@@ -27,6 +26,7 @@ from lecturetui.core.library import Library
 from lecturetui.core.models.placement import Placement, choose_device
 from lecturetui.core.models.whisper import BUNDLED_ASR, assemble_whisper, resolve_asr_model
 from lecturetui.core.paths import DataHome
+from lecturetui.core.progress import SecondsProgress
 from lecturetui.core.storage.store import SCHEMA_VERSION, Store
 from lecturetui.core.storage.transcriptions import Transcriptions
 from tests.conftest import old_library
@@ -51,7 +51,7 @@ class ScriptedTranscriber:
         self,
         path: Path,
         language: str | None = None,
-        progress: AudioProgress | None = None,
+        progress: SecondsProgress | None = None,
         cancel: CancelCheck | None = None,
     ) -> Transcription:
         self.calls.append(path)

@@ -12,8 +12,8 @@ from lecturetui.core.sentences import Window, punctuated, stitch
 from lecturetui.core.study.quoting import (
     choose,
     covering,
-    quoted,
-    quoted_runs,
+    quote_of_runs,
+    quote_of_span,
     sentences,
     spoken,
 )
@@ -104,16 +104,16 @@ def test_a_quote_grows_around_the_answering_sentence_with_what_it_leans_on() -> 
     # the answer is "That's why we call it the chain rule": it brings the statement before it,
     # even past the words a quote grows to
     assert choose(found, [[2]], words=10) == [1, 2]
-    assert quoted_runs(found, [1, 2], "en").startswith("The derivative of the composite function")
+    assert quote_of_runs(found, [1, 2], "en").startswith("The derivative of the composite function")
     assert found[1].whole and found[2].whole
     # with room, the higher-scored neighbour comes next
     scores = {0: 0.1, 2: 0.5, 3: 0.9}
     assert choose(found, [[1]], words=40, score=lambda i: scores.get(i, 0.0)) == [1, 2, 3]
-    assert "um," not in quoted_runs(found, [1, 2, 3], "en")
+    assert "um," not in quote_of_runs(found, [1, 2, 3], "en")
     assert covering(found, found[1].first, found[1].first + 1) == [1]
     # the next best sentence where it fits; two runs of whole sentences joined by "…"
     assert choose(found, [[0], [3]], words=31) == [0, 3]
-    assert quoted_runs(found, [0, 3], "en") == (
+    assert quote_of_runs(found, [0, 3], "en") == (
         "If speed and distance were all we cared about, most of this lecture would be a waste "
         "of time. … Now, let us look at d(x²), which is 2x dx."
     )
@@ -133,10 +133,10 @@ def test_sentences_cover_every_word_once_in_order(words: list[str]) -> None:
 def test_a_piece_of_unpunctuated_speech_leaves_its_closing_tag_out() -> None:
     text = " ".join(["a gente calcula a derivada do produto de duas funções aqui né"] * 8)
     found = sentences(stitch([Window(1, 0.0, 60.0, text)]), "pt")
-    piece = quoted(found, 0, 1, "pt")
+    piece = quote_of_span(found, 0, 1, "pt")
     assert piece == "a gente calcula a derivada do produto de duas funções aqui"
     whole = sentences(stitch([Window(1, 0.0, 9.0, "Isso vale, né. Fim.")]), "pt")
-    assert quoted(whole, 0, 1, "pt") == "Isso vale, né."  # a whole sentence keeps every word
+    assert quote_of_span(whole, 0, 1, "pt") == "Isso vale, né."  # a whole sentence keeps every word
 
 
 def test_a_turn_the_captions_give_to_someone_in_the_room_is_not_the_lecturer_s() -> None:

@@ -14,7 +14,7 @@ from lecturetui.core.answer.found import Retrieved
 from lecturetui.core.answer.prompting import Passage
 from lecturetui.core.answer.quote import Quote
 from lecturetui.core.answer.result import Answer, passage_record
-from lecturetui.core.answer.unexplained import also_line, quoted, unsure_opening
+from lecturetui.core.answer.unexplained import also_line, cited_quote, unsure_opening
 from lecturetui.core.library import Hit
 from lecturetui.core.records import (
     AnswerRecord,
@@ -71,7 +71,7 @@ class Doubted:
             return opening(self.found)
         pair = self.found.moments
         assert pair is not None
-        return f"{also_line(self.found.language)}\n\n{quoted(pair[1], 2)}\n\n"
+        return f"{also_line(self.found.language)}\n\n{cited_quote(pair[1], 2)}\n\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,4 +120,4 @@ def moments(found: Retrieved) -> tuple[QuoteRecord, ...]:
 
 def quote_block(quote: Quote | None) -> str:
     """The answer's opening: the lecturer's sentences in quotes, with lecture and time, [1]."""
-    return f"{quoted(quote, 1)}\n\n" if quote is not None else ""
+    return f"{cited_quote(quote, 1)}\n\n" if quote is not None else ""

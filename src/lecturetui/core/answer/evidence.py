@@ -21,7 +21,7 @@ from lecturetui.core.records import EvidenceRecord
 from lecturetui.core.retrieval.sentences import SentenceVectors
 from lecturetui.core.retrieval.vector_index import unit_vector
 from lecturetui.core.sentences import Sentence, Transcript, Window, pieces, stitch
-from lecturetui.core.study.quoting import covering, quoted
+from lecturetui.core.study.quoting import covering, quote_of_span
 from lecturetui.core.study.quoting import sentences as whole_sentences
 from lecturetui.core.timefmt import format_timestamp
 
@@ -97,7 +97,7 @@ class Spoken:
         return covering(self.found, self.shift + unit.first, self.shift + unit.last)
 
     def text(self, a: int, b: int) -> str:
-        return quoted(self.found, a, b, self.language)
+        return quote_of_span(self.found, a, b, self.language)
 
 
 @dataclass(frozen=True, slots=True)

@@ -209,10 +209,10 @@ def retrieve(
     # the prompt is built (`score_rest`)
     scored: list[ScoredPassage] = []
     quoting = signals.covered or signals.just_under
-    if signals.quoted:
+    if signals.moments_quoted:
         scorer = sentence_scorer(library)
         query = scorer.query(asked.text)
-        windows = [best_window(p) for p in passages[: signals.quoted]]
+        windows = [best_window(p) for p in passages[: signals.moments_quoted]]
         scored = score_passages(windows, query, scorer.vectors)
         scored = [replace(sp, spoken=_spoken(library, sp.passage)) for sp in scored]
         if quoting:  # the sentence that answers may lie just outside the window

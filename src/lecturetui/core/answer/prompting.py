@@ -14,8 +14,8 @@ from typing import Any
 
 from lecturetui.core.citing import CITATION
 from lecturetui.core.conversation import Exchange
-from lecturetui.core.lectures import join_overlapping
 from lecturetui.core.links import deep_link
+from lecturetui.core.sentences import Window, joined_text
 from lecturetui.core.timefmt import format_span
 
 SYSTEM_PROMPT = (
@@ -123,9 +123,7 @@ def merge_hits(hits: Sequence[Any]) -> list[Passage]:
     passages = []
     for n, group in enumerate(groups, start=1):
         ordered = sorted(group, key=lambda h: (h.segment.start, h.segment.end))
-        text = ordered[0].segment.text
-        for h in ordered[1:]:
-            text = join_overlapping(text, h.segment.text)
+        text = joined_text([Window.of(h.segment) for h in ordered])
         lec = ordered[0].lecture
         start = min(h.segment.start for h in ordered)
         passages.append(

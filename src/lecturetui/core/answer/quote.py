@@ -35,7 +35,7 @@ from lecturetui.core.records import QuoteRecord
 from lecturetui.core.retrieval.rerank import RerankStage
 from lecturetui.core.retrieval.sentences import SentenceVectors
 from lecturetui.core.retrieval.vector_index import unit_vector
-from lecturetui.core.study.quoting import choose, quoted_runs
+from lecturetui.core.study.quoting import choose, quote_of_runs
 from lecturetui.core.timefmt import format_timestamp
 
 #: windows whose sentences are scored: the quote comes from the first, the prompt's other
@@ -191,7 +191,7 @@ def choose_quote(sp: ScoredPassage, words: int = QUOTE_WORDS) -> Quote | None:
         p.lecture_title,
         start,
         end,
-        quoted_runs(found, chosen, spoken.language),
+        quote_of_runs(found, chosen, spoken.language),
         sp.scores[best],
         segment,
         deep_link(p.source_url, start),

@@ -42,13 +42,13 @@ def also_line(language: str | None) -> str:
     return _ALSO.get(language or "", _ALSO_EN)
 
 
-def quoted(quote: Quote, number: int) -> str:
+def cited_quote(quote: Quote, number: int) -> str:
     """One moment as the answer quotes it: the lecturer's words, lecture and time, [n]."""
     return f"“{quote.text}” ({quote.lecture_title}, {format_timestamp(quote.start)}) [{number}]"
 
 
 def unsure_opening(language: str | None, first: Quote, other: Quote) -> str:
-    return f"{unsure_line(language)}\n\n{quoted(first, 1)}\n\n{quoted(other, 2)}\n\n"
+    return f"{unsure_line(language)}\n\n{cited_quote(first, 1)}\n\n{cited_quote(other, 2)}\n\n"
 
 
 def unsure_answer(found: Retrieved) -> Answer:

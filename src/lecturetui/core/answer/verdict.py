@@ -115,7 +115,7 @@ class Signals:
         )
 
     @property
-    def quoted(self) -> int:
+    def moments_quoted(self) -> int:
         """How many moments retrieval quotes for the verdict: two when they may be shown or read
         together, else the first (none when nothing was found)."""
         if self.moments == 0:
@@ -183,7 +183,7 @@ Verdict = Explain | Unsure | ReadFirst | Refuse
 
 
 def first_verdict(signals: Signals, first: Quote | None, second: Quote | None) -> Verdict:
-    """The verdict from retrieval alone, with the moments it quoted (`Signals.quoted`)."""
+    """The verdict from retrieval alone, with the moments it quoted (`Signals.moments_quoted`)."""
     two = first is not None and second is not None
     if signals.covered:
         if two and signals.close:

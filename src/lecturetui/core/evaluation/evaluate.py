@@ -25,6 +25,7 @@ from lecturetui.core.evaluation.saved_runs import (
 from lecturetui.core.i18n import _
 from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator
+from lecturetui.core.progress import NotedProgress as EvalProgress
 from lecturetui.core.question_options import DEFAULT_TTFT_S
 from lecturetui.core.records import AnswerRecord
 from lecturetui.core.requests.door import answer_request
@@ -35,8 +36,6 @@ from lecturetui.core.retrieval.scope import Scope
 
 #: the judge setting of a run without the LLM judge
 NO_JUDGE = "none"
-#: (questions done, questions in all, what is happening now)
-EvalProgress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,7 +61,7 @@ _TEXT_TS_ATTEMPT = re.compile(r"^\s*[\[(]?\d{1,2}:[0-9a-zA-Z:.,]*[\])]?(?:\s|$)"
 
 
 @dataclass(slots=True)
-class Transcript:
+class ParsedFile:
     """A file read: its lectures, warnings on its encoding, and notes on what was repaired."""
 
     lectures: list[ParsedLecture]
@@ -71,7 +71,7 @@ class Transcript:
 
 def read_transcript(
     data: bytes, suffix: str, name: str, policy: ParsePolicy | None = None
-) -> Transcript:
+) -> ParsedFile:
     """Decode, recognise and parse a transcript file's bytes (`name`: the default lecture key)."""
     policy = policy or ParsePolicy()
     fixes = Repairs(policy.strict)
@@ -99,7 +99,7 @@ def read_transcript(
             # TRANSLATORS: {error} is the name of a Python exception, e.g. RecursionError
             _("could not be read (an unexpected {error})").format(error=type(exc).__name__)
         ) from exc
-    return Transcript(lectures, decoded.warnings, fixes.notes())
+    return ParsedFile(lectures, decoded.warnings, fixes.notes())
 
 
 def sniff_format(text: str, suffix: str = "") -> str | None:

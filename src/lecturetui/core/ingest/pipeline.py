@@ -21,7 +21,7 @@ from lecturetui.core.i18n import _
 from lecturetui.core.ingest.batch import DEFAULT_MAX_BYTES, FileResult, IngestOptions, IngestReport
 from lecturetui.core.ingest.discover import discover, wanted
 from lecturetui.core.ingest.plan import (
-    Plan,
+    IngestPlan,
     Stamp,
     apply_options,
     apply_video_info,
@@ -32,8 +32,9 @@ from lecturetui.core.ingest.plan import (
     update_metadata,
 )
 from lecturetui.core.ingest.recordings import MediaContext
-from lecturetui.core.ingest.source import Source, open_source, transcript_writer
+from lecturetui.core.ingest.source import SourceFile, open_source, transcript_writer
 from lecturetui.core.models.tokens import TokenCounter
+from lecturetui.core.progress import NotedProgress
 from lecturetui.core.sentences import Window, punctuated, stitch
 from lecturetui.core.storage.store import LectureRow, SaveResult, Store
 
@@ -44,14 +45,12 @@ __all__ = [
     "FileResult",
     "IngestOptions",
     "IngestReport",
-    "ProgressCallback",
     "discover",
     "ingest_file",
     "ingest_paths",
     "wanted",
 ]
 
-ProgressCallback = Callable[[int, int, str], None]
 EmbedFn = Callable[[list[str]], "npt.NDArray[np.float32]"]
 #: a lecture's words -> the positions of the words its sentences end with (None: no model)
 EndsFn = Callable[[Sequence[str]], "list[int] | None"]
@@ -63,7 +62,7 @@ def ingest_paths(
     paths: Iterable[Path],
     options: IngestOptions | None = None,
     counter: TokenCounter | None = None,
-    progress: ProgressCallback | None = None,
+    progress: NotedProgress | None = None,
     on_saved: Callable[[FileResult], None] | None = None,
     embed: EmbedFn | None = None,
     media: MediaContext | None = None,
@@ -173,7 +172,7 @@ def _ingest_file(
 def _kept(
     store: Store,
     path: Path,
-    source: Source,
+    source: SourceFile,
     config_json: str,
     existing: list[LectureRow],
     options: IngestOptions,
@@ -208,7 +207,7 @@ def _kept(
     return None
 
 
-def find_sentence_ends(plan: Plan, ends: EndsFn) -> None:
+def find_sentence_ends(plan: IngestPlan, ends: EndsFn) -> None:
     """Each planned lecture whose captions do not mark their sentences (core/sentences.py) with
     the sentence ends `ends` finds in its words, read once (the windows stitched: each word
     once), kept with each window as positions of its own words."""
@@ -234,7 +233,7 @@ def find_sentence_ends(plan: Plan, ends: EndsFn) -> None:
         )
 
 
-def _embed(plan: Plan, embed: EmbedFn | None) -> Vectors:
+def _embed(plan: IngestPlan, embed: EmbedFn | None) -> Vectors:
     """The planned segments' vectors, per lecture, before anything is stored (None each without
     `embed`)."""
     if embed is None or not plan.planned:
@@ -246,7 +245,7 @@ def _embed(plan: Plan, embed: EmbedFn | None) -> Vectors:
 
 
 def _store(
-    store: Store, plan: Plan, vectors: Vectors, existing: list[LectureRow], result: FileResult
+    store: Store, plan: IngestPlan, vectors: Vectors, existing: list[LectureRow], result: FileResult
 ) -> None:
     """The planned lectures saved (inside the file's transaction), each change in `result`."""
     stored_keys = {r.source_key for r in existing}

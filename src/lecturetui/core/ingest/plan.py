@@ -29,7 +29,7 @@ class Stamp:
 
 
 @dataclass(slots=True)
-class Plan:
+class IngestPlan:
     """The lectures to store (row and segments), their chapters by id, and the lectures skipped
     because the library already holds their content (their id and file, to say so)."""
 
@@ -46,10 +46,10 @@ def plan_lectures(
     config: SegmentConfig,
     counter: TokenCounter,
     result: FileResult,
-) -> Plan:
+) -> IngestPlan:
     """Each lecture of the file planned; one the store holds just so is only listed in `result`
     (its chapters saved when it had none)."""
-    plan = Plan()
+    plan = IngestPlan()
     by_key = {r.source_key: r for r in existing}
     taken: set[str] = set()  # ids given to this file's new lectures, not yet stored
     for lecture in parsed:
@@ -106,7 +106,7 @@ def _record(
     )
 
 
-def say_twins(plan: Plan, result: FileResult) -> None:
+def say_twins(plan: IngestPlan, result: FileResult) -> None:
     """The lectures skipped as twins of stored ones: the file is a duplicate when nothing else
     of it was stored or kept, else a warning."""
     if not plan.twins:

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lecturetui.core.i18n import _
-from lecturetui.core.ingest.formats import Transcript
+from lecturetui.core.ingest.formats import ParsedFile
 from lecturetui.core.ingest.media import MediaError
-from lecturetui.core.ingest.speech import AudioProgress, CancelCheck, Transcriber, save_vtt
+from lecturetui.core.ingest.speech import CancelCheck, Transcriber, save_vtt
 from lecturetui.core.lectures import ParsedLecture, Transcription
+from lecturetui.core.progress import SecondsProgress
 from lecturetui.core.storage.store import Store
 from lecturetui.core.storage.transcriptions import Transcriptions
 
@@ -26,13 +27,13 @@ class MediaContext:
     """What transcribing needs beyond the options: the model, and the caller's callbacks."""
 
     transcriber: Transcriber
-    progress: AudioProgress | None = None  # (seconds of audio done, seconds in all)
+    progress: SecondsProgress | None = None  # (seconds of audio done, seconds in all)
     cancel: CancelCheck | None = None  # checked between Whisper's segments
 
 
 def read_media(
     store: Store, path: Path, source_hash: str, language: str | None, media: MediaContext
-) -> Transcript:
+) -> ParsedFile:
     """The media file as a one-lecture transcript, from the library's copy of its transcription
     when there is one."""
     transcription = Transcriptions(store).get(source_hash, media.transcriber.name, language)
@@ -43,7 +44,7 @@ def read_media(
         media.progress(transcription.duration, transcription.duration)
     if not transcription.cues:
         raise MediaError(_("has no speech that could be transcribed (silence or music only?)"))
-    return Transcript([lecture_of(path, transcription)])
+    return ParsedFile([lecture_of(path, transcription)])
 
 
 def write_transcript(

@@ -12,26 +12,26 @@ from pathlib import Path
 from lecturetui.core.errors import LectureTuiError, TranscriptError
 from lecturetui.core.i18n import _
 from lecturetui.core.ingest.batch import IngestOptions
-from lecturetui.core.ingest.formats import Transcript, read_transcript
+from lecturetui.core.ingest.formats import ParsedFile, read_transcript
 from lecturetui.core.ingest.media import is_media, media_sha256
 from lecturetui.core.ingest.recordings import MediaContext, read_media, write_transcript
 from lecturetui.core.storage.store import LectureRow, Store
 
 
 @dataclass(frozen=True, slots=True)
-class Source:
+class SourceFile:
     """A file to ingest: where its lectures say they come from, its hash, the format it is
     transcribed in (None for a transcript) and how to read it (transcribing a media file)."""
 
     path: str  # the file's absolute path, as the lectures keep it
     hash: str
     format: str | None
-    read: Callable[[], Transcript]
+    read: Callable[[], ParsedFile]
 
 
 def open_source(
     store: Store, path: Path, options: IngestOptions, media: MediaContext | None
-) -> Source:
+) -> SourceFile:
     """The file's hash and reader; a transcript's bytes are read here, once."""
     source_path = str(path.resolve())
     if is_media(path):
@@ -42,16 +42,16 @@ def open_source(
             )
         source_hash = media_sha256(path)
         read = partial(read_media, store, path, source_hash, options.language, media)
-        return Source(source_path, source_hash, f"whisper:{media.transcriber.name}", read)
+        return SourceFile(source_path, source_hash, f"whisper:{media.transcriber.name}", read)
     data = _read_source(path, options.max_bytes)
     read = partial(read_transcript, data, path.suffix, path.stem, options.policy)
-    return Source(source_path, hashlib.sha256(data).hexdigest(), None, read)
+    return SourceFile(source_path, hashlib.sha256(data).hexdigest(), None, read)
 
 
 def transcript_writer(
     store: Store,
     path: Path,
-    source: Source,
+    source: SourceFile,
     options: IngestOptions,
     media: MediaContext | None,
     existing: list[LectureRow],

@@ -21,10 +21,9 @@ from lecturetui.core.ingest.media import SAMPLE_RATE, Cancelled, MediaError, dec
 from lecturetui.core.lectures import Cue, Transcription
 from lecturetui.core.models.placement import AsrDevice, Placement
 from lecturetui.core.models.whisper import DEFAULT_ASR, resolve_asr_model
+from lecturetui.core.progress import SecondsProgress
 from lecturetui.core.sentences import closes
 
-#: (seconds of audio done, seconds in all): what a progress bar of a transcription shows
-AudioProgress = Callable[[float, float], None]
 CancelCheck = Callable[[], bool]
 
 
@@ -38,7 +37,7 @@ class Transcriber(Protocol):
         self,
         path: Path,
         language: str | None = None,
-        progress: AudioProgress | None = None,
+        progress: SecondsProgress | None = None,
         cancel: CancelCheck | None = None,
     ) -> Transcription: ...
 
@@ -121,7 +120,7 @@ class WhisperTranscriber:
         self,
         path: Path,
         language: str | None = None,
-        progress: AudioProgress | None = None,
+        progress: SecondsProgress | None = None,
         cancel: CancelCheck | None = None,
     ) -> Transcription:
         header = probe(path)  # a bad file is refused before the model loads

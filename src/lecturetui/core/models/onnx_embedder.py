@@ -23,7 +23,6 @@ from lecturetui.core.i18n import _
 from lecturetui.core.models.embedding import (
     PASSAGE_PREFIX,
     QUERY_PREFIX,
-    BatchProgress,
     Vectors,
     weights_hash,
 )
@@ -32,6 +31,7 @@ from lecturetui.core.models.onnx_export import MODEL_FILE, read_record
 from lecturetui.core.models.ov_cache import compile_cached
 from lecturetui.core.models.ov_tokenizer import OvTokenizer
 from lecturetui.core.models.tokens import CallableTokenCounter, TokenCounter, tokenizer_counter
+from lecturetui.core.progress import CountProgress
 
 OPENVINO = "openvino"
 ONNXRUNTIME = "onnxruntime"
@@ -209,7 +209,7 @@ class OnnxEmbedder:
         return vectors
 
     def embed_passages(
-        self, texts: Sequence[str], progress: BatchProgress | None = None
+        self, texts: Sequence[str], progress: CountProgress | None = None
     ) -> Vectors:
         """Passage vectors in the order given; batches are formed longest first (less padding)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)

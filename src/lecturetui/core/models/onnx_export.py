@@ -23,13 +23,13 @@ import shutil
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from lecturetui.core.hashing import file_sha256
 from lecturetui.core.i18n import _
+from lecturetui.core.progress import Notify
 
 FOLDER = "onnx"
 MODEL_FILE = "model.onnx"
@@ -46,8 +46,6 @@ CHECK_TEXTS = (
     "be changed once it is made, which is why a tuple can be the key of a dictionary.",
     "então a gente vai abrir o arquivo com open e ler linha por linha com um laço for né",
 )
-
-Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +110,7 @@ def _sentence_module(st: Any) -> Any:
     window = getattr(config, "sliding_window", None)
     rest = list(st)[1:]
 
-    class Sentence(torch.nn.Module):  # type: ignore[misc]
+    class SentenceEncoder(torch.nn.Module):  # type: ignore[misc]
         def __init__(self) -> None:
             super().__init__()
             self.st = st
@@ -145,11 +143,11 @@ def _sentence_module(st: Any) -> Any:
                 features = module(features)
             return torch.nn.functional.normalize(features["sentence_embedding"], dim=-1)
 
-    return Sentence().eval()
+    return SentenceEncoder().eval()
 
 
 def export(
-    model_dir: Path, folder: Path, source: str, progress: Progress | None = None
+    model_dir: Path, folder: Path, source: str, progress: Notify | None = None
 ) -> ExportRecord:
     """Export the sentence-transformers model at `model_dir` into `folder` (made whole or not at
     all: written beside it, checked, then renamed). Raises RuntimeError when the export or its

@@ -13,7 +13,6 @@ there), and wherever the export cannot be made or loaded, with one line saying w
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
@@ -21,12 +20,11 @@ from lecturetui.core.i18n import _
 from lecturetui.core.models.embedding import E5Embedder, Embedder, weights_hash
 from lecturetui.core.models.onnx_export import EXPORT_VERSION, export, export_dir, usable, verify
 from lecturetui.core.models.placement import NAMES, Placement, graph_runtime
+from lecturetui.core.progress import Notify
 
 TORCH = "PyTorch"
 #: beside an export that failed, so that it is not tried again for the same weights
 FAILED = "failed.json"
-
-Notify = Callable[[str], None]
 
 
 def runtime_of(embedder: object) -> str:

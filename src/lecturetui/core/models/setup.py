@@ -15,13 +15,12 @@ from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _
+from lecturetui.core.progress import StepProgress as Progress
 
 #: written once the first run tried every model (whatever came of it)
 MARKER = ".lecturetui-prepared.json"
 #: what a first run downloads where nothing is installed (E5 comes with the program)
 DOWNLOAD_GB = 2.8
-
-Progress = Callable[[str, int, int], None]  # (what, done, total)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ import hashlib
 import os
 import tempfile
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,6 +46,7 @@ from lecturetui.core.pack.format import (
 from lecturetui.core.pack.reader import read_pack
 from lecturetui.core.pack.saved import saved_rerank
 from lecturetui.core.pack.vectors import Matrix, to_npy
+from lecturetui.core.progress import CountProgress
 from lecturetui.core.retrieval import small_unit_index
 from lecturetui.core.retrieval.small_units import split_units
 from lecturetui.core.retrieval.vector_index import Manifest, VectorIndex
@@ -55,8 +56,6 @@ from lecturetui.core.timefmt import utc_now
 if TYPE_CHECKING:
     from lecturetui.core.lectures import Lecture
     from lecturetui.core.library import Library
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +81,10 @@ class _Gathered:
 
 
 def export_pack(
-    library: Library, target: Path, lectures: Sequence[Lecture], progress: Progress | None = None
+    library: Library,
+    target: Path,
+    lectures: Sequence[Lecture],
+    progress: CountProgress | None = None,
 ) -> ExportResult:
     """Write `lectures` of `library` to `target` as a pack (PackError when it cannot be)."""
     if not lectures:
@@ -137,7 +139,7 @@ def export_pack(
 
 
 def _rerank_index(
-    library: Library, ids: Sequence[int], progress: Progress | None
+    library: Library, ids: Sequence[int], progress: CountProgress | None
 ) -> VectorIndex | None:
     """EmbeddingGemma's vectors, those missing written first (only then is the model loaded);
     None where re-ranking is off or not installed."""

@@ -12,7 +12,7 @@ import (or search) drops; after it, the pack is whole. Running the import again 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -22,10 +22,11 @@ import numpy as np
 from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Chapter
 from lecturetui.core.pack.format import E5, GEMMA, EmbedderInfo, PackManifest
-from lecturetui.core.pack.plan import ADDED, UPDATED, Decision, Plan, plan_import, record_for
+from lecturetui.core.pack.plan import ADDED, UPDATED, Decision, ImportPlan, plan_import, record_for
 from lecturetui.core.pack.reader import PackContents, read_pack
 from lecturetui.core.pack.saved import saved_rerank
 from lecturetui.core.pack.vectors import Matrix
+from lecturetui.core.progress import CountProgress, StepProgress
 from lecturetui.core.retrieval import small_unit_index
 from lecturetui.core.retrieval.small_units import split_units
 from lecturetui.core.retrieval.vector_index import Manifest, VectorIndex
@@ -45,7 +46,6 @@ T = TypeVar("T", bound=_OfLecture)
 
 #: the stages an import reports progress in: (stage, done, total)
 READING, EMBEDDING, STORING = "reading", "embedding", "storing"
-ImportProgress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +87,7 @@ class _Vectors:
     rerank_index: VectorIndex | None = None  # where `rerank` goes
 
 
-def import_pack(
-    library: Library, path: Path, progress: ImportProgress | None = None
-) -> ImportResult:
+def import_pack(library: Library, path: Path, progress: StepProgress | None = None) -> ImportResult:
     """Merge the pack at `path` into `library` (PackError, library unchanged, when refused)."""
     report = progress or (lambda _stage, _done, _total: None)
     report(READING, 0, 1)
@@ -118,7 +116,7 @@ def import_pack(
 
 def _result(
     path: Path,
-    plan: Plan,
+    plan: ImportPlan,
     contents: PackContents,
     rows: Sequence[int],
     notes: tuple[str, ...],
@@ -197,14 +195,14 @@ def _embed(
     rows: Sequence[int],
     windows_too: bool,
     vectors: _Vectors,
-    report: ImportProgress,
+    report: StepProgress,
 ) -> _Vectors:
     """The vectors made again with the student's E5 (nothing is written yet)."""
     texts = [contents.segments[i].text for i in rows]
     unit_texts = [u.text for t in texts for u in split_units(t)]
     total = len(unit_texts) + (len(texts) if windows_too else 0)
 
-    def step(offset: int) -> Callable[[int, int], None]:
+    def step(offset: int) -> CountProgress:
         return lambda done, _total: report(EMBEDDING, offset + done, total)
 
     embedder = library.embedder
@@ -244,10 +242,10 @@ def _rerank(
 def _write(
     library: Library,
     contents: PackContents,
-    plan: Plan,
+    plan: ImportPlan,
     rows: Sequence[int],
     vectors: _Vectors,
-    report: ImportProgress,
+    report: StepProgress,
 ) -> None:
     """Reserve ids, save the vectors under them, store the lectures, drop what they replaced."""
     store = library.store

@@ -35,7 +35,9 @@ class Decision:
 
 
 @dataclass(slots=True)
-class Plan:
+class ImportPlan:
+    """What importing a pack does: a decision for each of its lectures."""
+
     decisions: list[Decision] = field(default_factory=list)
 
     @property
@@ -43,8 +45,8 @@ class Plan:
         return [d for d in self.decisions if d.status in (ADDED, UPDATED)]
 
 
-def plan_import(store: Store, contents: PackContents) -> Plan:
-    plan = Plan()
+def plan_import(store: Store, contents: PackContents) -> ImportPlan:
+    plan = ImportPlan()
     own_origin = _own_origin(store)
     taken: set[str] = set()
     titles = {lec.title.casefold(): lec for lec in store.lectures()}

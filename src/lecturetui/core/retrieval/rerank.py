@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
+from lecturetui.core.progress import CountProgress
 from lecturetui.core.retrieval.vector_index import (
     Manifest,
     SearchIndexError,
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
 #: segments embedded between two saves while catching up (a kill loses at most this many)
 SYNC_BATCH = 16
 
-Progress = Callable[[int, int], None]
 CancelCheck = Callable[[], bool]
 
 
@@ -184,7 +184,7 @@ class RerankStage:
     def sync(
         self,
         store: Store,
-        progress: Progress | None = None,
+        progress: CountProgress | None = None,
         cancel: CancelCheck | None = None,
     ) -> int:
         """Embed the windows that lack a vector and drop vectors of removed segments, saving
@@ -212,7 +212,7 @@ class RerankStage:
                     progress(done, len(missing))
             return done
 
-    def rebuild(self, store: Store, progress: Progress | None = None) -> int:
+    def rebuild(self, store: Store, progress: CountProgress | None = None) -> int:
         """Forget every vector and embed all windows again (`lecturetui reindex`)."""
         with self._lock:
             self._index = VectorIndex.create(self.folder, self._manifest(), 1024)

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
-from lecturetui.core.lectures import join_overlapping
 from lecturetui.core.links import deep_link
+from lecturetui.core.sentences import Window, joined_text
 from lecturetui.core.study.moments import Moment
 from lecturetui.core.timefmt import format_timestamp, utc_now
 
@@ -235,18 +235,15 @@ class Bookmarks:
 
     def _said(self, lecture_id: str, start: float, end: float) -> str:
         """The text of the lecture's segments that overlap start-end, overlaps said once."""
-        texts = [
-            str(r[0])
+        windows = [
+            Window(int(r[0]), float(r[1]), float(r[2]), str(r[3]))
             for r in self._db.execute(
-                'SELECT text FROM segments WHERE lecture_id = ? AND start <= ? AND "end" >= ?'
-                " ORDER BY start",
+                'SELECT id, start, "end", text FROM segments'
+                ' WHERE lecture_id = ? AND start <= ? AND "end" >= ? ORDER BY start',
                 (lecture_id, end, start),
             )
         ]
-        said = texts[0] if texts else ""
-        for text in texts[1:]:
-            said = join_overlapping(said, text)
-        return said
+        return joined_text(windows)
 
     def get(self, bookmark_id: int) -> Bookmark:
         row = self._db.execute(f"{_SELECT} WHERE b.id = ?", (bookmark_id,)).fetchone()

@@ -30,7 +30,7 @@ import numpy.typing as npt
 from lecturetui.core.lectures import Chapter, StoredSegment
 from lecturetui.core.retrieval.small_units import STRIDE, WIDTH, split_units
 from lecturetui.core.sentences import Sentence, Transcript, Window, pieces, stitch
-from lecturetui.core.study.quoting import quoted, sentences
+from lecturetui.core.study.quoting import quote_of_span, sentences
 
 #: seconds of speech averaged on each side of a candidate boundary
 WINDOW_S = 90.0
@@ -60,7 +60,7 @@ Vectors = Callable[[list[int]], npt.NDArray[np.float32]]
 
 
 @dataclass(frozen=True, slots=True)
-class Said:
+class TimedSentence:
     """A sentence of the lecture at its time (seconds), in the segment it was read from."""
 
     time: float
@@ -78,7 +78,7 @@ class Part:
     end: float
     title: str
     made: bool  # cut by lecturetui where the subject changes (not the author's chapter)
-    sentences: tuple[Said, ...]
+    sentences: tuple[TimedSentence, ...]
     text: str  # everything said in it, in order: its pieces (core/sentences.py), a line each
     digest: str  # its most representative sentences up to digest_words(parts), in order
     phrases: tuple[str, ...] = ()  # what it is about (core/study/keyphrases.py), where found
@@ -199,7 +199,7 @@ class Timeline:
     """What the lecture says in order, once (overlapping windows counted once): its sentences
     with their times and the label of the unit around each (in the unit index)."""
 
-    said: list[Said]
+    said: list[TimedSentence]
     labels: list[int]
 
     @property
@@ -210,7 +210,7 @@ class Timeline:
 def timeline(segments: Sequence[StoredSegment], max_units: int) -> Timeline:
     """The sentences of the lecture's segments (in time order), each segment read up to where
     the next begins (the windows overlap), each sentence with its unit's label."""
-    said: list[Said] = []
+    said: list[TimedSentence] = []
     labels: list[int] = []
     for i, seg in enumerate(segments):
         until = segments[i + 1].start if i + 1 < len(segments) else math.inf
@@ -222,7 +222,7 @@ def timeline(segments: Sequence[StoredSegment], max_units: int) -> Timeline:
             if at >= until:
                 break
             unit = min(max(0, round((mid - WIDTH / 2) / STRIDE)), n_units - 1)
-            said.append(Said(at, sentence.text, seg.id))
+            said.append(TimedSentence(at, sentence.text, seg.id))
             labels.append(seg.id * max_units + unit)
     return Timeline(said, labels)
 
@@ -296,7 +296,7 @@ def _quoted(
     inside: Sequence[int],
     local: Sequence[int],
     language: str,
-) -> tuple[Said, ...]:
+) -> tuple[TimedSentence, ...]:
     """The part's most representative whole sentences (core/study/quoting.py), each with the one it
     leans on, as said, in order: a sentence is as representative as the best of the pieces cut
     for search (`line`) it holds. Where the captions have no punctuation, its best pieces."""
@@ -328,9 +328,9 @@ def _quoted(
     if not runs and quotable:  # all too long or too short: the most representative one still
         runs = quotable[:1]
     return tuple(
-        Said(
+        TimedSentence(
             spoken_at.time(found[x].first),
-            quoted(found, x, y, language),
+            quote_of_span(found, x, y, language),
             spoken_at.owners[found[x].first],
         )
         for x, y in sorted(runs)
@@ -380,7 +380,7 @@ def digest_words(parts: int) -> int:
     return max(MIN_DIGEST_WORDS, min(DIGEST_WORDS, LECTURE_DIGEST_WORDS // max(1, parts)))
 
 
-def _within(said: Sequence[Said], ranked: Sequence[int], words: int) -> list[int]:
+def _within(said: Sequence[TimedSentence], ranked: Sequence[int], words: int) -> list[int]:
     """The first of the ranked sentences that fit in `words` words (at least one)."""
     out: list[int] = []
     total = 0

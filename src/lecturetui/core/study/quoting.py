@@ -259,12 +259,12 @@ def runs(chosen: Sequence[int]) -> list[tuple[int, int]]:
     return out
 
 
-def quoted_runs(found: Sequence[Sentence], chosen: Sequence[int], language: str) -> str:
-    """The chosen sentences as one quote: each run as said (`quoted`), runs joined by "…"."""
-    return " … ".join(quoted(found, a, b, language) for a, b in runs(chosen))
+def quote_of_runs(found: Sequence[Sentence], chosen: Sequence[int], language: str) -> str:
+    """The chosen sentences as one quote: each run as said (`quote_of_span`), runs joined by "…"."""
+    return " … ".join(quote_of_span(found, a, b, language) for a, b in runs(chosen))
 
 
-def quoted(found: Sequence[Sentence], a: int, b: int, language: str) -> str:
+def quote_of_span(found: Sequence[Sentence], a: int, b: int, language: str) -> str:
     """The sentences [a, b) as one quote, as said (`spoken`); a piece of unpunctuated speech
     without the tag question it was cut after ("né", "you know": TAGS), which closes a thought
     and says nothing."""

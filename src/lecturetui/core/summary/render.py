@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING
 from lecturetui.core.citing import CITATION
 from lecturetui.core.i18n import _
 from lecturetui.core.records import PartRecord, SummaryRecord
-from lecturetui.core.study.export import Targets, Written, write_targets
+from lecturetui.core.study.export import Targets, write_targets
+from lecturetui.core.study.export import WrittenFile as Written
 from lecturetui.core.study.export.cards import Card, Source, unique
-from lecturetui.core.study.export.markdown import heading, link, paragraphs, quoted
+from lecturetui.core.study.export.markdown import block_quote as quoted
+from lecturetui.core.study.export.markdown import heading, link, paragraphs
 from lecturetui.core.study.export.text import one_line
 from lecturetui.core.study.moments import Moment
 

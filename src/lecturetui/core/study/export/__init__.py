@@ -20,7 +20,7 @@ from lecturetui.core.study.saved import SavedAnswer
 
 __all__ = [
     "Targets",
-    "Written",
+    "WrittenFile",
     "export_answer",
     "export_bookmarks",
     "no_bookmarks",
@@ -41,13 +41,17 @@ class Targets:
 
 
 @dataclass(frozen=True, slots=True)
-class Written:
+class WrittenFile:
+    """A file an export wrote: where, in which format, and how many moments or cards."""
+
     path: Path
     format: str  # "markdown", "anki" or "csv"
     count: int  # moments (Markdown) or cards
 
 
-def write_targets(markdown: str, moments: int, cards: Sequence[Card], to: Targets) -> list[Written]:
+def write_targets(
+    markdown: str, moments: int, cards: Sequence[Card], to: Targets
+) -> list[WrittenFile]:
     """Write the Markdown and the cards to the files wanted (`moments`: how many the Markdown
     holds)."""
     from lecturetui.core.study.export.anki import write_anki
@@ -64,11 +68,11 @@ def write_targets(markdown: str, moments: int, cards: Sequence[Card], to: Target
     out = []
     if to.markdown:
         write_text(to.markdown, markdown)
-        out.append(Written(to.markdown, "markdown", moments))
+        out.append(WrittenFile(to.markdown, "markdown", moments))
     if to.anki:
-        out.append(Written(to.anki, "anki", write_anki(cards, to.anki)))
+        out.append(WrittenFile(to.anki, "anki", write_anki(cards, to.anki)))
     if to.csv:
-        out.append(Written(to.csv, "csv", write_csv(cards, to.csv)))
+        out.append(WrittenFile(to.csv, "csv", write_csv(cards, to.csv)))
     return out
 
 
@@ -77,7 +81,7 @@ def export_bookmarks(
     to: Targets,
     title: str = "Bookmarks",
     chapters: Mapping[str, Sequence[Chapter]] | None = None,
-) -> list[Written]:
+) -> list[WrittenFile]:
     """Write the bookmarks (in the order given: Bookmarks.all's) to the target files, each
     moment with its chapter where its lecture has chapters."""
     if not bookmarks:
@@ -93,6 +97,6 @@ def no_bookmarks() -> LectureTuiError:
     )
 
 
-def export_answer(answer: SavedAnswer, to: Targets) -> list[Written]:
+def export_answer(answer: SavedAnswer, to: Targets) -> list[WrittenFile]:
     """Write an answer (question, answer, citations) to the target files."""
     return write_targets(answer_markdown(answer), len(answer.citations), answer_cards(answer), to)

@@ -47,7 +47,7 @@ def paragraphs(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
 
 
-def quoted(text: str) -> str:
+def block_quote(text: str) -> str:
     """A `>` block quote of `text`, every line of it quoted."""
     return "\n".join(f"> {line}".rstrip() for line in paragraphs(text).split("\n"))
 
@@ -91,7 +91,7 @@ def bookmarks_markdown(
         if b.note.strip():
             out += ["", paragraphs(b.note)]
         if b.quote.strip():
-            out += ["", quoted(b.quote)]
+            out += ["", block_quote(b.quote)]
         if b.question and one_line(b.question):
             out += ["", f"From the question: *{escape(one_line(b.question))}*"]
     return "\n".join(out) + "\n"
@@ -127,7 +127,7 @@ def answer_markdown(answer: SavedAnswer) -> str:
             title = escape(one_line(c.moment.lecture_title))
             out += ["", f"**\\[{c.number}\\] {title}**, {link(c.moment)}"]
             if c.text.strip():
-                out += ["", quoted(c.text)]
+                out += ["", block_quote(c.text)]
         out.append("")
         out += [
             f"[^{c.number}]: {escape(one_line(c.moment.lecture_title))}, {link(c.moment)}"
