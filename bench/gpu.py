@@ -142,11 +142,11 @@ sys.path.insert(0, {src!r})
 import torch
 if {threads}:
     torch.set_num_threads({threads})
-from lecturetui.core.models.embedding import E5Embedder
+from lecturetui.core.models.embedding import TorchEmbedder
 texts = [json.loads(x)["text"] for x in open({texts!r}, encoding="utf-8") if x.strip()]
 texts = (texts * 4)[:1000]
 from pathlib import Path
-emb = E5Embedder(Path({e5!r}), device={device!r})
+emb = TorchEmbedder(Path({e5!r}), device={device!r})
 loaded = time.perf_counter() - t0
 def timed(fn):
     t = time.perf_counter(); fn()

@@ -47,12 +47,12 @@ def main() -> None:
         args.sizes, args.queries = [1000], 10
 
     from lecturetui.core.lectures import Segment
-    from lecturetui.core.models.embedding import E5Embedder
+    from lecturetui.core.models.embedding import TorchEmbedder
     from lecturetui.core.retrieval.vector_index import EXACT_SEARCH_LIMIT, Manifest, VectorIndex
     from lecturetui.core.storage.store import LectureRow, Store
 
     rng = np.random.default_rng(0)
-    emb = E5Embedder(model_dir(), device="cpu")
+    emb = TorchEmbedder(model_dir(), device="cpu")
     questions = [
         f"{t.split()[i]} {t.split()[i + 3]} o que é isso na aula {i}?"
         for i, t in enumerate(seed_texts() * 8)

@@ -94,9 +94,9 @@ def e5_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def e5(e5_dir: Path):  # type: ignore[no-untyped-def]
-    from lecturetui.core.models.embedding import E5Embedder
+    from lecturetui.core.models.embedding import TorchEmbedder
 
-    return E5Embedder(e5_dir, model_id="intfloat/multilingual-e5-small", device="cpu")
+    return TorchEmbedder(e5_dir, model_id="intfloat/multilingual-e5-small", device="cpu")
 
 
 @pytest.fixture

@@ -74,7 +74,7 @@ def test_the_command_loads_e5_where_its_workload_puts_it(
 ) -> None:
     made: list[tuple[str, Any]] = []
     monkeypatch.setattr(hardware, "torch_version", lambda: "2.11.0+cu130")
-    monkeypatch.setattr(runtime, "E5Embedder", Loaded("torch", made))
+    monkeypatch.setattr(runtime, "TorchEmbedder", Loaded("torch", made))
     monkeypatch.setattr(onnx_embedder, "OnnxEmbedder", Loaded("onnx", made))
     monkeypatch.setattr(runtime, "ensure_export", lambda path, models, notify=None: path)
     monkeypatch.setattr(runtime, "graph_runtime", lambda runtime=None: "openvino")

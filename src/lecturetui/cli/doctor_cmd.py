@@ -18,24 +18,27 @@ if TYPE_CHECKING:
     from lecturetui.core.models.embedding import Embedder
     from lecturetui.core.session import AnswerModel
 
-#: the report's row labels, in the order printed, padded to the longest + 3 (the names of
-#: software are not translated)
-LABELS = (
-    "GPU",
-    "CUDA nvcc",
-    "torch",
-    "llama.cpp",
-    N_("embeddings"),
-    N_("re-ranking"),
-    N_("answers"),
-    N_("guess"),
-    N_("speech"),
-)
+
+def labels() -> tuple[str, ...]:
+    """The report's row labels, in the order printed (the names of software are not
+    translated); the embedders' rows are their roles' (core/models/embedders.py)."""
+    from lecturetui.core.models.embedders import ROLE_LABELS
+
+    return (
+        "GPU",
+        "CUDA nvcc",
+        "torch",
+        "llama.cpp",
+        *ROLE_LABELS.values(),
+        N_("answers"),
+        N_("guess"),
+        N_("speech"),
+    )
 
 
 def label(name: str) -> str:
-    """A row's label, translated and padded so that the values line up."""
-    width = max(len(_(x)) for x in LABELS) + 3
+    """A row's label, translated and padded to the longest + 3, so that the values line up."""
+    width = max(len(_(x)) for x in labels()) + 3
     return f"{_(name):{width}}"
 
 
@@ -49,6 +52,7 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
     each model runs and why."""
     from lecturetui.core.answer.guess import guess_planned
     from lecturetui.core.models.doctor import diagnose
+    from lecturetui.core.models.embedders import FIRST_STAGE, RERANKING, ROLE_LABELS
     from lecturetui.core.question_options import DEFAULT_GUESS
 
     embedder, generator, failures = (None, None, []) if no_load else _load(obj, llm)
@@ -69,8 +73,8 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
         return
     out = console()
     _print_machine(out, report)
-    out.print(label("embeddings") + report.embedder_device)
-    out.print(label("re-ranking") + rerank)
+    out.print(label(ROLE_LABELS[FIRST_STAGE]) + report.embedder_device)
+    out.print(label(ROLE_LABELS[RERANKING]) + rerank)
     out.print(label("answers") + report.llm_device)
     out.print(
         label("guess")
@@ -85,7 +89,8 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
 
 
 def _load(obj: Context, llm: str | None) -> tuple[Embedder | None, AnswerModel | None, list[str]]:
-    """E5 and the answer model (loaded small, not kept), and why either could not be loaded."""
+    """The first stage's embedder and the answer model (loaded small, not kept), and why either
+    could not be loaded."""
     from lecturetui.core.errors import LectureTuiError
     from lecturetui.core.session import AnswerChoice
 
@@ -151,17 +156,19 @@ def print_verdict(out: Console, report: Doctor, failures: list[str]) -> None:
 
 
 def rerank_line(obj: Context, load: bool, human: bool = True) -> str:
-    """EmbeddingGemma: where it is, its size, device and dtype, its licence; or why it is off
-    (in the current language for people, `human`; in English for --json)."""
+    """The re-ranking model (core/models/embedders.py): where it is, its size, device and dtype,
+    its licence; or why it is off (in the current language for people, `human`; in English for
+    --json)."""
     from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.models import gemma
+    from lecturetui.core.models.embedders import reranker
 
     say = _ if human else N_
     library = obj.library()
     problem = library.rerank_status()
     if problem:
         return say(N_("off: {problem} (hint: lecturetui models setup)")).format(problem=problem)
-    found = gemma.status(obj.home.models_dir)
+    spec = reranker()
+    found = spec.module().status(obj.home.models_dir)
     where = say(N_("not loaded"))
     if load:
         stage = library.rerank_stage()
@@ -177,4 +184,4 @@ def rerank_line(obj: Context, load: bool, human: bool = True) -> str:
                 f" {runtime_of(emb)}"
             )
     size = decimal(found.size / 1e9, grouping=False) if human else f"{found.size / 1e9:.1f}"
-    return f"EmbeddingGemma-300M ({size} GB, {where}); {gemma.LICENCE}: {gemma.LICENCE_URL}"
+    return f"{spec.title} ({size} GB, {where}); {spec.licence}: {spec.licence_url}"

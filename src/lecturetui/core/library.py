@@ -83,8 +83,8 @@ class Library(LibraryContents):
         rerank: bool | None = None,
         sentence_ends: Callable[[Sequence[str]], list[int]] | None = None,
     ) -> None:
-        """`reranker`: the second stage's model already loaded (tests, benchmarks); else
-        EmbeddingGemma from the models folder when it is installed. `rerank=False`: E5 alone
+        """`reranker`: the second stage's model already loaded (tests, benchmarks); else the
+        re-ranking model of the models folder (core/models/embedders.py) when it is installed. `rerank=False`: E5 alone
         (None: on with a `reranker`, else as $LECTURETUI_RERANK says, on unless `off`).
         `placement`: where its models run (core/models/placement.py; the session's).
         `sentence_ends`: where sentences end in captions without punctuation (tests); else the
@@ -94,11 +94,13 @@ class Library(LibraryContents):
         #: that the pipeline plans its guess by (core/answer/guess.py)
         self.placement = placement or Placement()
         self._notify = notify
-        self._e5 = LibraryEmbedder(home.models_dir, embed_model, self.placement, embedder, notify)
+        self._first_stage = LibraryEmbedder(
+            home.models_dir, embed_model, self.placement, embedder, notify
+        )
         self._indexes = Indexes(
             home,
             lambda: self.embedder,
-            lambda: (self.model_id, self._e5.fingerprint()),
+            lambda: (self.model_id, self._first_stage.fingerprint()),
             lambda: self.store,
         )
         self._transcribers: dict[str | None, Transcriber] = {}
@@ -120,16 +122,16 @@ class Library(LibraryContents):
     @property
     def model_id(self) -> str:
         """The embedding model's name (core/library_embedder.py)."""
-        return self._e5.model_id
+        return self._first_stage.model_id
 
     @property
     def embedder(self) -> Embedder:
         """The embedding model, loaded on first use."""
-        return self._e5.embedder
+        return self._first_stage.embedder
 
     def token_counter(self) -> TokenCounter:
         """Its tokenizer, loaded when a file needs segmenting."""
-        return self._e5.token_counter()
+        return self._first_stage.token_counter()
 
     def index(self, create: bool = True) -> VectorIndex | None:
         """E5's index of the windows (core/indexes.py)."""
@@ -146,14 +148,15 @@ class Library(LibraryContents):
         return self._rerank_wanted
 
     def rerank_status(self) -> str:
-        """ "" when EmbeddingGemma re-ranks; else one sentence saying why not."""
+        """ "" when the re-ranking model (core/models/embedders.py) re-ranks; else one sentence
+        saying why not."""
         if not self._rerank_wanted:
             return _("Re-ranking is off: search uses E5 alone.")
         if self._reranker is not None:
             return ""
-        from lecturetui.core.models.gemma import status
+        from lecturetui.core.models.embedders import reranker
 
-        found = status(self.home.models_dir)
+        found = reranker().module().status(self.home.models_dir)
         if found.ready:
             return ""
         # TRANSLATORS: {problem} is one sentence: "EmbeddingGemma is not installed."
@@ -167,18 +170,19 @@ class Library(LibraryContents):
 
     def _load_reranker(self) -> Embedder:
         if self._reranker is None:
-            from lecturetui.core.models.gemma import GEMMA_DIR, GEMMA_ID
+            from lecturetui.core.models.embedders import reranker
 
+            spec = reranker()
             if self._notify:
-                self._notify(_("Loading EmbeddingGemma…"))
+                self._notify(_(spec.loading))
             self._reranker = load_embedder(
-                self.home.models_dir / GEMMA_DIR,
+                self.home.models_dir / spec.folder,
                 self.home.models_dir,
-                model_id=GEMMA_ID,
+                model_id=spec.hub_id,
                 notify=self._notify,
                 placement=self.placement,
-                batch_size=8,
-                accelerator_dtype="bfloat16",
+                batch_size=spec.batch_size,
+                accelerator_dtype=spec.accelerator_dtype,
             )
         return self._reranker
 

@@ -1,6 +1,7 @@
-"""The library's first-stage embedding model (E5 unless the settings name another): which one,
-found in the models folder; loaded on first use; its tokenizer, which segments a file only when
-one needs segmenting; its weights' fingerprint, which the vector indexes are kept for.
+"""The library's first-stage embedding model (core/models/embedders.py's, unless the settings
+name another): which one, found in the models folder; loaded on first use; its tokenizer,
+which segments a file only when one needs segmenting; its weights' fingerprint, which the
+vector indexes are kept for.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.worker import Worker, get_current_worker
 
 from lecturetui.core.i18n import N_, _, ngettext, set_language
+from lecturetui.core.models.embedders import first_stage, reranker
 from lecturetui.core.session import failed_to_load
 from lecturetui.tui import background
 from lecturetui.tui.bookmarkscreen import BookmarksScreen
@@ -132,7 +133,7 @@ class LectureApp(Translated, App[None]):
             + " · "
             + ngettext("{n} segment", "{n} segments", n_segments).format(n=n_segments),
             *scope,
-            f"E5 {self.models.device.upper()}",
+            f"{first_stage().short} {self.models.device.upper()}",
             *([self.models.rerank] if self.models.rerank else []),
             *([self.models.chapters] if self.models.chapters else []),
             *([self.models.summaries] if self.models.summaries else []),
@@ -164,14 +165,14 @@ class LectureApp(Translated, App[None]):
     def _load_models(self) -> None:
         library = self.services.library
         # a question typed meanwhile waits for these two, and shows its quote as soon as they are
-        # in; the status line says which one is loading. EmbeddingGemma loads (and runs once)
-        # beside E5 and the language identifier, as a search loads them
+        # in; the status line says which one is loading. The re-ranking model loads (and runs
+        # once) beside the first stage's and the language identifier, as a search loads them
         library.preload()  # started already by the `app` command, before Textual was imported
         stage = library.rerank_stage()
-        self._loading("E5")
+        self._loading(first_stage().name)
         library.warm(rerank=False)
         if stage is not None:
-            self._loading("EmbeddingGemma")
+            self._loading(reranker().name)
             stage.index()  # the model, once its load is done
         embedder = library.embedder
         # a session embeds a lot (every sentence, in the background): under `auto` the
@@ -198,12 +199,12 @@ class LectureApp(Translated, App[None]):
         if not library.rerank_wanted:  # turned off on purpose ($LECTURETUI_RERANK=off)
             return ""
         if library.rerank_status():
-            return _("Gemma off")
+            return _(reranker().off)
         if pending:
             return _("re-ranking vectors: {done}/{total}").format(done=total - pending, total=total)
         stage = library.rerank_stage()
         device = stage.embedder.device if stage is not None and stage.loaded else "…"
-        return f"Gemma {device.upper()}"
+        return f"{reranker().short} {device.upper()}"
 
     @work(thread=True, exclusive=True, group="rerank", exit_on_error=False)
     def write_rerank_vectors(self) -> None:

@@ -65,20 +65,22 @@ class AppServices:
 class ModelState:
     """The models the app loads while the student types (set by the app's loading worker)."""
 
-    ready: threading.Event = field(default_factory=threading.Event)  # E5 and the index loaded
+    #: the first stage's embedder and the index loaded
+    ready: threading.Event = field(default_factory=threading.Event)
     #: set once the answer model is loaded or has failed to (a question waits on it)
     answered: threading.Event = field(default_factory=threading.Event)
     device: str = "…"
     generator: Generator | None = None
     error: LectureTuiError | None = None  # why the models could not load
-    #: the re-ranking model (EmbeddingGemma) in the status line: "Gemma CPU", "Gemma: 12
-    #: pending", "Gemma off"
+    #: the re-ranking model (core/models/embedders.py) in the status line: "Gemma CPU",
+    #: "re-ranking vectors: 3/12", "Gemma off"
     rerank: str = ""
     #: the chapters of older lectures being read, for the status line ("chapters: 3/40")
     chapters: str = ""
     #: the summaries being written while the app is idle ("summaries 2/5: Aula 3, part 3 of 9")
     summaries: str = ""
-    #: what is loading now, named for the status line ("EmbeddingGemma"); "" when nothing is
+    #: what is loading now, named for the status line ("EmbeddingGemma", an embedder's name:
+    #: core/models/embedders.py); "" when nothing is
     loading: str = ""
 
     @property

@@ -229,10 +229,11 @@ class LibraryScreen(Translated, Screen[None]):
         report = diagnose(embedder, models.generator, placement)
         stage = ctx.services.library.rerank_stage() if ready else None
         if stage is not None and stage.loaded:
+            from lecturetui.core.models.embedders import reranker
             from lecturetui.core.models.runtime import runtime_of
 
-            gemma = stage.embedder
-            rerank = f" · EmbeddingGemma: {gemma.device} ({runtime_of(gemma)})"
+            second = stage.embedder
+            rerank = f" · {reranker().name}: {second.device} ({runtime_of(second)})"
         else:
             rerank = ""
         gpu = report.gpus[0] if report.gpus else None

@@ -18,11 +18,11 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def gemma():  # type: ignore[no-untyped-def]
-    from lecturetui.core.models.embedding import E5Embedder
+    from lecturetui.core.models.embedding import TorchEmbedder
 
     state = gemmastore.status(MODELS_DIR)
     assert state.ready, f"{state.problem} (the test set-up installs it: make setup-dev)"
-    return E5Embedder(state.path, model_id=gemmastore.GEMMA_ID, device="cpu", batch_size=8)
+    return TorchEmbedder(state.path, model_id=gemmastore.GEMMA_ID, device="cpu", batch_size=8)
 
 
 def test_the_installed_model_is_whole_and_licensed() -> None:

@@ -141,11 +141,11 @@ def test_token_estimate_grows_with_text() -> None:
 def test_auto_stays_on_the_cpu_without_an_accelerator(e5_dir: Path) -> None:
     import torch
 
-    from lecturetui.core.models.embedding import E5Embedder
+    from lecturetui.core.models.embedding import TorchEmbedder
 
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
-    emb = E5Embedder(e5_dir, device="auto")
+    emb = TorchEmbedder(e5_dir, device="auto")
     vectors = emb.embed_passages(["uma aula sobre redes neurais"] * 3)
     assert emb.device == "cpu" and emb.policy is None and emb.planned == "cpu"
     assert vectors.shape == (3, emb.dim)
@@ -162,11 +162,11 @@ cuda = pytest.mark.skipif(
 @pytest.mark.cuda
 @cuda
 def test_cuda_pipelined_vectors_match_the_plain_encode(e5_dir: Path) -> None:
-    from lecturetui.core.models.embedding import E5Embedder
+    from lecturetui.core.models.embedding import TorchEmbedder
 
     texts = [("aula sobre gradiente " * (i % 40 + 1)).strip() for i in range(300)]
-    cpu = E5Embedder(e5_dir, device="cpu").embed_passages(texts[:40])
-    emb = E5Embedder(e5_dir, device="auto")
+    cpu = TorchEmbedder(e5_dir, device="cpu").embed_passages(texts[:40])
+    emb = TorchEmbedder(e5_dir, device="auto")
     emb.use_accelerator()
     assert emb.device == "cuda" and emb.dtype == "float16"
     gpu = emb.embed_passages(texts)

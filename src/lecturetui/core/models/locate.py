@@ -8,9 +8,11 @@ from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
+from lecturetui.core.models.embedders import first_stage
 from lecturetui.core.progress import Notify as Notify
 
-DEFAULT_EMBED_MODEL = "multilingual-e5-small"
+#: the first stage's model where the settings name none (core/models/embedders.py)
+DEFAULT_EMBED_MODEL = first_stage().folder
 
 
 def folder_name(name: str) -> str:
@@ -35,7 +37,7 @@ def resolve_embed_model(
             if notify:
                 notify(_("Preparing the embedding model (first use only, about 20 s)…"))
             setup_default_embedder(models_dir)
-        return path, "intfloat/multilingual-e5-small"
+        return path, first_stage().hub_id
     candidate = Path(name).expanduser()
     if candidate.is_dir():
         if not is_st_model(candidate):
@@ -56,12 +58,8 @@ def resolve_embed_model(
 
 
 def setup_default_embedder(models_dir: Path, force: bool = False) -> Path:
-    from lecturetui.core.models.e5convert import MODEL_DIR_NAME, convert
-
-    out = models_dir / MODEL_DIR_NAME
-    if is_st_model(out) and not force:
-        return out
-    return convert(out)
+    """The first stage's model, made in the models folder where it is not there (or `force`)."""
+    return first_stage().module().install(models_dir, force=force)
 
 
 def pull(models_dir: Path, repo_id: str, filename: str | None = None) -> Path:

@@ -1,6 +1,6 @@
 """An embedder on the CPU from the model's ONNX export (core/models/onnx_export.py).
 
-The same model as core/models/embedding.E5Embedder (same tokenizer, prefixes, token limit and
+The same model as core/models/embedding.TorchEmbedder (same tokenizer, prefixes, token limit and
 weights fingerprint, vectors within the export's checked cosine), run without torch: the
 model's own `tokenizer.json` through `tokenizers`, the graph through OpenVINO (which computes
 in bfloat16 where the CPU has it natively, else fp32) or ONNX Runtime, on every core. Texts go

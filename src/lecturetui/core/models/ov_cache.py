@@ -36,13 +36,14 @@ DEVICE = "CPU"
 #: how long a process waits for another one compiling the same model before compiling itself
 LOCK_WAIT_S = 600.0
 #: one OpenVINO compilation at a time in a process: OpenVINO sets the C locale while it reads a
-#: model and puts the previous one back after, so two at once in two threads (EmbeddingGemma
-#: loading beside E5) can leave the whole process in the "C" locale, where Python's default
-#: text encoding is ASCII
+#: model and puts the previous one back after, so two at once in two threads (the re-ranking
+#: model loading beside the first stage's: core/models/embedders.py) can leave the whole
+#: process in the "C" locale, where Python's default text encoding is ASCII
 _COMPILING = threading.Lock()
-#: a thread loading the model a search waits for longest (EmbeddingGemma: its compilation, then
-#: its first run) compiles it first (`going_first`): another thread's model compilation (E5's)
-#: waits for it, at most this long, and runs beside that first run instead of before it all
+#: a thread loading the model a search waits for longest (the re-ranking model: its compilation,
+#: then its first run) compiles it first (`going_first`): another thread's model compilation
+#: (the first stage's) waits for it, at most this long, and runs beside that first run instead
+#: of before it all
 FIRST_WAIT_S = 2.0
 _turns = threading.Condition()
 _first: set[int] = set()

@@ -1,5 +1,5 @@
-"""Where each model runs, decided once for a session: the embedders (E5, and EmbeddingGemma
-re-ranking) on PyTorch or from their ONNX export, speech recognition on CTranslate2's device,
+"""Where each model runs, decided once for a session: the embedders (core/models/embedders.py)
+on PyTorch or from their ONNX export, speech recognition on CTranslate2's device,
 the answer model on the GPU or the CPU, each with the reason doctor gives.
 
 `--device` (auto, cuda, mps, cpu) is read here and nowhere else: with the workload, the hardware
@@ -40,7 +40,7 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class EmbedderPlacement:
-    """Where an embedding model runs (E5 and EmbeddingGemma alike)."""
+    """Where an embedding model runs (every embedder alike, whatever its role)."""
 
     onnx: bool  # from its ONNX export on the CPU (graph_runtime); else on PyTorch
     runtime: str  # the runtime asked for: auto, torch, openvino or onnxruntime
@@ -95,7 +95,7 @@ class Placement:
 
     @property
     def embedders(self) -> EmbedderPlacement:
-        """E5's, and EmbeddingGemma's for re-ranking: the same rule places both."""
+        """Every embedder's (core/models/embedders.py): the same rule places them all."""
         return self._once("embedders", lambda: embedder_placement(self))
 
     @property

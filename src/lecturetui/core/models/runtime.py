@@ -1,10 +1,10 @@
 """An embedder loaded on the runtime its placement chose (core/models/placement.py): OpenVINO (or
 ONNX Runtime) on a CPU, PyTorch on CUDA and MPS.
 
-On a machine with no accelerator torch can use, E5 and EmbeddingGemma run through their ONNX
-export (core/models/onnx_export.py, made once at `models setup` or on first use) on OpenVINO,
-else ONNX Runtime: the same ranking, several times faster (bench/RESULTS.md, "Embeddings on a
-CPU without PyTorch"). PyTorch runs them where there is a GPU (CUDA, MPS: `auto` moves the work
+On a machine with no accelerator torch can use, the embedders (core/models/embedders.py) run
+through their ONNX export (core/models/onnx_export.py, made once at `models setup` or on first
+use) on OpenVINO, else ONNX Runtime: the same ranking, several times faster (bench/RESULTS.md,
+"Embeddings on a CPU without PyTorch"). PyTorch runs them where there is a GPU (CUDA, MPS: `auto` moves the work
 there), and wherever the export cannot be made or loaded, with one line saying why.
 `$LECTURETUI_RUNTIME` chooses: `auto` (the default), `torch` (PyTorch always), `openvino` or
 `onnxruntime` (that one, even beside a GPU).
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
-from lecturetui.core.models.embedding import E5Embedder, Embedder, weights_hash
+from lecturetui.core.models.embedding import Embedder, TorchEmbedder, weights_hash
 from lecturetui.core.models.onnx_export import EXPORT_VERSION, export, export_dir, usable, verify
 from lecturetui.core.models.placement import NAMES, Placement, graph_runtime
 from lecturetui.core.progress import Notify
@@ -148,7 +148,7 @@ def load_embedder(
     from lecturetui.core.models.ov_cache import pass_turn
 
     pass_turn()  # nothing compiled here: another thread's compilation need not wait for it
-    return E5Embedder(
+    return TorchEmbedder(
         path,
         model_id=model_id,
         device=where.torch_device,

@@ -9,12 +9,13 @@ the models folder, so a first run happens once (`models setup` tries again).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _
+from lecturetui.core.models.embedders import EMBEDDERS, FIRST_STAGE, EmbedderSpec
 from lecturetui.core.progress import StepProgress as Progress
 
 #: written once the first run tried every model (whatever came of it)
@@ -39,14 +40,16 @@ class Prepared:
         return _(MODEL_NAMES.get(self.role, self.role))
 
 
-def _embedding(models_dir: Path, progress: Progress) -> Path:
-    from lecturetui.core.models.locate import setup_default_embedder
+def _embedder(spec: EmbedderSpec) -> Callable[[Path, Progress], Path]:
+    """An embedder's step: its own module makes it (core/models/embedders.py)."""
 
-    what = _("embedding model (E5)")
-    progress(what, 0, 1)
-    path = setup_default_embedder(models_dir)
-    progress(what, 1, 1)
-    return path
+    def step(models_dir: Path, progress: Progress) -> Path:
+        what = _(spec.setup_what)
+        return spec.module().install(
+            models_dir, progress=lambda s, d, t: progress(what.format(step=s), d, t)
+        )
+
+    return step
 
 
 def _answers(models_dir: Path, progress: Progress) -> Path:
@@ -56,13 +59,6 @@ def _answers(models_dir: Path, progress: Progress) -> Path:
     # TRANSLATORS: {step} is a step: "fetch", "join"
     what = _("answer model ({step})")
     return assemble(model, models_dir, lambda s, d, t: progress(what.format(step=s), d, t))
-
-
-def _rerank(models_dir: Path, progress: Progress) -> Path:
-    from lecturetui.core.models import gemma
-
-    what = _("re-ranking ({step})")
-    return gemma.install(models_dir, progress=lambda s, d, t: progress(what.format(step=s), d, t))
 
 
 def _speech(models_dir: Path, progress: Progress) -> Path:
@@ -77,8 +73,6 @@ def _runtime(models_dir: Path, progress: Progress) -> Path:
     """The embedders exported once to ONNX, where they run from it (a CPU; a one-shot command
     on a GPU machine), and compiled for OpenVINO once (core/models/ov_cache.py), so that no
     command compiles them."""
-    from lecturetui.core.models import gemma
-    from lecturetui.core.models.locate import setup_default_embedder
     from lecturetui.core.models.placement import ONE_SHOT, Placement
     from lecturetui.core.models.runtime import compile_ahead, prepare_export
 
@@ -87,10 +81,7 @@ def _runtime(models_dir: Path, progress: Progress) -> Path:
     if not Placement(workload=ONE_SHOT).embedders.onnx:
         progress(_("ONNX exports (not used: the embedders run on PyTorch)"), 1, 1)
         return folder
-    models = [setup_default_embedder(models_dir)]
-    found = gemma.status(models_dir)
-    if found.ready:
-        models.append(found.path)
+    models = exported_models(models_dir)
     for done, path in enumerate(models):
 
         def step(message: str, done: int = done) -> None:
@@ -101,6 +92,21 @@ def _runtime(models_dir: Path, progress: Progress) -> Path:
         compile_ahead(path, made, step)
     progress(_("ONNX exports"), len(models), len(models))
     return folder
+
+
+def exported_models(models_dir: Path, embedders: Sequence[EmbedderSpec] = EMBEDDERS) -> list[Path]:
+    """The folders of the embedders exported to ONNX: those that come with the program (made
+    now where they are not there), and the others where they are installed."""
+    out = []
+    for spec in embedders:
+        if not spec.exported:
+            continue
+        files = spec.module()
+        if spec.bundled:
+            out.append(files.install(models_dir))
+        elif (found := files.status(models_dir)).ready:
+            out.append(found.path)
+    return out
 
 
 def _sentences(models_dir: Path, progress: Progress) -> Path:
@@ -127,22 +133,31 @@ def _sentences(models_dir: Path, progress: Progress) -> Path:
     return sentence_ends.export_dir(folder)
 
 
-#: (role, step); a role is a key of the record in the models folder, in English
-STEPS: tuple[tuple[str, Callable[[Path, Progress], Path]], ...] = (
-    ("embedding", _embedding),
-    ("answers", _answers),
-    ("re-ranking", _rerank),
-    ("speech", _speech),
-    ("fast embeddings", _runtime),
-    ("sentence ends", _sentences),
-)
+def steps(
+    embedders: Sequence[EmbedderSpec] = EMBEDDERS,
+) -> tuple[tuple[str, Callable[[Path, Progress], Path]], ...]:
+    """(role, step) of every model: the first stage's embedder, the answer model, the other
+    embedders, speech, then what is made from them; a role is a key of the record in the
+    models folder, in English."""
+    first = [(e.setup_step, _embedder(e)) for e in embedders if e.role == FIRST_STAGE]
+    others = [(e.setup_step, _embedder(e)) for e in embedders if e.role != FIRST_STAGE]
+    return (
+        *first,
+        ("answers", _answers),
+        *others,
+        ("speech", _speech),
+        ("fast embeddings", _runtime),
+        ("sentence ends", _sentences),
+    )
+
+
+STEPS = steps()
 #: each role's model as it is named to the student (translated where shown)
 MODEL_NAMES = {
+    **{e.setup_step: e.setup_name for e in EMBEDDERS},
     # TRANSLATORS: the models `lecturetui models setup` prepares, named in
     # "Preparing the {model} failed" and beside each one's outcome
-    "embedding": N_("embedding model"),
     "answers": N_("answers model"),
-    "re-ranking": N_("re-ranking model"),
     "speech": N_("speech model"),
     "fast embeddings": N_("fast embeddings model"),
     "sentence ends": N_("sentence ends model"),

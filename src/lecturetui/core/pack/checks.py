@@ -11,8 +11,7 @@ from urllib.parse import urlsplit
 
 from lecturetui.core.i18n import _
 from lecturetui.core.pack.format import (
-    E5,
-    GEMMA,
+    FIRST_STAGE_ROLE,
     MAX_DIM,
     MAX_HOURS,
     MAX_LECTURES,
@@ -22,6 +21,7 @@ from lecturetui.core.pack.format import (
     MAX_TEXT,
     MAX_URL,
     MEMBERS,
+    PACK_ROLES,
     PackError,
     PackLecture,
     PackManifest,
@@ -65,9 +65,14 @@ def check_manifest(manifest: PackManifest) -> None:
 
 
 def _embedders(manifest: PackManifest) -> None:
-    """E5 named once, EmbeddingGemma at most once, each with dimensions and names that can be."""
+    """The first stage's embedder named once, the others (core/models/embedders.py) at most once,
+    each with dimensions and names that can be."""
     roles = [e.role for e in manifest.embedders]
-    if E5 not in roles or len(set(roles)) != len(roles) or not set(roles) <= {E5, GEMMA}:
+    if (
+        FIRST_STAGE_ROLE not in roles
+        or len(set(roles)) != len(roles)
+        or not set(roles) <= PACK_ROLES
+    ):
         raise refuse(_("The pack's manifest does not name its embedders."))
     for emb in manifest.embedders:
         if not 0 < emb.dimensions <= MAX_DIM:

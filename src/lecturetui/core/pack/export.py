@@ -21,14 +21,14 @@ import numpy as np
 from lecturetui import __version__
 from lecturetui.core.i18n import _
 from lecturetui.core.pack.format import (
-    E5,
+    FIRST_STAGE_ROLE,
     FORMAT,
     FORMAT_VERSION,
-    GEMMA,
     LECTURES,
     MANIFEST,
     PHRASES,
     RERANK,
+    RERANK_ROLE,
     SEGMENTS,
     SUMMARIES,
     UNITS,
@@ -66,7 +66,7 @@ class ExportResult:
     lectures: int
     segments: int
     summaries: int  # parts and gists written by an answer model
-    rerank: bool  # whether EmbeddingGemma's vectors are in it
+    rerank: bool  # whether the re-ranking model's vectors are in it
     bytes: int
 
 
@@ -108,10 +108,10 @@ def export_pack(
         WINDOWS: to_npy(windows.vectors(gathered.ids)),
         UNITS: to_npy(_vectors(units, gathered.unit_labels)),
     }
-    embedders = [_info(E5, windows.manifest)]
+    embedders = [_info(FIRST_STAGE_ROLE, windows.manifest)]
     if rerank is not None:
         members[RERANK] = to_npy(rerank.vectors(gathered.ids))
-        embedders.append(_info(GEMMA, rerank.manifest))
+        embedders.append(_info(RERANK_ROLE, rerank.manifest))
     manifest = PackManifest(
         format=FORMAT,
         version=FORMAT_VERSION,
@@ -141,7 +141,7 @@ def export_pack(
 def _rerank_index(
     library: Library, ids: Sequence[int], progress: CountProgress | None
 ) -> VectorIndex | None:
-    """EmbeddingGemma's vectors, those missing written first (only then is the model loaded);
+    """The re-ranking model's vectors, those missing written first (only then is the model loaded);
     None where re-ranking is off or not installed."""
     stage = library.rerank_stage()
     if stage is None:

@@ -11,6 +11,8 @@
     vectors/rerank.npy     EmbeddingGemma's vector of every segment (when the library had them)
 
 No media, no database, no code: text as JSON lines and vectors as .npy (read without pickle).
+The embedders' roles and members are those core/models/embedders.py gives them: the first
+stage's vectors of the windows and of their units, the re-ranking model's of the windows.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.models.embedders import EMBEDDERS, first_stage, reranker
 
 #: what `format` says in every pack's manifest, and the version this lecturetui reads and writes
 FORMAT = "lecturetui-pack"
@@ -28,13 +31,14 @@ LECTURES = "lectures.jsonl"
 SEGMENTS = "segments.jsonl"
 PHRASES = "phrases.jsonl"
 SUMMARIES = "summaries.jsonl"
-WINDOWS = "vectors/windows.npy"
-UNITS = "vectors/units.npy"
-RERANK = "vectors/rerank.npy"
+WINDOWS, UNITS = first_stage().pack_vectors
+(RERANK,) = reranker().pack_vectors
 #: every member a pack may hold; any other name is refused
-MEMBERS = (LECTURES, SEGMENTS, PHRASES, SUMMARIES, WINDOWS, UNITS, RERANK)
-#: the roles of the embedders a manifest names
-E5, GEMMA = "e5", "rerank"
+MEMBERS = (LECTURES, SEGMENTS, PHRASES, SUMMARIES, *(m for e in EMBEDDERS for m in e.pack_vectors))
+#: the roles of the embedders a manifest names: the first stage's ("e5"), the re-ranking
+#: model's ("rerank"), and every one a manifest may name
+FIRST_STAGE_ROLE, RERANK_ROLE = str(first_stage().pack_role), str(reranker().pack_role)
+PACK_ROLES = frozenset(e.pack_role for e in EMBEDDERS if e.pack_role)
 
 # -- limits, checked before anything is read ------------------------------------------------------
 MAX_PACK_BYTES = 4 << 30  # the file
@@ -68,7 +72,7 @@ class Member:
 class EmbedderInfo:
     """An embedder whose vectors a pack holds: what must match for them to be used as they are."""
 
-    role: str  # E5 or GEMMA
+    role: str  # FIRST_STAGE_ROLE or RERANK_ROLE
     name: str  # the model's id
     revision: str  # sha256 of its weights
     dimensions: int

@@ -21,7 +21,12 @@ import numpy as np
 
 from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Chapter
-from lecturetui.core.pack.format import E5, GEMMA, EmbedderInfo, PackManifest
+from lecturetui.core.pack.format import (
+    FIRST_STAGE_ROLE,
+    RERANK_ROLE,
+    EmbedderInfo,
+    PackManifest,
+)
 from lecturetui.core.pack.plan import ADDED, UPDATED, Decision, ImportPlan, plan_import, record_for
 from lecturetui.core.pack.reader import PackContents, read_pack
 from lecturetui.core.pack.saved import saved_rerank
@@ -66,8 +71,10 @@ class ImportResult:
     segments: int  # segments written
     summaries: int  # summary parts written, with the model that wrote each
     models: tuple[str, ...]  # the answer models that wrote them
-    vectors: str  # E5's: "pack" (used as they are), "embedded" (made again here) or "none"
-    rerank: str  # EmbeddingGemma's: "pack", "pending" (made by the next sync) or "none"
+    vectors: (
+        str  # the first stage's: "pack" (used as they are), "embedded" (made again here) or "none"
+    )
+    rerank: str  # the re-ranking model's: "pack", "pending" (made by the next sync) or "none"
     notes: tuple[str, ...]
 
     def count(self, status: str) -> int:
@@ -100,17 +107,17 @@ def import_pack(library: Library, path: Path, progress: StepProgress | None = No
     if not writes:
         return _result(path, plan, contents, [], tuple(notes), ("none", "none"))
     rows = [i for d in writes for i in range(*contents.span(d.index))]
-    e5_note = _embedder_note(library.index(), contents.manifest.embedder(E5))
+    first_note = _embedder_note(library.index(), contents.manifest.embedder(FIRST_STAGE_ROLE))
     vectors = _Vectors(contents.windows[rows], _pack_units(contents, rows), None)
-    if e5_note or contents.manifest.unit_settings != small_unit_index.SETTINGS:
+    if first_note or contents.manifest.unit_settings != small_unit_index.SETTINGS:
         notes.append(
-            e5_note or _("the pack's small units are cut otherwise; they are embedded again")
+            first_note or _("the pack's small units are cut otherwise; they are embedded again")
         )
-        vectors = _embed(library, contents, rows, bool(e5_note), vectors, report)
+        vectors = _embed(library, contents, rows, bool(first_note), vectors, report)
     rerank_state, rerank_note = _rerank(library, contents, rows, vectors)
     notes += [rerank_note] if rerank_note else []
     _write(library, contents, plan, rows, vectors, report)
-    sources = ("embedded" if e5_note else "pack", rerank_state)
+    sources = ("embedded" if first_note else "pack", rerank_state)
     return _result(path, plan, contents, rows, tuple(notes), sources)
 
 
@@ -197,7 +204,7 @@ def _embed(
     vectors: _Vectors,
     report: StepProgress,
 ) -> _Vectors:
-    """The vectors made again with the student's E5 (nothing is written yet)."""
+    """The vectors made again with the student's first-stage model (nothing is written yet)."""
     texts = [contents.segments[i].text for i in rows]
     unit_texts = [u.text for t in texts for u in split_units(t)]
     total = len(unit_texts) + (len(texts) if windows_too else 0)
@@ -216,10 +223,10 @@ def _embed(
 def _rerank(
     library: Library, contents: PackContents, rows: Sequence[int], vectors: _Vectors
 ) -> tuple[str, str]:
-    """Whether EmbeddingGemma's vectors come from the pack ("pack"), are made by the next sync
+    """Whether the re-ranking model's vectors come from the pack ("pack"), are made by the next sync
     ("pending") or not at all ("none"), and why, in a sentence ("" when from the pack)."""
     stage = library.rerank_stage()
-    info = contents.manifest.embedder(GEMMA)
+    info = contents.manifest.embedder(RERANK_ROLE)
     if stage is None:
         return "none", (
             _(

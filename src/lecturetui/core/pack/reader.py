@@ -23,10 +23,9 @@ from typing import Any, TypeVar
 from lecturetui.core.i18n import _
 from lecturetui.core.pack import checks
 from lecturetui.core.pack.format import (
-    E5,
+    FIRST_STAGE_ROLE,
     FORMAT,
     FORMAT_VERSION,
-    GEMMA,
     LECTURES,
     MANIFEST,
     MAX_ENTRIES,
@@ -38,6 +37,7 @@ from lecturetui.core.pack.format import (
     MEMBERS,
     PHRASES,
     RERANK,
+    RERANK_ROLE,
     SEGMENTS,
     SUMMARIES,
     UNITS,
@@ -241,19 +241,19 @@ def _contents(manifest: PackManifest, members: dict[str, bytes]) -> PackContents
     phrases = _lines(members.get(PHRASES, b""), PackPhrases, count(PHRASES), PHRASES)
     summaries = _lines(members.get(SUMMARIES, b""), PackSummary, count(SUMMARIES), SUMMARIES)
     checks.check_lectures(lectures, segments, phrases, summaries)
-    e5 = manifest.embedder(E5)
-    assert e5 is not None  # check_manifest requires it
-    windows = from_npy(members[WINDOWS], manifest.segments, e5.dimensions, WINDOWS)
-    units = from_npy(members[UNITS], manifest.units, e5.dimensions, UNITS)
+    first = manifest.embedder(FIRST_STAGE_ROLE)
+    assert first is not None  # check_manifest requires it
+    windows = from_npy(members[WINDOWS], manifest.segments, first.dimensions, WINDOWS)
+    units = from_npy(members[UNITS], manifest.units, first.dimensions, UNITS)
     if manifest.unit_settings == small_unit_index.SETTINGS and manifest.units != sum(
         len(split_units(s.text)) for s in segments
     ):
         raise refuse(_("The pack's unit vectors do not match its segments."))
-    gemma = manifest.embedder(GEMMA)
-    if (gemma is None) != (RERANK not in members):
+    second = manifest.embedder(RERANK_ROLE)
+    if (second is None) != (RERANK not in members):
         raise refuse(_("The pack's manifest and its re-ranking vectors do not agree."))
     rerank = (
-        from_npy(members[RERANK], manifest.segments, gemma.dimensions, RERANK) if gemma else None
+        from_npy(members[RERANK], manifest.segments, second.dimensions, RERANK) if second else None
     )
     starts = tuple(itertools.accumulate((lec.segments for lec in lectures[:-1]), initial=0))
     return PackContents(

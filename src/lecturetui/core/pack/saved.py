@@ -1,6 +1,6 @@
-"""EmbeddingGemma's saved vectors read as they are, without loading the model: its manifest says
-which model made them, which is what a pack's vectors are compared with, and what they are
-exported and added under. The re-ranking stage reads the file again when it changed."""
+"""The re-ranking model's saved vectors read as they are, without loading the model: its
+manifest says which model made them, which is what a pack's vectors are compared with, and
+what they are exported and added under. The re-ranking stage reads the file again when it changed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The second stage of search: EmbeddingGemma re-scores the first stage's candidates.
+"""The second stage of search: EmbeddingGemma (the re-ranking model of core/models/embedders.py)
+re-scores the first stage's candidates.
 
 The first stage (E5 windows and units in the hnswlib index, BM25 over the words; core/retrieval/search.py)
 finds the candidates cheaply. EmbeddingGemma-300M, a much stronger multilingual embedder, has a
