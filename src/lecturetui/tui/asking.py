@@ -13,6 +13,8 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from lecturetui.core.answer.events import Doubted, EvidenceReady, PromptReady, Token
+from lecturetui.core.conversation import Exchange, Turn, make_turn
+from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _, decimal, seconds
 from lecturetui.core.question_options import DEFAULT_GUESS, DEFAULT_MODE
 from lecturetui.core.records import (
@@ -31,6 +33,8 @@ from lecturetui.core.requests.words import Failed, Loading, Question, QuestionSe
 from lecturetui.core.retrieval.scope import Scope
 from lecturetui.core.summary.asked import LectureSummary
 from lecturetui.core.summary.events import SummaryGrew
+from lecturetui.core.summary.render import summary_rich
+from lecturetui.tui.background import app_language
 from lecturetui.tui.context import AppContext, ModelState, context
 from lecturetui.tui.messages import (
     AnswerDone,
@@ -132,7 +136,6 @@ class AskingScreen(Screen[None]):
     def ask_summary(self, lecture_id: str) -> None:
         """Ask for a lecture's summary (a LectureSummary, in the language the app speaks), that
         lecture then the one open ("this lecture"); the question box says what was asked."""
-        from lecturetui.tui.background import app_language
 
         lecture = self.ctx.services.library.lecture(lecture_id)
         if lecture is None:
@@ -156,7 +159,6 @@ class AskingScreen(Screen[None]):
         """The question (or the summary asked for) through the core's front door
         (core/requests.py), each of its events posted to this screen as a message; no widget is
         touched from this thread."""
-        from lecturetui.core.conversation import Turn, make_turn
 
         ctx = self.ctx
         ctx.models.ready.wait()
@@ -212,8 +214,6 @@ class AskingScreen(Screen[None]):
             self.show_hits(message.hits, message.passages)
 
     def on_summary_shown(self, message: SummaryShown) -> None:
-        from lecturetui.core.summary.render import summary_rich
-
         if not self._current(message):
             return
         summary = message.summary
@@ -229,8 +229,6 @@ class AskingScreen(Screen[None]):
             self.stream_update(message.text)
 
     def on_answer_done(self, message: AnswerDone) -> None:
-        from lecturetui.core.conversation import Exchange
-
         if not self._current(message):
             return
         record, turn = message.record, message.turn
@@ -356,8 +354,6 @@ class AskingScreen(Screen[None]):
         self.query_one("#answer-status", Static).update("")
 
     def show_summary(self, summary: SummaryRecord) -> None:
-        from lecturetui.core.summary.render import summary_rich
-
         self.show_parts(summary)
         self.query_one("#answer", Static).update(summary_rich(summary))
         t = summary.timings
@@ -403,7 +399,6 @@ class AskingScreen(Screen[None]):
     def warm_sentences(self) -> None:
         """Embed every segment's sentences in the background, paused while a question runs,
         so evidence comes from the cache (when this fails, a question computes its own)."""
-        from lecturetui.core.errors import LectureTuiError
 
         try:
             warm_up(self.ctx.services.library, self.closing, self.idle)

@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 
 from lecturetui.core.i18n import N_, _, ngettext
 from lecturetui.core.study.bookmarks import Bookmark
+from lecturetui.core.study.export import export_bookmarks
 from lecturetui.tui.context import context, copy_link, open_link
 from lecturetui.tui.i18n import Translated
 from lecturetui.tui.notes import NoteScreen, export_to, run_safely
@@ -154,8 +155,6 @@ class BookmarksScreen(Translated, Screen[None]):
             self.refresh_list()
 
     def action_export(self) -> None:
-        from lecturetui.core.study.export import export_bookmarks
-
         folder = context(self).services.export_dir
         library = context(self).services.library
         chapters = library.chapters_by_lecture(m.moment.lecture_id for m in self.marks)

@@ -17,7 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from urllib.parse import unquote, urlsplit
 
+from textual.worker import WorkerState
+
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.evaluation.saved_runs import Runs
 from lecturetui.core.i18n import _, decimal
 from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator
@@ -56,7 +59,6 @@ class AppServices:
     @property
     def runs(self) -> Runs:
         """The library's evaluation runs (core/evaluation/saved_runs.py)."""
-        from lecturetui.core.evaluation.saved_runs import Runs
 
         return Runs.of(self.library)
 
@@ -157,7 +159,6 @@ def copy_link(app: App[None], url: str | None) -> None:
 def worker_failed(node: DOMNode, event: Worker.StateChanged) -> None:
     """For a screen's or the app's `on_worker_state_changed`: a worker that raised (they all run
     with exit_on_error=False) becomes a WorkFailed message, handled once by the app."""
-    from textual.worker import WorkerState
 
     if event.state == WorkerState.ERROR and event.worker.error is not None:
         node.post_message(WorkFailed(event.worker.group, event.worker.error))

@@ -11,15 +11,21 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.worker import Worker
 
+from lecturetui.core.answer.guess import wants_guess
 from lecturetui.core.i18n import N_, _
+from lecturetui.core.links import deep_link
 from lecturetui.core.question_options import MODES, TTFT_CHOICES
 from lecturetui.core.records import HitRecord, OverviewRecord, PartRecord, SummaryRecord
 from lecturetui.core.retrieval.scope import Scope
+from lecturetui.core.study.export import export_answer
+from lecturetui.core.summary.render import export_summary
 from lecturetui.tui.asking import AskingScreen
 from lecturetui.tui.context import copy_link, open_link, ttft_label, worker_failed
 from lecturetui.tui.i18n import Translated
+from lecturetui.tui.mapscreen import MapScreen
 from lecturetui.tui.messages import TopicsFound, WorkFailed
 from lecturetui.tui.notes import bookmark_segment, export_to
+from lecturetui.tui.scopescreen import ScopeScreen
 from lecturetui.tui.screens import HistoryScreen
 from lecturetui.tui.segmentscreen import SegmentScreen
 from lecturetui.tui.welcome import Welcome, mode_name
@@ -84,7 +90,6 @@ class MainScreen(Translated, Welcome, AskingScreen):
 
     def guessing(self) -> bool:
         """Are questions searched with the lecturer's guess (core/answer/guess.py)?"""
-        from lecturetui.core.answer.guess import wants_guess
 
         return wants_guess(self.guess, self.ctx.models.generator)
 
@@ -157,8 +162,6 @@ class MainScreen(Translated, Welcome, AskingScreen):
         self.notify(_("New thread: the next question stands alone"))
 
     def action_scope(self) -> None:
-        from lecturetui.tui.scopescreen import ScopeScreen
-
         def chosen(scope: Scope | None) -> None:
             if scope is not None:
                 self.scope = scope
@@ -231,8 +234,6 @@ class MainScreen(Translated, Welcome, AskingScreen):
 
     @work(thread=True, exclusive=True, group="map", exit_on_error=False)
     def build_map(self, question: str, hits: list[HitRecord]) -> None:
-        from lecturetui.tui.mapscreen import MapScreen
-
         library = self.ctx.services.library
         self.ctx.models.ready.wait()
         rows = library.course_map(question, hits)
@@ -272,7 +273,6 @@ class MainScreen(Translated, Welcome, AskingScreen):
 
     def current_url(self) -> str | None:
         """The link of the highlighted row: a hit's, a part's, a lecture's at its start."""
-        from lecturetui.core.links import deep_link
 
         if (hit := self.current_hit()) is not None:
             return hit.url
@@ -306,7 +306,6 @@ class MainScreen(Translated, Welcome, AskingScreen):
     def action_export(self) -> None:
         """The answer on screen (question, answer, citations) as Markdown, Anki and CSV; a
         summary as study notes, a card per part."""
-        from lecturetui.core.study.export import export_answer
 
         if isinstance(self.shown, SummaryRecord):
             self.export_summary(self.shown)
@@ -324,8 +323,6 @@ class MainScreen(Translated, Welcome, AskingScreen):
         )
 
     def export_summary(self, summary: SummaryRecord) -> None:
-        from lecturetui.core.summary.render import export_summary
-
         services = self.ctx.services
         export_to(
             self.app,

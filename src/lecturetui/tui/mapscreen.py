@@ -14,9 +14,12 @@ from textual.widgets import Footer, Static
 from lecturetui.core.i18n import N_, _
 from lecturetui.core.records import HitRecord
 from lecturetui.core.study.course_map import MARKS, MapRow, grid, heading, labels, legend
+from lecturetui.core.summary.course import gist_line
 from lecturetui.core.timefmt import format_span, format_timestamp
+from lecturetui.tui.background import app_language
 from lecturetui.tui.context import context
 from lecturetui.tui.i18n import Translated
+from lecturetui.tui.segmentscreen import SegmentScreen
 
 #: columns of the time axis on screen
 WIDTH = 72
@@ -92,8 +95,6 @@ class MapScreen(Translated, Screen[None]):
         """What the lecture covers, from its summary as the app's model wrote it in the app's
         language (the course's overview line: core/summary/course.py); nothing where it
         was not written."""
-        from lecturetui.core.summary.course import gist_line
-        from lecturetui.tui.background import app_language
 
         line = ""
         ctx = context(self)
@@ -117,8 +118,6 @@ class MapScreen(Translated, Screen[None]):
             self.draw()
 
     def action_open(self) -> None:
-        from lecturetui.tui.segmentscreen import SegmentScreen
-
         if not self.hits:
             return
         hit = self.hits[self.current]

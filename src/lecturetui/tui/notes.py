@@ -14,6 +14,7 @@ from textual.widgets import Input
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _, ngettext
+from lecturetui.core.study.export import Targets
 from lecturetui.tui.context import context
 from lecturetui.tui.i18n import Translated
 
@@ -84,7 +85,6 @@ def bookmark_segment(screen: Screen[None], segment_id: int, title: str, entry: i
 def export_to(app: App[None], folder: Path, stem: str, write: Callable[[Targets], Sized]) -> None:
     """Export as `folder/stem.md`, `.apkg` and `.csv` (`write` writes them); the notification
     says where, or why not."""
-    from lecturetui.core.study.export import Targets
 
     def export() -> str:
         folder.mkdir(parents=True, exist_ok=True)

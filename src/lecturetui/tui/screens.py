@@ -16,11 +16,24 @@ from textual.worker import Worker, get_current_worker
 
 from lecturetui.core.conversation import HistoryEntry
 from lecturetui.core.i18n import N_, _, ngettext
+from lecturetui.core.ingest.media import Cancelled
 from lecturetui.core.lectures import Lecture, StoredSegment
+from lecturetui.core.models.doctor import diagnose, where_line
+from lecturetui.core.models.embedders import reranker
+from lecturetui.core.models.runtime import runtime_of
 from lecturetui.core.timefmt import format_timestamp
 from lecturetui.tui.context import context, worker_failed
 from lecturetui.tui.i18n import Translated
+from lecturetui.tui.lecturedialogs import (
+    ConfirmScreen,
+    EditLectureScreen,
+    LectureEdit,
+    PackPathScreen,
+)
 from lecturetui.tui.messages import Diagnosed, IngestLog, IngestProgress, LibraryChanged, WorkFailed
+from lecturetui.tui.outlinescreen import OutlineScreen
+from lecturetui.tui.render import hit_legend
+from lecturetui.tui.segmentscreen import SegmentScreen
 
 #: an ingested file's status, as the library screen names it
 STATUS = {
@@ -114,7 +127,6 @@ KEYS = (
 
 def help_markdown() -> str:
     """The keys, then what the figures on screen mean, in the app's language."""
-    from lecturetui.tui.render import hit_legend
 
     rows = "\n".join(f"| {keys} | {_(does)} |" for keys, does in KEYS)
     figures = [
@@ -219,7 +231,6 @@ class LibraryScreen(Translated, Screen[None]):
     @work(thread=True, exclusive=True, group="doctor", exit_on_error=False)
     def diagnose(self) -> None:
         """What `lecturetui doctor` says, for the models this app has loaded."""
-        from lecturetui.core.models.doctor import diagnose, where_line
 
         ctx = context(self)
         models = ctx.models
@@ -229,9 +240,6 @@ class LibraryScreen(Translated, Screen[None]):
         report = diagnose(embedder, models.generator, placement)
         stage = ctx.services.library.rerank_stage() if ready else None
         if stage is not None and stage.loaded:
-            from lecturetui.core.models.embedders import reranker
-            from lecturetui.core.models.runtime import runtime_of
-
             second = stage.embedder
             rerank = f" · {reranker().name}: {second.device} ({runtime_of(second)})"
         else:
@@ -279,7 +287,6 @@ class LibraryScreen(Translated, Screen[None]):
 
     def action_outline(self) -> None:
         """The selected lecture's outline (tui/outlinescreen.py)."""
-        from lecturetui.tui.outlinescreen import OutlineScreen
 
         lecture = self.selected()
         if lecture is not None:
@@ -292,14 +299,10 @@ class LibraryScreen(Translated, Screen[None]):
             context(self).summarise(lecture.id)
 
     def _open_segment(self, segment: StoredSegment | None) -> None:
-        from lecturetui.tui.segmentscreen import SegmentScreen
-
         if segment is not None:
             self.app.push_screen(SegmentScreen(segment))
 
     def action_delete_lecture(self) -> None:
-        from lecturetui.tui.lecturedialogs import ConfirmScreen
-
         lec = self.selected()
         if lec is None:
             return
@@ -329,8 +332,6 @@ class LibraryScreen(Translated, Screen[None]):
             self.notify(message.note)
 
     def action_edit_lecture(self) -> None:
-        from lecturetui.tui.lecturedialogs import EditLectureScreen, LectureEdit
-
         lec = self.selected()
         if lec is None:
             return
@@ -355,8 +356,6 @@ class LibraryScreen(Translated, Screen[None]):
 
     @work(thread=True, exclusive=True, group="ingest", exit_on_error=False)
     def ingest(self, path: Path) -> None:
-        from lecturetui.core.ingest.media import Cancelled
-
         def on_file(done: int, total: int, name: str) -> None:
             self.post_message(IngestProgress(done, max(total, 1), name))
 
@@ -394,8 +393,6 @@ class LibraryScreen(Translated, Screen[None]):
         self.post_message(IngestLog("\n".join(lines), done=True))
 
     def action_import_pack(self) -> None:
-        from lecturetui.tui.lecturedialogs import PackPathScreen
-
         def chosen(path: str | None) -> None:
             if path:
                 self.import_pack(Path(path).expanduser())
@@ -406,14 +403,14 @@ class LibraryScreen(Translated, Screen[None]):
     def import_pack(self, path: Path) -> None:
         """A course pack merged into the library (core/pack/importer.py), with progress; a
         refused pack is one sentence in place (on_work_failed), the library unchanged."""
-        from lecturetui.core.pack.importer import import_pack
+        from lecturetui.core.pack import importer  # lazy: 14 ms at the app's start
 
         def on_progress(_stage: str, done: int, total: int) -> None:
             self.post_message(IngestProgress(done, max(total, 1), path.name))
 
         self.ingesting, self.packing = path, True
         self.post_message(IngestProgress(0, 1, path.name))
-        result = import_pack(context(self).services.library, path, on_progress)
+        result = importer.import_pack(context(self).services.library, path, on_progress)
         lines = []
         for lec in result.lectures:
             note = f": {lec.note}" if lec.note else ""

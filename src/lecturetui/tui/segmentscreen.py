@@ -16,6 +16,8 @@ from lecturetui.core.links import deep_link
 from lecturetui.core.timefmt import format_duration, format_span, format_timestamp
 from lecturetui.tui.context import context, copy_link, open_link
 from lecturetui.tui.i18n import Translated
+from lecturetui.tui.notes import bookmark_segment
+from lecturetui.tui.outlinescreen import OutlineScreen
 from lecturetui.tui.render import highlighted, timeline
 
 
@@ -129,7 +131,6 @@ class SegmentScreen(Translated, Screen[None]):
 
     def action_outline(self) -> None:
         """The lecture's outline, at this segment's chapter (tui/outlinescreen.py)."""
-        from lecturetui.tui.outlinescreen import OutlineScreen
 
         chapters = context(self).services.library.chapters(self.segment.lecture_id)
         chapter = self._chapter(chapters)
@@ -158,7 +159,5 @@ class SegmentScreen(Translated, Screen[None]):
         copy_link(self.app, self._url())
 
     def action_bookmark(self) -> None:
-        from lecturetui.tui.notes import bookmark_segment
-
         span = format_span(self.segment.start, self.segment.end)
         bookmark_segment(self, self.segment.id, span, None)
