@@ -58,7 +58,7 @@ class Told:
 def tell(text: str, likely: Iterable[str] = ()) -> Told:
     """A text's language, one of LANGUAGES (py3langid, offline); the `likely` ones (the
     library's, the interface's) win a near tie (LIKELY_PRIOR)."""
-    import py3langid
+    import py3langid  # lazy: 60-100 ms (`preload` warms it); the library loads this module
 
     if not _ready:
         with _restricted:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from lecturetui.core.timefmt import format_duration
+
 
 @dataclass(frozen=True, slots=True)
 class Cue:
@@ -97,8 +99,6 @@ class Lecture:
 
     def table_row(self) -> tuple[str, ...]:
         """The row both faces show in their lecture tables (TABLE_COLUMNS)."""
-        from lecturetui.core.timefmt import format_duration
-
         return (
             self.id,
             self.title,

@@ -36,7 +36,7 @@ def _stemmer(language: str | None) -> Any:
     name = SNOWBALL.get((language or "").split("-")[0].lower())
     if name is None:
         return None
-    import Stemmer  # PyStemmer
+    import Stemmer  # lazy: PyStemmer stays off the start-up of the library, which loads us
 
     return Stemmer.Stemmer(name)
 

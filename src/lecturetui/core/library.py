@@ -33,6 +33,7 @@ from lecturetui.core.language import preload as preload_language
 from lecturetui.core.lectures import Lecture
 from lecturetui.core.library_contents import LibraryContents
 from lecturetui.core.library_embedder import LibraryEmbedder
+from lecturetui.core.models.embedders import reranker
 from lecturetui.core.models.embedding import Embedder
 from lecturetui.core.models.locate import Notify
 from lecturetui.core.models.placement import Placement
@@ -154,7 +155,6 @@ class Library(LibraryContents):
             return _("Re-ranking is off: search uses E5 alone.")
         if self._reranker is not None:
             return ""
-        from lecturetui.core.models.embedders import reranker
 
         found = reranker().module().status(self.home.models_dir)
         if found.ready:
@@ -170,8 +170,6 @@ class Library(LibraryContents):
 
     def _load_reranker(self) -> Embedder:
         if self._reranker is None:
-            from lecturetui.core.models.embedders import reranker
-
             spec = reranker()
             if self._notify:
                 self._notify(_(spec.loading))

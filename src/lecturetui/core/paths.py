@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from lecturetui.core.settings import ROOT, load_settings
+
 ENV_HOME = "LECTURETUI_HOME"
 ENV_MODELS = "LECTURETUI_MODELS"
 #: the settings key (above the tables of settings.toml) naming the models folder
@@ -26,7 +28,7 @@ MODELS_FOLDER = "models"
 
 
 def default_home() -> Path:
-    from platformdirs import user_data_path
+    from platformdirs import user_data_path  # lazy: 12 ms; the library loads this module
 
     return user_data_path("lecturetui", appauthor=False)
 
@@ -111,7 +113,6 @@ def _models_folder(root: Path) -> Path:
     env = os.environ.get(ENV_MODELS)
     if env:
         return Path(env).expanduser()
-    from lecturetui.core.settings import ROOT, load_settings
 
     setting = load_settings(root / SETTINGS_FILE).get(ROOT, {}).get(MODELS_SETTING)
     if setting:

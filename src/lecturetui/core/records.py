@@ -12,6 +12,7 @@ older versions, which lack the newer fields, still read.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, TypeVar
 
 from lecturetui.core.conversation import Exchange
@@ -318,11 +319,16 @@ KEPT: dict[str, type[Kept]] = {
 }
 
 
+def _msgspec() -> ModuleType:
+    """msgspec, loaded when a record is first written as JSON or read back."""
+    import msgspec  # lazy: 20 ms; the library and the front door load records without it
+
+    return msgspec
+
+
 def to_json(record: object) -> Any:
     """A record (or a list of them) as JSON-ready builtins."""
-    import msgspec
-
-    return msgspec.to_builtins(record)
+    return _msgspec().to_builtins(record)
 
 
 #: what `from_json` calls a record when its caller does not say (translated where shown)
@@ -332,10 +338,9 @@ _A_RECORD = N_("a saved record")
 def from_json(data: object, kind: type[T], what: str | None = None) -> T:
     """JSON builtins as a `kind` record, checked field by field; `what` names it in the error
     (already translated: "history entry 3")."""
-    import msgspec
-
+    msgspec = _msgspec()
     try:
-        return msgspec.convert(data, kind)
+        record: T = msgspec.convert(data, kind)
     except msgspec.ValidationError as exc:
         what = what or _(_A_RECORD)
         raise LectureTuiError(
@@ -346,6 +351,7 @@ def from_json(data: object, kind: type[T], what: str | None = None) -> T:
             ),
             hint=_("it was written by another version, or damaged"),
         ) from exc
+    return record
 
 
 def envelope(payload: object) -> dict[str, object]:

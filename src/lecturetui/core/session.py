@@ -14,6 +14,7 @@ and the question waits for it only when it needs it (core/requests/words.py, Mod
 
 from __future__ import annotations
 
+import tempfile
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -22,8 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from lecturetui.core.answer.prompt_speed import PromptSpeed, prepare
 from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import _, decimal
 from lecturetui.core.library import Library
+from lecturetui.core.llm import process
 from lecturetui.core.llm.model import Generator, lacks
+from lecturetui.core.llm.server import ServerGenerator
+from lecturetui.core.models.gguf import resolve_llm
 from lecturetui.core.models.locate import Notify
 from lecturetui.core.models.placement import Placement
 from lecturetui.core.paths import DataHome
@@ -31,7 +36,6 @@ from lecturetui.core.requests.words import Loading, ModelSource
 
 if TYPE_CHECKING:
     from lecturetui.core.llm.process import ProcessGenerator, Worker
-    from lecturetui.core.llm.server import ServerGenerator
 
     #: what the session loads: a GGUF model in llama.cpp's own process, or a model server's client
     AnswerModel = ProcessGenerator | ServerGenerator
@@ -92,8 +96,6 @@ class ModelSession:
     # -- the answer model -------------------------------------------------------------------
     def answer_path(self) -> Path:
         """The answer model's GGUF file (the default one when none is chosen)."""
-        from lecturetui.core.models.gguf import resolve_llm
-
         return resolve_llm(self.home.models_dir, self.answer.llm, self.notify)
 
     def answer_model(self, remeasure: bool = False) -> AnswerModel:
@@ -152,11 +154,9 @@ class ModelSession:
     def _start_process(self) -> None:
         if self.answer.server is not None or self._generator is not None:
             return
-        from lecturetui.core.llm.process import Worker
-
         try:
             self.answer_path()  # a missing model is said when it is wanted, before any process
-            started = Worker(self.home.log_file, self.answer.verbose)
+            started = process.Worker(self.home.log_file, self.answer.verbose)
         except LectureTuiError:
             return
         with self._lock:
@@ -218,8 +218,6 @@ class ModelSession:
     def _build(self, choice: AnswerChoice, path: Path | None) -> AnswerModel:
         if choice.server is not None:
             return choice.server
-        from lecturetui.core.llm import process
-
         assert path is not None
         extra: dict[str, Any] = {}  # only what differs from the model's own defaults
         if choice.seed is not None:
@@ -255,14 +253,10 @@ def connect_server(
 ) -> ServerGenerator:
     """A model server the student runs, as the answer model (checked now: an address that would
     leave the machine is refused, one where no server answers is said)."""
-    from lecturetui.core.llm.server import ServerGenerator
-
     return ServerGenerator(url, model, n_ctx, allow_remote)
 
 
 def _speed_note(generator: AnswerModel, speed: PromptSpeed) -> str:
-    from lecturetui.core.i18n import _, decimal
-
     return _(
         "{model} reads {speed} prompt tokens/s here (measured once, kept in the data home)"
     ).format(model=generator.name, speed=decimal(speed.tokens_per_s, 0, grouping=False))
@@ -280,8 +274,6 @@ def read_instructions(models_dir: Path) -> Path:
     that their state and the prompt speed they measure are kept in the models folder
     (core/llm/prefix_state.py, core/answer/prompt_speed.py) before any question: no data home,
     fresh or used, reads them again or measures on a question's path. Returns the speed file."""
-    import tempfile
-
     with tempfile.TemporaryDirectory(prefix="lecturetui-setup-") as scratch:
         # a data home of its own for the model's log; what it reads is kept in `model_state`
         session = ModelSession(DataHome(Path(scratch), models_dir))

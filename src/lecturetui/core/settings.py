@@ -19,10 +19,14 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from lecturetui.core.atomic import write_atomic
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _
+
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
 
 #: options of the program itself (before the command) and the models folder, above the tables
 ROOT_KEYS = ("device", "embed_model", "language", "models")
@@ -69,15 +73,14 @@ def load_settings(path: Path) -> dict[str, dict[str, Any]]:
 def save_setting(path: Path, command: str, key: str, value: Any) -> None:
     """Set `[command] key = value` in the settings file (None removes the key), keeping the
     student's comments, order and other keys (tomlkit); written whole or not at all."""
-    import tomlkit
-    from tomlkit.exceptions import TOMLKitError
+    import tomlkit.exceptions  # lazy: 18 ms; the library loads this module, few runs write
 
     load_settings(path)  # an unreadable or invalid file is said, never overwritten
     try:
         doc = (
             tomlkit.parse(path.read_text(encoding="utf-8")) if path.exists() else tomlkit.document()
         )
-    except TOMLKitError as exc:  # pragma: no cover - load_settings already parsed it
+    except tomlkit.exceptions.TOMLKitError as exc:  # pragma: no cover - load_settings parsed it
         raise LectureTuiError(
             _("The settings file {path} is not valid TOML ({exc}).").format(path=path, exc=exc),
             hint=_(_HINT),
@@ -103,10 +106,6 @@ def save_setting(path: Path, command: str, key: str, value: Any) -> None:
     _write(path, doc)
 
 
-def _write(path: Path, doc: Any) -> None:
+def _write(path: Path, doc: TOMLDocument) -> None:
     """The document in place of the file, whole or not at all."""
-    import tomlkit
-
-    from lecturetui.core.atomic import write_atomic
-
-    write_atomic(path, tomlkit.dumps(doc).encode("utf-8"))
+    write_atomic(path, doc.as_string().encode("utf-8"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import UTC, datetime
 
 _TS = re.compile(r"^(?:(\d{1,9}):)?([0-5]?\d):([0-5]\d)(?:[.,](\d{1,3}))?$")
 
@@ -59,8 +60,6 @@ def format_duration(seconds: float) -> str:
 
 def utc_now() -> str:
     """Now, in UTC, as the library stores times: ISO 8601 to the second."""
-    from datetime import UTC, datetime
-
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 

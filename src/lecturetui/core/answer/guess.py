@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.question_options import GUESS_SETTINGS
+from lecturetui.core.retrieval.scope import resolve
 
 if TYPE_CHECKING:
     from lecturetui.core.library import Library
@@ -80,8 +81,6 @@ def guess(
 
 def courses_of(library: Library, scope: Scope | None = None) -> list[str]:
     """The courses a question is asked about: those of its scope, else the library's."""
-    from lecturetui.core.retrieval.scope import resolve
-
     lectures = library.lectures()
     inside = resolve(library.store, scope) if scope else None
     if inside is not None:

@@ -6,9 +6,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from lecturetui.core.conversation import Turn
 from lecturetui.core.evaluation.metrics import Gold, RetrievalScores, overlap_at
 from lecturetui.core.evaluation.questions import EvalQuestion
 from lecturetui.core.library import Hit, Library
+from lecturetui.core.requests.door import search_request
+from lecturetui.core.requests.words import QuestionSettings
 from lecturetui.core.retrieval.scope import Scope
 
 if TYPE_CHECKING:
@@ -99,10 +102,6 @@ def evaluate_retrieval(
     searches, core/answer/question.py); metrics need gold evidence (others are skipped). Each
     mode is searched as asked, without the model; with the answer model, a `WITH_MODEL` row too:
     the default mode with the translation and the lecturer's guess `ask` would use."""
-    from lecturetui.core.conversation import Turn
-    from lecturetui.core.requests.door import search_request
-    from lecturetui.core.requests.words import QuestionSettings
-
     rows = [*modes, WITH_MODEL] if generator is not None else list(modes)
     out = {mode: ModeSummary(mode) for mode in rows}
     total = len(questions) * len(rows)

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import msgspec
+
 from lecturetui.core.i18n import _
 from lecturetui.core.pack import checks
 from lecturetui.core.pack.format import (
@@ -173,8 +175,6 @@ def _read(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
 
 
 def _manifest(data: bytes) -> PackManifest:
-    import msgspec
-
     try:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
@@ -195,8 +195,6 @@ def _manifest(data: bytes) -> PackManifest:
 
 
 def _convert(raw: Any, kind: type[T], where: str) -> T:
-    import msgspec
-
     try:
         return msgspec.convert(raw, kind)
     except msgspec.ValidationError as exc:
@@ -209,8 +207,6 @@ def _convert(raw: Any, kind: type[T], where: str) -> T:
 
 def _lines(data: bytes, kind: type[T], count: int, where: str) -> tuple[T, ...]:
     """The `count` JSON lines of a member as `kind` (checked before any is decoded)."""
-    import msgspec
-
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()

@@ -35,7 +35,7 @@ from lecturetui.core.summary.asked import (
     summary_turn,
 )
 from lecturetui.core.summary.events import OverviewDone, SummaryDone, SummaryEvent
-from lecturetui.core.summary.render import summary_text
+from lecturetui.core.summary.text import summary_text
 
 #: what a face sends to the front door
 Request: TypeAlias = Question | LectureSummary | CourseOverview

@@ -5,6 +5,7 @@ stored whole with its segments (under those ids), chapters, key phrases and summ
 from __future__ import annotations
 
 import json
+import sqlite3
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -145,17 +146,38 @@ def put_lecture(
     """Store a lecture whole (replacing the one with its id, if any, and everything of it) in
     the caller's transaction; returns the ids of the segments it replaced."""
     db = store.connection
+    removed = _clear_lecture(db, record.id, summaries)
+    _upsert_lecture(db, record, utc_now())
+    _insert_segments(db, record.id, segments)
+    db.executemany(
+        "INSERT INTO chapters (lecture_id, ordinal, start, title, source) VALUES (?, ?, ?, ?, ?)",
+        [(record.id, n, c.start, c.title, c.source) for n, c in enumerate(chapters)],
+    )
+    _insert_phrases(db, record, phrases)
+    _insert_summaries(db, record, summaries)
+    return removed
+
+
+def _clear_lecture(
+    db: sqlite3.Connection, lecture_id: str, summaries: Sequence[SummaryRow]
+) -> list[int]:
+    """Delete the lecture's segments, chapters, key phrases and the summaries by the models (and
+    languages) of `summaries`; returns the ids of the segments deleted."""
     removed = [
-        int(r[0]) for r in db.execute("SELECT id FROM segments WHERE lecture_id = ?", (record.id,))
+        int(r[0]) for r in db.execute("SELECT id FROM segments WHERE lecture_id = ?", (lecture_id,))
     ]
-    now = utc_now()
     for table in ("segments", "chapters", "key_phrases"):
-        db.execute(f"DELETE FROM {table} WHERE lecture_id = ?", (record.id,))
+        db.execute(f"DELETE FROM {table} WHERE lecture_id = ?", (lecture_id,))
     models = sorted({(s.model, s.language) for s in summaries})
     db.executemany(
         "DELETE FROM summary_parts WHERE lecture_id = ? AND model = ? AND language = ?",
-        [(record.id, m, lang) for m, lang in models],
+        [(lecture_id, m, lang) for m, lang in models],
     )
+    return removed
+
+
+def _upsert_lecture(db: sqlite3.Connection, record: LectureRow, now: str) -> None:
+    """The lecture's row, added or updated (its `added_at` kept where it was there)."""
     db.execute(
         "INSERT INTO lectures (id, title, course, language, source_path, source_key, source_url,"
         " source_format, duration, content_hash, source_hash, segment_config, added_at,"
@@ -187,19 +209,35 @@ def put_lecture(
             record.date,
         ),
     )
+
+
+def _insert_segments(
+    db: sqlite3.Connection, lecture_id: str, segments: Sequence[StoredSegmentRow]
+) -> None:
     db.executemany(
         "INSERT INTO segments"
         ' (id, lecture_id, ordinal, start, "end", text, corpus_id, n_tokens, ends)'
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (s.id, record.id, n, s.start, s.end, s.text, s.corpus_id, s.n_tokens, ends_json(s.ends))
+            (
+                s.id,
+                lecture_id,
+                n,
+                s.start,
+                s.end,
+                s.text,
+                s.corpus_id,
+                s.n_tokens,
+                ends_json(s.ends),
+            )
             for n, s in enumerate(segments)
         ],
     )
-    db.executemany(
-        "INSERT INTO chapters (lecture_id, ordinal, start, title, source) VALUES (?, ?, ?, ?, ?)",
-        [(record.id, n, c.start, c.title, c.source) for n, c in enumerate(chapters)],
-    )
+
+
+def _insert_phrases(
+    db: sqlite3.Connection, record: LectureRow, phrases: Sequence[PhraseRow]
+) -> None:
     db.executemany(
         "INSERT INTO key_phrases (lecture_id, content_hash, ordinal, start, phrases)"
         " VALUES (?, ?, ?, ?, ?)",
@@ -214,6 +252,11 @@ def put_lecture(
             for p in phrases
         ],
     )
+
+
+def _insert_summaries(
+    db: sqlite3.Connection, record: LectureRow, summaries: Sequence[SummaryRow]
+) -> None:
     db.executemany(
         "INSERT OR REPLACE INTO summary_parts (lecture_id, content_hash, model, language,"
         " ordinal, start, label, refused, made_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -232,4 +275,3 @@ def put_lecture(
             for s in summaries
         ],
     )
-    return removed

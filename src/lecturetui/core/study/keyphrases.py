@@ -33,6 +33,8 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
+from lecturetui.core.language import language_name
+
 #: key phrases kept per text
 PHRASES = 3
 #: candidates ranked per text: the phrases it says most often
@@ -166,9 +168,7 @@ def fold(word: str) -> str:
 @cache
 def stopwords(language: str) -> frozenset[str]:
     """The language's stop words (package stop-words), folded; none for a language it lacks."""
-    from stop_words import AVAILABLE_LANGUAGES, get_stop_words
-
-    from lecturetui.core.language import language_name
+    from stop_words import AVAILABLE_LANGUAGES, get_stop_words  # lazy: the library loads us
 
     name = language_name(_code(language)).lower()
     if name not in AVAILABLE_LANGUAGES:
@@ -181,7 +181,7 @@ def common_words(language: str) -> tuple[str, ...]:
     """The language's COMMON_WORDS most frequent words (package wordfreq, whose counts include
     film subtitles, so spoken words such as "né", "aí", "gonna" are among them), folded; none
     for a language it lacks."""
-    from wordfreq import available_languages, top_n_list
+    from wordfreq import available_languages, top_n_list  # lazy: 80 ms; the library loads us
 
     code = _code(language)
     # a language it lacks: none (wordfreq itself would raise, or answer with a near one)

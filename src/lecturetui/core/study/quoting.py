@@ -157,7 +157,7 @@ def _cuts(words: Sequence[str], code: str) -> list[int]:
     a mark inside a word, ".:!", cuts nothing), the last one `len(words)`; each cut again after
     a one-letter variable that ends a sentence ("... the derivative of h. That's why"), which
     its rules take for an initial ("J. Smith"): an initial is a capital."""
-    from sentencex import get_sentence_boundaries
+    from sentencex import get_sentence_boundaries  # lazy: the library loads this module
 
     text = " ".join(words)
     starts = list(itertools.accumulate((len(w) + 1 for w in words[:-1]), initial=0))

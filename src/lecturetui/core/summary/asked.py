@@ -24,7 +24,7 @@ from lecturetui.core.summary.course import course_text
 from lecturetui.core.summary.events import OverviewDone, SummaryDone, SummaryGrew
 from lecturetui.core.summary.fold import unfold
 from lecturetui.core.summary.named import asks_course, asks_summary, course_order, named_lecture
-from lecturetui.core.summary.render import summary_text
+from lecturetui.core.summary.text import summary_text
 from lecturetui.core.summary.writing import summary_events, summary_language
 
 #: why a question is answered with a course's overview (a lecture's summary: how the question
@@ -124,7 +124,7 @@ def answer_summary(
 ) -> Iterator[SummaryGrew | SummaryDone]:
     """The lecture's summary as it grows: its parts at once, then each part's label, then the
     gist (core/summary/fold.py folds the steps, once); SummaryDone last, kept in the history as
-    the summary's record and its text (core/summary/render.py)."""
+    the summary's record and its text (core/summary/text.py)."""
     lecture = library.lecture(wanted.lecture_id)
     assert lecture is not None  # summary_turn said so
     language = summary_language(lecture, wanted.language)

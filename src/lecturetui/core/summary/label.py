@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.llm.model import Generator
+from lecturetui.core.study.keyphrases import fold
 
 #: a label has this many words at most
 LABEL_WORDS = 6
@@ -93,8 +94,6 @@ def ask_label(generator: Generator, messages: list[dict[str, str]], stop: thread
 
 def content_words(text: str, stop: frozenset[str]) -> list[str]:
     """The text's folded words that are no stop words and have three letters or more."""
-    from lecturetui.core.study.keyphrases import fold
-
     return [w for w in (fold(x) for x in _WORD.findall(text)) if len(w) >= 3 and w not in stop]
 
 
@@ -134,8 +133,6 @@ class Said:
 
 
 def _folded(text: str) -> list[str]:
-    from lecturetui.core.study.keyphrases import fold
-
     return [fold(x) for x in _WORD.findall(text)]
 
 

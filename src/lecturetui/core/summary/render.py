@@ -1,12 +1,13 @@
-"""How a lecture's summary looks, from its record (core/summary/fold.py), wherever it is shown:
-as the answer's Markdown text (kept in the history), in the app (Rich text), on the terminal
-(`summary` and `ask`, piece by piece as it is written), and as study notes (Markdown with a link
-at every part's time) and cards (one per part)."""
+"""How a lecture's summary looks, from its record (core/summary/fold.py), on the faces: in the
+app (Rich text), on the terminal (`summary` and `ask`, piece by piece as it is written), and as
+study notes (Markdown with a link at every part's time) and cards (one per part). The answer's
+text, which the history keeps, is core/summary/text.py's. Only the faces import this module,
+when they show a summary (Rich is theirs)."""
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
+from rich.markup import escape
+from rich.text import Text
 
 from lecturetui.core.citing import CITATION
 from lecturetui.core.i18n import _
@@ -18,56 +19,13 @@ from lecturetui.core.study.export.markdown import block_quote as quoted
 from lecturetui.core.study.export.markdown import heading, link, paragraphs
 from lecturetui.core.study.export.text import one_line
 from lecturetui.core.study.moments import Moment
-
-if TYPE_CHECKING:
-    from rich.text import Text
-
-# -- the answer's text: Markdown, in the summary's language ------------------------------------
-_HEADING = {
-    "Portuguese": "Resumo de “{title}”, em {n} partes",
-    "Spanish": "Resumen de “{title}”, en {n} partes",
-}
-_HEADING_EN = "Summary of “{title}”, in {n} parts"
-_PHRASES = {"Portuguese": "Palavras-chave: {phrases}", "Spanish": "Palabras clave: {phrases}"}
-_PHRASES_EN = "Key phrases: {phrases}"
-
-
-def _name(part: PartRecord) -> str:
-    """What a part is about: its label where written, else its title; the title after a label
-    that differs from it ("Device placement · GPU")."""
-    if part.label and part.title and part.title.casefold() != part.label.casefold():
-        return f"{part.label} · {part.title}"
-    return part.label or part.title
-
-
-def summary_text(summary: SummaryRecord) -> str:
-    """The summary as one text (Markdown): a heading and the lecture's key phrases, each part
-    with its time, what it is about and the lecturer's words, then its subjects."""
-    head = _HEADING.get(summary.language, _HEADING_EN).format(
-        title=summary.title, n=len(summary.parts)
-    )
-    lines = [f"**{head}**", ""]
-    if summary.phrases:
-        about = _PHRASES.get(summary.language, _PHRASES_EN)
-        lines[1:1] = [f"*{about.format(phrases=' · '.join(summary.phrases))}*"]
-    for p in summary.parts:
-        name = _name(p)
-        lines.append(f"[{p.number}] {p.start}" + (f" {name}" if name else ""))
-        words = " … ".join(p.said)
-        if words:
-            lines.append(f"“{words}”")
-        lines.append("")
-    if summary.gist:
-        lines.append(summary.gist)
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+from lecturetui.core.summary.text import part_name
 
 
 # -- the app ------------------------------------------------------------------------------------
 def summary_rich(summary: SummaryRecord) -> Text:
     """Each part's number, time and what it is about, the lecturer's words; then the lecture's
     subjects, their citations highlighted."""
-    from rich.text import Text
-
     out = Text()
     out.append(summary.title + "\n", style="bold")
     if summary.phrases:
@@ -81,7 +39,7 @@ def summary_rich(summary: SummaryRecord) -> Text:
         out.append("\n")
         out.append(f"[{part.number}] ", style="bold magenta")
         out.append(part.start, style="cyan")
-        out.append(f" {_name(part)}\n", style="bold")
+        out.append(f" {part_name(part)}\n", style="bold")
         if part.said:
             out.append("“" + " … ".join(part.said) + "”\n", style="italic cyan")
     if summary.gist:
@@ -99,8 +57,6 @@ def summary_rich(summary: SummaryRecord) -> Text:
 def terminal_parts(summary: SummaryRecord) -> list[str]:
     """What is printed once the parts are out: the title, the key phrases, each part's time,
     title and the lecturer's words (one item a print)."""
-    from rich.markup import escape
-
     out = [f"# {escape(summary.title)}\n"]
     if summary.phrases:
         said = _("Key phrases: {phrases}").format(phrases=" · ".join(summary.phrases))
@@ -117,8 +73,6 @@ def terminal_parts(summary: SummaryRecord) -> list[str]:
 
 def terminal_part(part: PartRecord) -> tuple[str, list[str]]:
     """What a part is about once named, and a note where the model's label was not kept."""
-    from rich.markup import escape
-
     left = _(
         "(the model's label {label!r} was not kept: it does not name this part, or repeats"
         " an earlier one)"
@@ -132,8 +86,6 @@ def terminal_part(part: PartRecord) -> tuple[str, list[str]]:
 def terminal_gist(summary: SummaryRecord) -> list[str]:
     """The gist once written: the lecture's subjects (made from the parts' names, nothing to
     strike)."""
-    from rich.markup import escape
-
     return ["\n[bold]" + _("In short") + "[/]", escape(summary.gist)]
 
 
@@ -156,7 +108,7 @@ def notes_markdown(summary: SummaryRecord) -> str:
     if summary.gist:
         out += ["", paragraphs(summary.gist)]
     for part in summary.parts:
-        name = _name(part)
+        name = part_name(part)
         title = f"{part.number}. {name}" if name else str(part.number)
         out += ["", heading(2, title), "", link(part_moment(summary, part))]
         if part.phrases:

@@ -34,6 +34,8 @@ from lecturetui.core.library import Library
 from lecturetui.core.llm.model import Generator
 from lecturetui.core.storage.phrases import PhraseTable
 from lecturetui.core.storage.summaries import GIST, VERSION, SummaryKey, Written
+from lecturetui.core.study.keyphrases import stopwords
+from lecturetui.core.study.lecture_keyphrases import part_vectors
 from lecturetui.core.study.parts import Part
 from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
 from lecturetui.core.summary.label import (
@@ -62,9 +64,6 @@ def label_check(library: Library, lecture: Lecture, parts: Sequence[Part], langu
     that sense; not the title; no scrap of speech). One in another language cannot be said there:
     its part must be among the third of the lecture's parts closest to it by E5 (the E5 vectors
     of what each part says are those the unit index holds)."""
-    from lecturetui.core.study.keyphrases import stopwords
-    from lecturetui.core.study.lecture_keyphrases import part_vectors
-
     code = code_of(language)
     stop = stopwords(code) if code else frozenset()
     same = bool(code) and code == (lecture.language or "").split("-")[0]
@@ -96,8 +95,6 @@ def write_part(
 ) -> Written:
     """A part's label: the model's, where `check` finds it names the part and it repeats none
     of the labels `before` it; else `fallback_label`, the model's then kept as refused."""
-    from lecturetui.core.study.keyphrases import stopwords
-
     messages = label_messages(lecture.title, part.digest, language)
     label = without_title(ask_label(generator, messages, stop), lecture.title)
     code = code_of(language)

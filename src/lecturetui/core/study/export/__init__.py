@@ -14,6 +14,7 @@ from lecturetui.core.i18n import _
 from lecturetui.core.lectures import Chapter
 from lecturetui.core.study.bookmarks import Bookmark
 from lecturetui.core.study.export.cards import Card, answer_cards, bookmark_cards
+from lecturetui.core.study.export.csvfile import write_csv
 from lecturetui.core.study.export.markdown import answer_markdown, bookmarks_markdown
 from lecturetui.core.study.export.text import write_text
 from lecturetui.core.study.saved import SavedAnswer
@@ -54,8 +55,7 @@ def write_targets(
 ) -> list[WrittenFile]:
     """Write the Markdown and the cards to the files wanted (`moments`: how many the Markdown
     holds)."""
-    from lecturetui.core.study.export.anki import write_anki
-    from lecturetui.core.study.export.csvfile import write_csv
+    from lecturetui.core.study.export.anki import write_anki  # lazy: genanki takes 50 ms
 
     if not to:
         raise LectureTuiError(

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import genanki
+
 from lecturetui.core.study.export.cards import Card, Source, unique
 from lecturetui.core.study.export.text import clean, one_line, write_file
 
@@ -57,14 +59,10 @@ def note_fields(card: Card) -> list[str]:
 
 
 def note_guid(card: Card) -> str:
-    import genanki
-
     return str(genanki.guid_for(*card.key))
 
 
 def _model() -> Any:
-    import genanki
-
     return genanki.Model(
         MODEL_ID,
         MODEL_NAME,
@@ -76,8 +74,6 @@ def _model() -> Any:
 
 def write_anki(cards: Sequence[Card], path: Path) -> int:
     """Write the cards (each content once) as an Anki package; returns how many."""
-    import genanki
-
     model = _model()
     deck = genanki.Deck(DECK_ID, DECK_NAME, description="Moments of lectures, from lecturetui.")
     kept = unique(cards)
