@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -94,7 +96,7 @@ def e5_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def e5(e5_dir: Path):  # type: ignore[no-untyped-def]
-    from lecturetui.core.models.embedding import TorchEmbedder
+    from lecturetui.core.models.torch_embedder import TorchEmbedder
 
     return TorchEmbedder(e5_dir, model_id="intfloat/multilingual-e5-small", device="cpu")
 
@@ -103,3 +105,11 @@ def e5(e5_dir: Path):  # type: ignore[no-untyped-def]
 def models_env(monkeypatch: pytest.MonkeyPatch, e5_dir: Path) -> Path:
     monkeypatch.setenv("LECTURETUI_MODELS", str(MODELS_DIR))
     return MODELS_DIR
+
+
+def stand_in(monkeypatch: pytest.MonkeyPatch, name: str, **names: Any) -> None:
+    """core/models/<name> (imported where it is used) replaced by a module holding `names`:
+    the test imports no torch."""
+    module = types.ModuleType(f"lecturetui.core.models.{name}")
+    module.__dict__.update(names)
+    monkeypatch.setitem(sys.modules, module.__name__, module)

@@ -17,7 +17,7 @@ from lecturetui.cli import cli
 from lecturetui.cli.context import Context, workload_of
 from lecturetui.core.models import hardware, onnx_embedder, runtime
 from lecturetui.core.models.placement import BULK, ONE_SHOT
-from tests.conftest import SEED_CORPUS
+from tests.conftest import SEED_CORPUS, stand_in
 
 
 def test_each_command_has_its_workload() -> None:
@@ -74,7 +74,7 @@ def test_the_command_loads_e5_where_its_workload_puts_it(
 ) -> None:
     made: list[tuple[str, Any]] = []
     monkeypatch.setattr(hardware, "torch_version", lambda: "2.11.0+cu130")
-    monkeypatch.setattr(runtime, "TorchEmbedder", Loaded("torch", made))
+    stand_in(monkeypatch, "torch_embedder", TorchEmbedder=Loaded("torch", made))
     monkeypatch.setattr(onnx_embedder, "OnnxEmbedder", Loaded("onnx", made))
     monkeypatch.setattr(runtime, "ensure_export", lambda path, models, notify=None: path)
     monkeypatch.setattr(runtime, "graph_runtime", lambda runtime=None: "openvino")

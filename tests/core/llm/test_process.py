@@ -106,7 +106,7 @@ def test_the_process_that_embeds_never_imports_llama_cpp(model_path: Path, e5_di
     """E5 embeds on torch in this process while the model answers from its own."""
     code = (
         "import sys\nfrom pathlib import Path\n"
-        "from lecturetui.core.models.embedding import TorchEmbedder\n"
+        "from lecturetui.core.models.torch_embedder import TorchEmbedder\n"
         "from lecturetui.core.llm.process import ProcessGenerator\n"
         "from lecturetui.core.llm.worker import WorkerConfig\n"
         "from lecturetui.core.models.hardware import llama_report\n"

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def gemma():  # type: ignore[no-untyped-def]
-    from lecturetui.core.models.embedding import TorchEmbedder
+    from lecturetui.core.models.torch_embedder import TorchEmbedder
 
     state = gemmastore.status(MODELS_DIR)
     assert state.ready, f"{state.problem} (the test set-up installs it: make setup-dev)"

@@ -141,7 +141,7 @@ def test_token_estimate_grows_with_text() -> None:
 def test_auto_stays_on_the_cpu_without_an_accelerator(e5_dir: Path) -> None:
     import torch
 
-    from lecturetui.core.models.embedding import TorchEmbedder
+    from lecturetui.core.models.torch_embedder import TorchEmbedder
 
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
@@ -162,7 +162,7 @@ cuda = pytest.mark.skipif(
 @pytest.mark.cuda
 @cuda
 def test_cuda_pipelined_vectors_match_the_plain_encode(e5_dir: Path) -> None:
-    from lecturetui.core.models.embedding import TorchEmbedder
+    from lecturetui.core.models.torch_embedder import TorchEmbedder
 
     texts = [("aula sobre gradiente " * (i % 40 + 1)).strip() for i in range(300)]
     cpu = TorchEmbedder(e5_dir, device="cpu").embed_passages(texts[:40])

@@ -14,7 +14,7 @@ from lecturetui.core.models import hardware, runtime
 from lecturetui.core.models.hardware import Gpu
 from lecturetui.core.models.onnx_export import EXPORT_VERSION, RECORD, read_record, usable, verify
 from lecturetui.core.models.placement import BULK, ONE_SHOT, Placement, uses_onnx
-from tests.conftest import MODELS_DIR
+from tests.conftest import MODELS_DIR, stand_in
 
 LONG = " ".join(["a tupla não pode ser alterada depois de criada"] * 120)  # past 512 tokens
 TEXTS = ["O que é uma variável?", "A list is mutable; a tuple is not.", LONG]
@@ -70,8 +70,8 @@ def test_a_failed_export_leaves_pytorch_says_why_once_and_is_not_retried(
         tries.append(folder)
         raise RuntimeError("the exporter cannot trace this model")
 
-    monkeypatch.setattr(runtime, "export", failing)
-    monkeypatch.setattr(runtime, "TorchEmbedder", _Torch)
+    stand_in(monkeypatch, "torch_export", export=failing)
+    stand_in(monkeypatch, "torch_embedder", TorchEmbedder=_Torch)
     monkeypatch.delenv("LECTURETUI_RUNTIME", raising=False)
     said: list[str] = []
     for _ in range(2):
@@ -106,7 +106,7 @@ def test_bulk_work_on_a_gpu_keeps_pytorch_and_the_setting_chooses(
     monkeypatch.setenv("LECTURETUI_RUNTIME", "torch")
     assert not uses_onnx(Placement("cpu"))
     models, path = _model(tmp_path)
-    monkeypatch.setattr(runtime, "TorchEmbedder", _Torch)
+    stand_in(monkeypatch, "torch_embedder", TorchEmbedder=_Torch)
     assert isinstance(runtime.load_embedder(path, models), _Torch)
     assert not (models / "onnx").exists()  # nothing exported where PyTorch runs
     monkeypatch.setenv("LECTURETUI_RUNTIME", "tensorrt")

@@ -131,8 +131,6 @@ def compiled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     whole, current cache), a compilation waiting for its turn up to a minute."""
     import types
 
-    from lecturetui.core.models import openvino_import
-
     names: list[str] = []
 
     class Core:
@@ -141,7 +139,7 @@ def compiled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
             return model_file
 
     fake = types.SimpleNamespace(Core=Core, get_version=lambda: "ov1")
-    monkeypatch.setattr(openvino_import, "openvino", lambda: fake)
+    monkeypatch.setattr(ov_cache, "openvino", lambda: fake)
     monkeypatch.setattr(ov_cache, "check", lambda *args: "")
     monkeypatch.setattr(ov_cache, "FIRST_WAIT_S", 60.0)
     return names

@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+import numpy as np
+
 from lecturetui.core.errors import TranscriptError
 from lecturetui.core.i18n import _
 from lecturetui.core.ingest.repairs import MAX_CUES, MAX_JSON_DEPTH, Repairs
@@ -27,8 +29,6 @@ def too_deep(text: str) -> bool:
     """Whether brackets outside strings nest deeper than MAX_JSON_DEPTH."""
     if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
         return False
-    import numpy as np
-
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text)).encode("ascii")
     codes = np.frombuffer(brackets, dtype=np.uint8)
     steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)

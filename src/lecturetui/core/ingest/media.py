@@ -13,7 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import ModuleType
+from typing import TYPE_CHECKING, cast
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import feed
@@ -119,8 +120,15 @@ class Probe:
     video_streams: int
 
 
+def _av() -> ModuleType:
+    """PyAV (FFmpeg's libraries)."""
+    import av  # lazy: FFmpeg's libraries load in a tenth of a second; only a media file needs them
+
+    return cast(ModuleType, av)
+
+
 def probe(path: Path) -> Probe:
-    import av
+    av = _av()
 
     try:
         with av.open(str(path), mode="r", metadata_errors="ignore") as container:
@@ -151,8 +159,8 @@ def _unreadable(exc: Exception) -> str:
 
 def decode_audio(path: Path, cancel: Callable[[], bool] | None = None) -> npt.NDArray[np.float32]:
     """The first audio stream as 16 kHz mono float32 samples (faster-whisper's own decoder)."""
-    import av
-    from faster_whisper.audio import decode_audio as fw_decode
+    av = _av()
+    from faster_whisper.audio import decode_audio as fw_decode  # lazy: 1 s; only transcribing
 
     if cancel is not None and cancel():
         raise Cancelled()

@@ -77,7 +77,7 @@ class WhisperTranscriber:
 
     def load(self) -> Any:
         if self._model is None:
-            from faster_whisper import WhisperModel
+            from faster_whisper import WhisperModel  # lazy: 1 s; only transcribing needs it
 
             path, _name = resolve_asr_model(self.models_dir, self._asked_model, self._notify)
             device = self._placement.speech

@@ -8,6 +8,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from types import ModuleType
 
 from lecturetui.core.errors import TranscriptError
 from lecturetui.core.i18n import _
@@ -91,9 +92,15 @@ def _without_stray(text: str) -> str:
     return _STRAY_CONTROL.sub("", text).replace("\ufeff", "")
 
 
-def _ftfy_codecs() -> bool:
-    import ftfy.bad_codecs  # noqa: F401  (registers "sloppy-windows-1252")
+def _ftfy() -> ModuleType:
+    """ftfy, its codecs registered ("sloppy-windows-1252")."""
+    import ftfy.bad_codecs  # lazy: only a transcript that is not UTF-8 needs it
 
+    return ftfy
+
+
+def _ftfy_codecs() -> bool:
+    _ftfy()
     return True
 
 
@@ -113,9 +120,7 @@ def repair_mojibake(text: str) -> str:
     then tried on the whole document: when every character round-trips through it back to valid
     UTF-8, that reading is taken. What is left is fixed by ftfy line by line.
     """
-    import ftfy
-
-    _ftfy_codecs()
+    ftfy = _ftfy()
     votes: Counter[str] = Counter()
     for line in text.split("\n"):
         if line.isascii():
@@ -131,7 +136,7 @@ def repair_mojibake(text: str) -> str:
             best = text.encode(codec).decode("utf-8")
         except (UnicodeEncodeError, UnicodeDecodeError):
             best = text
-    return ftfy.fix_text(
+    fixed: str = ftfy.fix_text(
         best,
         unescape_html=False,
         uncurl_quotes=False,
@@ -140,6 +145,7 @@ def repair_mojibake(text: str) -> str:
         fix_line_breaks=False,
         normalization="NFC",
     )
+    return fixed
 
 
 def clean_cue_text(text: str) -> str:

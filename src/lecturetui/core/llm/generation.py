@@ -15,8 +15,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
+from lecturetui.core.llm import prefix_state
 from lecturetui.core.llm.llama_load import (
     import_llama,
     load_llama,
@@ -112,11 +115,10 @@ class LlamaGenerator:
         template = (self._llm.metadata or {}).get("tokenizer.chat_template")
         if not template:
             return None
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
         eos = self._llm.detokenize([self._llm.token_eos()]).decode("utf-8", "ignore")
         bos = self._llm.detokenize([self._llm.token_bos()]).decode("utf-8", "ignore")
-        return Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+        formatter = import_llama().llama_chat_format.Jinja2ChatFormatter
+        return formatter(template=template, eos_token=eos, bos_token=bos)
 
     def _run(self, fn: Any) -> Any:
         return self._pool.submit(fn).result()
@@ -139,8 +141,6 @@ class LlamaGenerator:
         and saved there otherwise. Returns (tokens read, seconds it took: 0.0 when restored)."""
         if self._formatter is None:
             return 0, 0.0
-        from lecturetui.core.llm import prefix_state
-
         a = self._prompt_tokens([*messages, {"role": "user", "content": "a"}])
         b = self._prompt_tokens([*messages, {"role": "user", "content": "b"}])
         n = next(
@@ -276,8 +276,6 @@ class LlamaGenerator:
         """How likely the model's reply to `messages` starts with yes rather than no (0-1),
         from its first token's logits: one read of the prompt, nothing generated. The next
         answer restores its fixed start, as after a translation."""
-        import numpy as np
-
         tokens = self._prompt_tokens(messages)
 
         def words(*forms: str) -> list[int]:

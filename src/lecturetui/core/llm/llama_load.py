@@ -18,6 +18,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, cast
 
+import numpy as np
+
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.models.placement import Placement
@@ -48,7 +50,7 @@ def quiet_stderr(enabled: bool = True) -> Iterator[None]:
 def import_llama() -> ModuleType:
     """llama_cpp, or the error that says answers cannot be written without it."""
     try:
-        import llama_cpp
+        import llama_cpp  # lazy: the answer model's process alone loads llama.cpp
     except ImportError:
         raise LectureTuiError(
             _("llama-cpp-python is not installed, so answers cannot be written."),
@@ -154,12 +156,9 @@ def load_llama(
 def slim_state(llm: Any, tokens: list[int], state: bytes) -> Any:
     """A llama.cpp state for the fixed start without its table of logits (answers never read
     the fixed start's logits, and llama-cpp-python would keep hundreds of MB of them)."""
-    import numpy as np
-    from llama_cpp import LlamaState
-
     ids = np.zeros(len(llm.input_ids), dtype=np.intc)  # the whole context's room
     ids[: len(tokens)] = tokens
-    return LlamaState(
+    return import_llama().LlamaState(
         input_ids=ids,
         scores=np.zeros((1, llm.n_vocab()), dtype=np.single),
         n_tokens=len(tokens),

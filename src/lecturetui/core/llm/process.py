@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.i18n import _
+from lecturetui.core.i18n import _, language
 from lecturetui.core.llm import wire
 from lecturetui.core.llm.model import ModelInfo
 from lecturetui.core.llm.worker import WorkerConfig
@@ -138,8 +138,6 @@ def open_model(
 ) -> ProcessGenerator:
     """The GGUF model at `path` loaded in its own process (`started` if one was started for it),
     with LlamaGenerator's options (seed, temperature, verbose); its stderr goes to `log`."""
-    from lecturetui.core.i18n import language
-
     device = placement.device if placement is not None else "auto"
     config = WorkerConfig(str(path), n_ctx, device, language=language(), **options)
     return ProcessGenerator(config, log, started)

@@ -18,9 +18,15 @@ import queue
 import sys
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.i18n import set_language
 from lecturetui.core.llm import wire
+from lecturetui.core.llm.model import ModelInfo
+from lecturetui.core.models.hardware import loaded_twice
+from lecturetui.core.models.placement import Placement
 
 #: the requests a parent may make of the model, besides a streamed reply
 CALLS = frozenset(
@@ -73,8 +79,9 @@ def _abort_on(model: Any, requests: _Requests) -> Any:
     """llama.cpp's abort callback on the model's context: the prompt being read stops when the
     reply in flight is stopped. Returns the callback (kept alive by the caller); None where this
     llama-cpp-python has no such call."""
-    import llama_cpp
-
+    llama_cpp = sys.modules.get("llama_cpp")  # imported by main, before the model loaded
+    if llama_cpp is None:
+        return None
     setter = getattr(llama_cpp, "llama_set_abort_callback", None)
     kind = getattr(llama_cpp, "ggml_abort_callback", None)
     ctx = getattr(getattr(getattr(model, "_llm", None), "_ctx", None), "ctx", None)
@@ -86,9 +93,6 @@ def _abort_on(model: Any, requests: _Requests) -> Any:
 
 
 def _info(model: Any) -> Any:
-    from lecturetui.core.llm.model import ModelInfo
-    from lecturetui.core.models.hardware import loaded_twice
-
     return ModelInfo(
         name=model.name,
         n_ctx=model.n_ctx,
@@ -106,10 +110,7 @@ def _info(model: Any) -> Any:
 
 
 def _load(config: WorkerConfig) -> Any:
-    from pathlib import Path
-
-    from lecturetui.core.llm.generation import LlamaGenerator
-    from lecturetui.core.models.placement import Placement
+    from lecturetui.core.llm.generation import LlamaGenerator  # lazy: numpy after llama_cpp
 
     return LlamaGenerator(
         Path(config.path),
@@ -123,8 +124,6 @@ def _load(config: WorkerConfig) -> Any:
 
 
 def _error(exc: BaseException) -> tuple[Any, ...]:
-    from lecturetui.core.errors import LectureTuiError
-
     if isinstance(exc, LectureTuiError):
         return ("error", exc.message, exc.hint)
     return ("error", f"{type(exc).__name__}: {exc}", None)
@@ -182,15 +181,13 @@ def main() -> None:
     # while the parent searches; before numpy, as llama.cpp's CUDA build wants; its absence is
     # said when the model loads (llama_load.import_llama)
     with contextlib.suppress(ImportError):
-        import llama_cpp  # noqa: F401
+        import llama_cpp  # noqa: F401  # lazy: first, before numpy; the parent imports this module
     try:
         kind, config = wire.receive(fd_in)
     except wire.Closed:
         return
     if kind != "load" or not isinstance(config, WorkerConfig):
         return
-    from lecturetui.core.i18n import set_language
-
     set_language(config.language)
     serve(config, fd_in, fd_out)
 

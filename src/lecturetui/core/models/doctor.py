@@ -22,6 +22,8 @@ from lecturetui.core.models.hardware import (
     nvidia_gpus,
     torch_report,
 )
+from lecturetui.core.models.locate import DEFAULT_EMBED_MODEL
+from lecturetui.core.models.onnx_export import export_dir
 from lecturetui.core.models.placement import (
     BULK,
     NAMES,
@@ -33,6 +35,8 @@ from lecturetui.core.models.placement import (
     graph_runtime,
     no_gpu_reason,
 )
+from lecturetui.core.models.runtime import runtime_of
+from lecturetui.core.models.sentence_ends import ENV, ready, turned_off
 
 CUDA_HINT = (
     'CMAKE_ARGS="-DGGML_CUDA=on" .venv/bin/pip install --force-reinstall --no-deps '
@@ -134,8 +138,6 @@ def diagnose(
     else:
         device = str(getattr(embedder, "device", "?"))
         planned = str(getattr(embedder, "planned", device))
-        from lecturetui.core.models.runtime import runtime_of
-
         emb = f"{planned} ({getattr(embedder, 'dtype', '?')}, {runtime_of(embedder)})"
     llm = _("not loaded") if generator is None else str(getattr(generator, "placement", "?"))
     found = problems(gpus, nvcc, torch, llama)
@@ -176,10 +178,6 @@ WORKLOAD_NAMES = {
 
 def sentence_row(models_dir: Path) -> Where:
     """Where the sentence model (core/models/sentence_ends.py) runs, or why it does not."""
-    from lecturetui.core.models.locate import DEFAULT_EMBED_MODEL
-    from lecturetui.core.models.onnx_export import export_dir
-    from lecturetui.core.models.sentence_ends import ENV, ready, turned_off
-
     model = _("sentence ends")
     if turned_off():
         return Where(model, "", _("off"), f"{ENV}=off")

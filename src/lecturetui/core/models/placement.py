@@ -25,6 +25,7 @@ from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.models import hardware
 from lecturetui.core.models.hardware import LlamaReport
+from lecturetui.core.models.openvino_import import openvino
 
 DEVICES = ("auto", "cuda", "mps", "cpu")
 RUNTIMES = ("auto", "torch", "openvino", "onnxruntime")
@@ -161,8 +162,6 @@ def graph_runtime(runtime: str | None = None) -> str:
     want = wanted_runtime(runtime)
     if want in NAMES:
         return want
-    from lecturetui.core.models.openvino_import import openvino
-
     try:
         openvino()
     except ImportError:
@@ -219,7 +218,7 @@ def choose_device(asked: str | None) -> AsrDevice:
     """CUDA (float16) when asked for or, with `auto`, when CTranslate2 sees a GPU; else the CPU
     (int8)."""
     if speech_may_use_gpu(asked):
-        import ctranslate2
+        import ctranslate2  # lazy: CTranslate2 loads its CUDA build; only speech asks
 
         if ctranslate2.get_cuda_device_count() > 0:
             return AsrDevice("cuda", "float16")

@@ -17,8 +17,10 @@ from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
-from lecturetui.core.models.embedding import Embedder, TorchEmbedder, weights_hash
-from lecturetui.core.models.onnx_export import EXPORT_VERSION, export, export_dir, usable, verify
+from lecturetui.core.models import onnx_embedder, ov_tokenizer
+from lecturetui.core.models.embedding import Embedder, quiet_env, weights_hash
+from lecturetui.core.models.onnx_export import EXPORT_VERSION, export_dir, usable, verify
+from lecturetui.core.models.ov_cache import pass_turn
 from lecturetui.core.models.placement import NAMES, Placement, graph_runtime
 from lecturetui.core.progress import Notify
 
@@ -59,6 +61,8 @@ def ensure_export(path: Path, models_dir: Path, notify: Notify | None = None) ->
     if notify:
         notify(_("Exporting {model} to ONNX, once (about a minute)…").format(model=path.name))
     try:
+        from lecturetui.core.models.torch_export import export  # lazy: torch takes seconds to load
+
         export(path, folder, source, notify)
     except Exception as exc:  # any failure leaves PyTorch in charge
         reason = str(exc) or type(exc).__name__
@@ -101,10 +105,7 @@ def compile_ahead(path: Path, export_folder: Path, notify: Notify | None = None)
     converted for OpenVINO (core/models/ov_tokenizer.py), so that no command parses it."""
     if graph_runtime() != "openvino":
         return
-    from lecturetui.core.models import ov_tokenizer
-    from lecturetui.core.models.onnx_embedder import OnnxEmbedder
-
-    embedder = OnnxEmbedder(path, export_folder, runtime="openvino", notify=notify)
+    embedder = onnx_embedder.OnnxEmbedder(path, export_folder, runtime="openvino", notify=notify)
     if ov_tokenizer.convert(path, export_folder, embedder.max_tokens):
         return
     if notify:
@@ -126,11 +127,9 @@ def load_embedder(
     where = placement or Placement()
     if where.embedders.onnx:
         try:
-            from lecturetui.core.models.onnx_embedder import OnnxEmbedder
-
             folder = ensure_export(path, models_dir, notify)
             graph = graph_runtime(where.embedders.runtime)
-            return OnnxEmbedder(path, folder, model_id, graph, notify)
+            return onnx_embedder.OnnxEmbedder(path, folder, model_id, graph, notify)
         except ImportError as exc:
             reason = (
                 _("{package} is not installed").format(package=exc.name)
@@ -145,9 +144,10 @@ def load_embedder(
                     model=path.name, reason=reason
                 )
             )
-    from lecturetui.core.models.ov_cache import pass_turn
-
     pass_turn()  # nothing compiled here: another thread's compilation need not wait for it
+    quiet_env()  # before huggingface_hub is imported (by torch_embedder)
+    from lecturetui.core.models.torch_embedder import TorchEmbedder  # lazy: torch: seconds to load
+
     return TorchEmbedder(
         path,
         model_id=model_id,

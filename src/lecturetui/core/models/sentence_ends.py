@@ -33,6 +33,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from lecturetui.core.models import ov_tokenizer
+from lecturetui.core.models.locate import DEFAULT_EMBED_MODEL
+from lecturetui.core.models.onnx_export import export_dir as e5_export_dir
+from lecturetui.core.models.ov_cache import compile_cached
+from lecturetui.core.models.tokens import read_tokenizer
+
 #: E5's layers the model reads (of 12), and the LoRA rank of its deltas
 LAYERS = 6
 RANK = 8
@@ -242,7 +248,7 @@ class Embeddings:
     NAME = "embeddings.word_embeddings.weight"
 
     def __init__(self, e5: Path) -> None:
-        from safetensors import safe_open
+        from safetensors import safe_open  # lazy: only a lecture without punctuation reads it
 
         self._file: Any = safe_open(str(e5 / "model.safetensors"), framework="numpy")
         self._table: Any = self._file.get_slice(self.NAME)  # type: ignore[no-untyped-call]
@@ -277,7 +283,7 @@ Run = Callable[[Floats, npt.NDArray[np.int64]], Floats]
 
 def onnxruntime_run(file: Path) -> Run:
     """The export run by ONNX Runtime on the CPU."""
-    import onnxruntime as ort
+    import onnxruntime as ort  # lazy: 0.15 s; only where OpenVINO cannot run the model
 
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -293,8 +299,6 @@ def onnxruntime_run(file: Path) -> Run:
 def openvino_run(file: Path, sha256: str) -> Run:
     """The export compiled by OpenVINO for this CPU (in bfloat16 where the CPU has it), kept in
     its cache beside the export (core/models/ov_cache.py)."""
-    from lecturetui.core.models.ov_cache import compile_cached
-
     compiled = compile_cached(file, sha256, {"PERFORMANCE_HINT": "LATENCY"}, "sentence ends")
     request = compiled.create_infer_request()
 
@@ -344,17 +348,13 @@ def load(e5: Path, e5_export: Path) -> SentenceModel | None:
     record = _record(e5_export)
     if not _built(record):
         return None
-    from lecturetui.core.models import ov_tokenizer
-
     _deltas, head = read_weights(shipped())
     file = export_dir(e5_export) / MODEL_FILE
     states = OnnxStates(file, Embeddings(e5), str(record.get("sha256", "")))
     ov = ov_tokenizer.load(e5, e5_export, MAX_TOKENS)
     if ov is not None:
         return SentenceModel(states, word_pieces(ov.encode_batch), head)
-    from tokenizers import Tokenizer
-
-    hf = Tokenizer.from_file(str(e5 / "tokenizer.json"))
+    hf = read_tokenizer(e5 / "tokenizer.json")
     return SentenceModel(states, word_pieces(lambda t: [e.ids for e in hf.encode_batch(t)]), head)
 
 
@@ -371,8 +371,5 @@ def from_models(models_dir: Path) -> SentenceModel | None:
     """The model of a models folder (built from its E5), unless $LECTURETUI_SENTENCES is off."""
     if turned_off():
         return None
-    from lecturetui.core.models.locate import DEFAULT_EMBED_MODEL
-    from lecturetui.core.models.onnx_export import export_dir as e5_export_dir
-
     e5 = models_dir / DEFAULT_EMBED_MODEL
     return load(e5, e5_export_dir(models_dir, e5))

@@ -7,7 +7,8 @@ E5's 250,000-piece vocabulary: the pieces' embeddings are read from E5's own wei
 `models/onnx/multilingual-e5-small/sentence-ends/`, made whole or not at all (written beside it,
 checked against PyTorch, then renamed), with a record naming the weights it was built from.
 
-torch and transformers are imported here only when a build runs.
+torch and transformers are imported at the top of this module, and this module only where a
+build runs (core/models/setup.py).
 """
 
 from __future__ import annotations
@@ -19,10 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
+from transformers import BertModel
 
 from lecturetui.core.hashing import file_sha256
 from lecturetui.core.models import sentence_ends as sm
-from lecturetui.core.models.onnx_export import swap_in, to_onnx, work_folder
+from lecturetui.core.models.onnx_export import swap_in, work_folder
+from lecturetui.core.models.torch_embedder import quiet_hf
+from lecturetui.core.models.torch_export import to_onnx
 
 #: the export's states may differ this much from PyTorch's
 TOLERANCE = 1e-3
@@ -31,11 +36,6 @@ TOLERANCE = 1e-3
 def _merged(e5: Path) -> Any:
     """E5's first LAYERS layers with the shipped deltas merged in, as a module from input
     embeddings (and their mask) to the token states."""
-    import torch
-    from transformers import BertModel
-
-    from lecturetui.core.models.embedding import quiet_hf
-
     quiet_hf()
     deltas, _head = sm.read_weights(sm.shipped())
     model = BertModel.from_pretrained(str(e5), add_pooling_layer=False, local_files_only=True)
@@ -64,8 +64,6 @@ def _merged(e5: Path) -> Any:
 def build(e5: Path, e5_export: Path) -> Path:
     """Export the model beside E5's export; returns its folder. Raises RuntimeError when the
     export or its check fails (nothing is left behind)."""
-    import torch
-
     folder = sm.export_dir(e5_export)
     t0 = time.perf_counter()
     module = _merged(e5)

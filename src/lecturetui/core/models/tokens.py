@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 _WORD = re.compile(r"\S+")
@@ -76,3 +77,10 @@ def tokenizer_counter(tokenizer: Any, passage_prefix: str, model_id: str) -> Tok
     probe = "lecture"
     overhead = len(tokenizer.encode(passage_prefix + probe).ids) - count(probe)
     return CallableTokenCounter(count, overhead, name=f"tokenizer:{model_id}")
+
+
+def read_tokenizer(path: Path) -> Any:
+    """A `tokenizer.json` read by `tokenizers` (a second or two for a large vocabulary)."""
+    from tokenizers import Tokenizer  # lazy: only a model without its OpenVINO tokenizer reads one
+
+    return Tokenizer.from_file(str(path))

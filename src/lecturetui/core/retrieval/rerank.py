@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
+from lecturetui.core.models.ov_cache import going_first
 from lecturetui.core.progress import CountProgress
 from lecturetui.core.retrieval.vector_index import (
     Manifest,
@@ -134,8 +135,6 @@ class RerankStage:
         """Load the model and run it once (its first run sets up what later ones reuse:
         core/models/onnx_embedder.py), both before anyone gets it: a thread that wants it waits,
         and no run is left going when the process ends."""
-        from lecturetui.core.models.ov_cache import going_first
-
         with contextlib.suppress(Exception), self._loading:  # a failure is said where wanted
             if self._embedder is None:
                 with going_first():  # its compilation before E5's: E5's beside its first run

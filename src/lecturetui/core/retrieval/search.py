@@ -19,12 +19,13 @@ import numpy as np
 import numpy.typing as npt
 
 from lecturetui.core.lectures import Lecture, StoredSegment
+from lecturetui.core.links import deep_link
 from lecturetui.core.question_options import DEFAULT_MODE
 from lecturetui.core.records import HitRecord, MatchRecord, to_json
 from lecturetui.core.retrieval.fusion import CANDIDATES, FusionConfig, fuse
 from lecturetui.core.retrieval.rerank import DEFAULT_RERANK, RerankConfig, rescore
 from lecturetui.core.retrieval.small_unit_index import best_units, segment_of
-from lecturetui.core.retrieval.vector_index import unit_vector
+from lecturetui.core.retrieval.vector_index import EXACT_SEARCH_LIMIT, unit_vector
 from lecturetui.core.timefmt import format_timestamp
 
 if TYPE_CHECKING:
@@ -175,8 +176,6 @@ def run_search(
     stage, every mode but lexical then has its first `depth` candidates re-scored by it. Each
     hit's `score` is the score that ranked it; `retrievers` holds each retriever's own. The
     question's facts come with it (`asked`: its text, translation, guess and language)."""
-    from lecturetui.core.retrieval.vector_index import EXACT_SEARCH_LIMIT
-
     config = rerank_config or DEFAULT_RERANK
     reranking = rerank is not None and mode != "lexical"
     query, translation, guess = asked.text, asked.translation, asked.guess
@@ -262,8 +261,6 @@ def _hits(
     vector: Vector,
     ranked: list[tuple[int, float, dict[str, float]]],
 ) -> list[Hit]:
-    from lecturetui.core.links import deep_link
-
     store = library.store
     segs = store.segments_by_id([label for label, _, _ in ranked])
     matches = best_units(units, segs, vector) if units is not None else {}

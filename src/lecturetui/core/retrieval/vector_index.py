@@ -12,7 +12,6 @@ the index it is compacted from its own stored vectors, without re-embedding anyt
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import tempfile
@@ -20,7 +19,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +29,7 @@ from lecturetui.core.atomic import write_atomic
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.hashing import file_sha256
 from lecturetui.core.i18n import _
+from lecturetui.core.models.hardware import package_version
 from lecturetui.core.timefmt import utc_now
 
 if TYPE_CHECKING:
@@ -94,13 +95,18 @@ def _fsync_dir(path: Path) -> None:
 
 
 def _library_versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
     out = {}
     for name in ("hnswlib", "numpy", "sentence-transformers", "torch", "lecturetui"):
-        with contextlib.suppress(PackageNotFoundError):
-            out[name] = version(name)
+        if found := package_version(name):
+            out[name] = found
     return out
+
+
+def _hnswlib() -> ModuleType:
+    """hnswlib, the index's library."""
+    import hnswlib  # lazy: keeps core.library's import to numpy alone
+
+    return cast(ModuleType, hnswlib)
 
 
 def unit_vector(vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -131,8 +137,7 @@ class VectorIndex:
     # -- creating and loading --------------------------------------------------------------
     @classmethod
     def create(cls, folder: Path, manifest: Manifest, capacity: int = 1024) -> VectorIndex:
-        import hnswlib
-
+        hnswlib = _hnswlib()
         index = hnswlib.Index(space=manifest.space, dim=manifest.dim)
         index.init_index(
             max_elements=max(capacity, 16), M=manifest.M, ef_construction=manifest.ef_construction
@@ -163,8 +168,7 @@ class VectorIndex:
         cls, folder: Path, model_id: str, model_hash: str, dim: int | None
     ) -> VectorIndex | None:
         """The saved index, or None when there is none yet. Refuses one built for another model."""
-        import hnswlib
-
+        hnswlib = _hnswlib()
         manifest = cls.read_manifest(folder)
         if manifest is None:
             return None
@@ -250,8 +254,7 @@ class VectorIndex:
 
     def add_stored(self, labels: list[int], vectors: npt.NDArray[np.float32]) -> None:
         """Add new labels' unit vectors as given: an inner-product index does not scale them."""
-        import hnswlib
-
+        hnswlib = _hnswlib()
         path = self.folder / f".vectors-{os.getpid()}-{threading.get_ident()}.tmp"
         with self._lock:
             size = self._index.get_max_elements() + len(labels)
@@ -281,8 +284,7 @@ class VectorIndex:
 
     def compact(self) -> None:
         """Rebuild without the deleted labels, from the index's own vectors."""
-        import hnswlib
-
+        hnswlib = _hnswlib()
         with self._lock:
             live = sorted(self._labels)
             vectors = np.asarray(self._index.get_items(live), dtype=np.float32) if live else None
@@ -373,8 +375,7 @@ class VectorIndex:
     ) -> list[tuple[int, float]]:
         if allowed is not None:
             return self._search_exact_among(vector, k, [x for x in self._labels if allowed(x)])
-        import hnswlib
-
+        hnswlib = _hnswlib()
         if self._exact is None:
             live = sorted(self._labels)
             mat = unit_rows(np.asarray(self._index.get_items(live), dtype=np.float32))
