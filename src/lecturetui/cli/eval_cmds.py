@@ -15,16 +15,31 @@ from lecturetui.cli.options import (
     scope_options,
     ttft_option,
 )
-from lecturetui.cli.output import console, json_text, note, renamed
+from lecturetui.cli.output import console, note, renamed
 from lecturetui.cli.progress import progress_bars
+from lecturetui.cli.shared import json_text
+from lecturetui.core.asking import MODES, AnswerChoice, Scope, guess_planned
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.evaluation.marking import (
+    NO_JUDGE,
+    EvalSettings,
+    Judge,
+    Runs,
+    evaluate_retrieval,
+    load_questions,
+    render_report,
+    render_retrieval_table,
+    run_evaluation,
+    run_key,
+)
 from lecturetui.core.i18n import _, decimal, ngettext
+from lecturetui.core.models.management import resolve_llm
+from lecturetui.core.records import to_json
 
 if TYPE_CHECKING:
-    from lecturetui.core.evaluation.evaluate import EvalSettings
-    from lecturetui.core.evaluation.questions import QuestionSet
+    from lecturetui.core.asking import ModelSession
+    from lecturetui.core.evaluation.marking import QuestionSet
     from lecturetui.core.library import Library
-    from lecturetui.core.retrieval.scope import Scope
-    from lecturetui.core.session import ModelSession
 
 
 @click.command("eval")
@@ -125,9 +140,6 @@ def eval_cmd(
     again continues where it stopped (--force starts over). Manual C/P/I labels are given in
     the app (`lecturetui app`, key e) and appear in the report the next time it is written.
     """
-    from lecturetui.core.evaluation.questions import load_questions
-    from lecturetui.core.retrieval.scope import Scope
-
     json_path = json_path or renamed(old_json_path, "--json FILE", "--json-out FILE")
     lang = renamed(old_lang, "--lang", "--report-lang") or lang
     qset = load_questions(questions)
@@ -171,13 +183,6 @@ def _retrieval_only(
     llm: str | None,
     n_ctx: int,
 ) -> None:
-    from lecturetui.core.answer.guess import guess_planned
-    from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.evaluation.report import render_retrieval_table
-    from lecturetui.core.evaluation.retrieval_scores import evaluate_retrieval
-    from lecturetui.core.question_options import MODES
-    from lecturetui.core.session import AnswerChoice
-
     with_gold = [q for q in qset.questions if q.gold or q.reference_ranking]
     if not with_gold:
         raise LectureTuiError(
@@ -248,14 +253,6 @@ def _full(
     guess: str,
     temperature: float = 0.0,
 ) -> None:
-    from lecturetui.core.answer.guess import guess_planned
-    from lecturetui.core.evaluation.evaluate import NO_JUDGE, EvalSettings
-    from lecturetui.core.evaluation.report import render_report
-    from lecturetui.core.evaluation.saved_runs import Runs, run_key
-    from lecturetui.core.models.gguf import resolve_llm
-    from lecturetui.core.records import to_json
-    from lecturetui.core.session import AnswerChoice
-
     library = obj.library()
     llm_path = resolve_llm(obj.home.models_dir, llm, note)
     judge_path: Path | None = llm_path
@@ -338,9 +335,6 @@ def _evaluate(
     force: bool,
 ) -> tuple[int, float | None, bool]:
     """Load the models and evaluate what the run lacks: (questions done, s a question, stopped)."""
-    from lecturetui.core.evaluation.evaluate import run_evaluation
-    from lecturetui.core.evaluation.judge import Judge
-
     library = session.library
     library.warm()
     # the answers' prompts are sized as `ask` sizes them (the session reads the model's speed)

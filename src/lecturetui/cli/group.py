@@ -12,11 +12,18 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import click
 
 from lecturetui import __version__
+from lecturetui.cli.context import Context
 from lecturetui.cli.defaults import setting_value, settings_defaults
 from lecturetui.cli.output import fail
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _, set_language
-from lecturetui.core.models.management import DEVICES, ROOT, DataHome, load_settings
+from lecturetui.core.models.management import (
+    DEVICES,
+    ROOT,
+    SETTINGS_FILE,
+    DataHome,
+    load_settings,
+)
 
 if TYPE_CHECKING:
     from click.formatting import HelpFormatter
@@ -53,7 +60,7 @@ COMMANDS: dict[str, Entry] = {
     "config": Entry(
         "lecturetui.cli.config_cmd",
         "config_group",
-        "Show the settings file (<data home>/settings.toml), or set a default: one table per"
+        f"Show the settings file (<data home>/{SETTINGS_FILE}), or set a default: one table per"
         " command, e.g.",
     ),
     "doctor": Entry(
@@ -223,8 +230,6 @@ def cli(
     them or ask: every hit comes with its lecture, start-end time and score, every answer cites
     them. With no command, opens the app.
     """
-    from lecturetui.cli.context import Context  # lazy: numpy, the library: not for --help
-
     path = DataHome.resolve(home).settings_file
     tables = load_settings(path)
     own = tables.pop(ROOT, {})  # `device`, `embed_model`, `language`: the command line and env win

@@ -9,17 +9,19 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from lecturetui.cli.output import console, note
+from lecturetui.cli.output import console, escape, note
 from lecturetui.cli.progress import progress_bars
 from lecturetui.core.i18n import _
+from lecturetui.core.requests.door import write_summaries
+from lecturetui.core.summary.showing import first_sentence, part_label, pending_summaries
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
-    from lecturetui.core.lectures import Lecture
+    from lecturetui.core.asking import ModelSession
     from lecturetui.core.library import Library
-    from lecturetui.core.session import ModelSession
-    from lecturetui.core.summary.pending import SummaryProgress
+    from lecturetui.core.study.aids import Lecture
+    from lecturetui.core.summary.showing import SummaryProgress
 
 
 def write_pending(
@@ -28,9 +30,6 @@ def write_pending(
     """Write the summaries of the library's lectures (of `among`, else all) that the session's
     answer model has not written whole, each in its lecture's language, with a bar; one line
     per lecture written. How many were written; Ctrl+C: exit 130, the parts written kept."""
-    from lecturetui.core.requests.door import write_summaries
-    from lecturetui.core.summary.pending import pending_summaries
-
     name = session.answer_name()
     pending = pending_summaries(library, name, None, among)
     if not pending:
@@ -59,11 +58,6 @@ def write_pending(
 def _show(bar: Progress, task: TaskID, progress: SummaryProgress) -> None:
     """Where the writing stands on the bar (lectures done, the part being written), and a
     line for each lecture whose summary is whole: its title and its gist's first sentence."""
-    from rich.markup import escape
-
-    from lecturetui.core.summary.pending import part_label
-    from lecturetui.core.summary.writing import first_sentence
-
     if progress.whole:
         assert progress.gist is not None
         said = first_sentence(progress.gist.label) or "…"

@@ -18,7 +18,7 @@ from lecturetui.core.models.locate import Notify, pull
 from lecturetui.core.models.placement import BULK, DEVICES, ONE_SHOT, Placement
 from lecturetui.core.models.setup import DOWNLOAD_GB, Prepared, first_run_done, prepare
 from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR
-from lecturetui.core.paths import MODELS_SETTING, DataHome
+from lecturetui.core.paths import MODELS_SETTING, SETTINGS_FILE, DataHome
 from lecturetui.core.settings import ROOT, ROOT_KEYS, load_settings, save_setting
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "RERANKING",
     "ROOT",
     "ROOT_KEYS",
+    "SETTINGS_FILE",
     "DataHome",
     "Doctor",
     "Notify",
