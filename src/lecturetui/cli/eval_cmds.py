@@ -38,7 +38,7 @@ from lecturetui.core.records import to_json
 
 if TYPE_CHECKING:
     from lecturetui.core.asking import ModelSession
-    from lecturetui.core.evaluation.marking import QuestionSet
+    from lecturetui.core.evaluation.marking import EvalRecord, QuestionSet, RunInfo
     from lecturetui.core.library import Library
 
 
@@ -255,11 +255,7 @@ def _full(
 ) -> None:
     library = obj.library()
     llm_path = resolve_llm(obj.home.models_dir, llm, note)
-    judge_path: Path | None = llm_path
-    if judge_name == NO_JUDGE:
-        judge_path = None
-    elif judge_name:
-        judge_path = resolve_llm(obj.home.models_dir, judge_name, note)
+    judge_path = _judge_path(obj, llm_path, judge_name)
     settings = EvalSettings(
         mode,
         k,
@@ -295,6 +291,23 @@ def _full(
             ).format(done=len(records), total=len(qset.questions))
         )
     report = report or Path(f"{qset.path.stem}-report.md")
+    _write(report, js, info, records, lang)
+    _say_done(report, evaluated, per_q, interrupted, len(records))
+
+
+def _judge_path(obj: Context, llm_path: Path, judge_name: str | None) -> Path | None:
+    """The judge's GGUF file: the answer model's unless --judge names another; None: no judge."""
+    if judge_name == NO_JUDGE:
+        return None
+    if judge_name:
+        return resolve_llm(obj.home.models_dir, judge_name, note)
+    return llm_path
+
+
+def _write(
+    report: Path, js: Path | None, info: RunInfo, records: list[EvalRecord], lang: str
+) -> None:
+    """The run's report (Markdown), and its records as JSON where --json names a file."""
     report.write_text(render_report(info, records, lang), encoding="utf-8")
     if js is not None:
         data = {
@@ -302,6 +315,13 @@ def _full(
             "records": [{"manual_label": r.manual_label, **to_json(r.payload)} for r in records],
         }
         js.write_text(json_text(data), encoding="utf-8")
+
+
+def _say_done(
+    report: Path, evaluated: int, per_q: float | None, interrupted: bool, saved: int
+) -> None:
+    """The closing line: the report written, and how many questions were evaluated now (or
+    were already)."""
     if interrupted:
         console().print(_("Wrote {report}.").format(report=report))
     elif evaluated:
@@ -322,8 +342,8 @@ def _full(
             ngettext(
                 "{n} question already evaluated; wrote {report}.",
                 "{n} questions already evaluated; wrote {report}.",
-                len(records),
-            ).format(n=decimal(len(records), 0), report=report)
+                saved,
+            ).format(n=decimal(saved, 0), report=report)
         )
 
 

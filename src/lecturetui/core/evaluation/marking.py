@@ -10,13 +10,15 @@ from lecturetui.core.evaluation.judge import Judge
 from lecturetui.core.evaluation.questions import QuestionSet, load_questions
 from lecturetui.core.evaluation.report import render_report, render_retrieval_table
 from lecturetui.core.evaluation.retrieval_scores import evaluate_retrieval
-from lecturetui.core.evaluation.saved_runs import Runs, run_key
+from lecturetui.core.evaluation.saved_runs import EvalRecord, RunInfo, Runs, run_key
 
 __all__ = [
     "NO_JUDGE",
+    "EvalRecord",
     "EvalSettings",
     "Judge",
     "QuestionSet",
+    "RunInfo",
     "Runs",
     "evaluate_retrieval",
     "load_questions",
