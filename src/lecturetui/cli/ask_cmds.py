@@ -21,17 +21,17 @@ from lecturetui.cli.options import (
     ttft_option,
 )
 from lecturetui.cli.output import console, end_quickly, escape, fail, note
-from lecturetui.cli.shared import SummaryPrinter, json_text
-from lecturetui.core.asking import (
+from lecturetui.cli.shared import json_text
+from lecturetui.cli.summaries import SummaryPrinter
+from lecturetui.core.answer.unfolding import (
     Answer,
-    AnswerChoice,
     Doubted,
     EvidenceReady,
-    Scope,
     Token,
     make_turn,
     opening,
 )
+from lecturetui.core.asking import AnswerChoice, Scope
 from lecturetui.core.i18n import _, decimal
 from lecturetui.core.requests.door import run_request
 from lecturetui.core.requests.kinds import ended, kind_of, shown_text
@@ -42,7 +42,8 @@ from lecturetui.core.summary.showing import SummaryGrew
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lecturetui.core.asking import AnswerModel, ModelSession, Retrieved, ServerGenerator
+    from lecturetui.core.answer.unfolding import Retrieved
+    from lecturetui.core.asking import AnswerModel, ModelSession, ServerGenerator
     from lecturetui.core.requests.kinds import Ended, RequestEvent
 
 

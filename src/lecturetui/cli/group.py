@@ -4,7 +4,6 @@ run or its own help is asked, so that `lecturetui --help` imports no command's m
 
 from __future__ import annotations
 
-import gettext
 import importlib
 import sys
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -177,15 +176,10 @@ class CommandTable(LtGroup):
             ) from None
 
     def format_commands(self, ctx: click.Context, formatter: HelpFormatter) -> None:
-        """click's list of commands, each shortened to the width as click shortens its help."""
-        names = self.list_commands(ctx)
-        limit = formatter.width - 6 - max(len(name) for name in names)
-        rows = [
-            (name, click.Command(name, help=COMMANDS[name].short_help).get_short_help_str(limit))
-            for name in names
-        ]
-        with formatter.section(gettext.gettext("Commands")):  # click's own word, as click has it
-            formatter.write_dl(rows)
+        """click's list of commands, made from the table: each command stands in by its short
+        help, which click shortens to the width as it shortens a command's own."""
+        listed = {name: click.Command(name, help=e.short_help) for name, e in COMMANDS.items()}
+        click.Group(commands=listed).format_commands(ctx, formatter)
 
 
 @click.group(

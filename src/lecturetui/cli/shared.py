@@ -1,7 +1,7 @@
-"""What the commands share: a summary as it grows on the terminal (`summary`, and `ask` when a
-question asks for one), the check of the paths a command reads (`ingest`, `pack import`), the
-line for a file written (`export`, `summary --md/--anki/--csv`) and the chapters of older
-lectures read once (`outline`, `export`), and the one way JSON is written (`json_text`). Command modules import this one, never each other."""
+"""What the commands share: the one way JSON is written (`json_text`), the check of the paths a
+command reads (`ingest`, `pack import`), the line for a file written (`export`, `summary
+--md/--anki/--csv`) and the chapters of older lectures read once (`outline`, `export`). Command
+modules import this one (and cli/summaries.py: a summary on the terminal), never each other."""
 
 from __future__ import annotations
 
@@ -11,49 +11,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lecturetui.cli.output import console, escape, fail, note
+from lecturetui.cli.output import console, escape, fail
 from lecturetui.cli.progress import progress_bars
 from lecturetui.core.i18n import _, ngettext
 from lecturetui.core.records import envelope
-from lecturetui.core.summary.showing import (
-    PartsReady,
-    PartWritten,
-    terminal_gist,
-    terminal_part,
-    terminal_parts,
-)
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from lecturetui.core.library import Library
     from lecturetui.core.study.aids import WrittenFile
-    from lecturetui.core.summary.showing import SummaryGrew
-
-
-class SummaryPrinter:
-    """A summary as it grows, on the terminal, as core/summary/render.py shows it: the parts at
-    once (time, title, the lecturer's words), then each part's label as it is written, then the
-    gist."""
-
-    def __init__(self, out: Console) -> None:
-        self.out = out
-
-    def __call__(self, grew: SummaryGrew) -> None:
-        summary, step = grew.summary, grew.step
-        notes: list[str] = []
-        if isinstance(step, PartsReady):
-            shown = terminal_parts(summary)
-        elif isinstance(step, PartWritten):
-            part = next(p for p in summary.parts if p.number == step.part.number)
-            line, notes = terminal_part(part)
-            shown = [line]
-        else:
-            shown = terminal_gist(summary)
-        for block in shown:
-            self.out.print(block, soft_wrap=True)
-        for line in notes:
-            note(line)
 
 
 def json_text(payload: object) -> str:

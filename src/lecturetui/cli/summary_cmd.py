@@ -15,8 +15,8 @@ from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.options import export_options, llm_options, server_options
 from lecturetui.cli.output import USAGE_ERROR, console, fail, note, one_lecture
 from lecturetui.cli.progress import progress_bars
-from lecturetui.cli.shared import SummaryPrinter, json_text, report_written
-from lecturetui.cli.summaries import write_pending
+from lecturetui.cli.shared import json_text, report_written
+from lecturetui.cli.summaries import SummaryPrinter, write_pending
 from lecturetui.core.asking import AnswerChoice
 from lecturetui.core.i18n import _
 from lecturetui.core.requests.door import run_request
