@@ -109,13 +109,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ingest",),
     ("retrieval",),
     ("study",),
-    ("indexes", "library", "library_contents", "library_embedder", "watch"),
+    ("indexes", "library", "library_contents", "library_embedder", "watch", "intake"),
     ("pack",),
     ("requests.words",),
     ("answer",),
     ("summary",),
     ("requests",),
     ("session",),
+    ("asking",),
     ("evaluation",),
 )  # fmt: skip
 

@@ -21,7 +21,7 @@ def unprepared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     def prepare(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the models were being prepared")
 
-    monkeypatch.setattr("lecturetui.core.models.setup.prepare", prepare)
+    monkeypatch.setattr("lecturetui.cli.prepare.prepare", prepare)  # the one the CLI calls
     return models
 
 

@@ -20,9 +20,12 @@ from lecturetui.cli.options import (
     server_options,
     ttft_option,
 )
+from lecturetui.core.asking import AnswerChoice
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.models.management import DEFAULT_LLM, save_setting
 
 if TYPE_CHECKING:
-    from lecturetui.core.llm.server import ServerGenerator
+    from lecturetui.core.asking import ServerGenerator
 
 
 @click.command("app")
@@ -51,9 +54,6 @@ def app_cmd(
 ) -> None:
     """Open the app: ask, browse the segments, follow the citations. The mode, time budget and
     guess changed in the app (m, t, g) are kept in the settings file for the next start."""
-    from lecturetui.core.models.gguf import DEFAULT_LLM
-    from lecturetui.core.session import AnswerChoice
-
     obj.first_run()
     # fd 2 already goes to the log while the app runs (see below): no per-call redirection;
     # no notes on the terminal either (the app shows what matters)
@@ -63,7 +63,7 @@ def app_cmd(
     library = session.library
     # the longest loads start before Textual is imported (the app loads E5 once it is up)
     library.preload()
-    from lecturetui.tui.app import AppServices, LectureApp
+    from lecturetui.tui.app import AppServices, LectureApp  # lazy: Textual, after the loads start
 
     app = LectureApp(
         AppServices(
@@ -96,8 +96,6 @@ def app_cmd(
 def remembering(settings: Path) -> Callable[[str, object], None]:
     """Saves an app setting as `[app] key = value` (a failure is a note in the log, never a
     crash: the setting still holds for this session)."""
-    from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.settings import save_setting
 
     def remember(key: str, value: object) -> None:
         try:

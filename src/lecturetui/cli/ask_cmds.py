@@ -20,17 +20,31 @@ from lecturetui.cli.options import (
     server_options,
     ttft_option,
 )
-from lecturetui.cli.output import console, end_quickly, fail, json_text, note
+from lecturetui.cli.output import console, end_quickly, escape, fail, note
+from lecturetui.cli.shared import json_text
+from lecturetui.cli.summaries import SummaryPrinter
+from lecturetui.core.answer.unfolding import (
+    Answer,
+    Doubted,
+    EvidenceReady,
+    Token,
+    make_turn,
+    opening,
+)
+from lecturetui.core.asking import AnswerChoice, Scope
 from lecturetui.core.i18n import _, decimal
+from lecturetui.core.requests.door import run_request
+from lecturetui.core.requests.kinds import ended, kind_of, shown_text
+from lecturetui.core.requests.words import Failed, Question, QuestionSettings
+from lecturetui.core.study.aids import format_span, format_timestamp
+from lecturetui.core.summary.showing import SummaryGrew
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lecturetui.core.answer.found import Retrieved
-    from lecturetui.core.answer.result import Answer
-    from lecturetui.core.llm.server import ServerGenerator
+    from lecturetui.core.answer.unfolding import Retrieved
+    from lecturetui.core.asking import AnswerModel, ModelSession, ServerGenerator
     from lecturetui.core.requests.kinds import Ended, RequestEvent
-    from lecturetui.core.session import AnswerModel, ModelSession
 
 
 @click.command("ask")
@@ -87,12 +101,6 @@ def ask_cmd(
 ) -> None:
     """Answer QUESTION from your lectures: the best evidence sentences at once, then the
     answer, citing the segments as [1], [2]."""
-    from lecturetui.core.conversation import make_turn
-    from lecturetui.core.requests.door import run_request
-    from lecturetui.core.requests.words import Question, QuestionSettings
-    from lecturetui.core.retrieval.scope import Scope
-    from lecturetui.core.session import AnswerChoice
-
     obj.first_run()
     library = obj.library()
     previous = library.history.exchange() if cont else None
@@ -125,21 +133,12 @@ class _Printer:
     (or, with --json, the answer's record alone)."""
 
     def __init__(self, out: Console, as_json: bool, session: ModelSession) -> None:
-        from lecturetui.cli.shared import SummaryPrinter
-
         self.out = out
         self.as_json = as_json
         self.session = session
         self.summary = SummaryPrinter(out)
 
     def __call__(self, event: RequestEvent) -> None:
-        from rich.markup import escape
-
-        from lecturetui.core.answer.events import Doubted, EvidenceReady, Token
-        from lecturetui.core.requests.kinds import ended
-        from lecturetui.core.requests.words import Failed
-        from lecturetui.core.summary.events import SummaryGrew
-
         if isinstance(event, Failed):
             raise event.error
         if (end := ended(event)) is not None:
@@ -160,10 +159,6 @@ class _Printer:
         """What the request was answered with: its record with --json, else its kind's end
         (ENDS; a kind without one of its own: its text). A record of a kind the registry does
         not know raises UnknownKind."""
-        from rich.markup import escape
-
-        from lecturetui.core.requests.kinds import kind_of
-
         kind = kind_of(end.record)
         if self.as_json:
             click.echo(json_text(end.record))
@@ -174,8 +169,6 @@ class _Printer:
 
     def answered(self, end: Ended) -> None:
         """A question's answer: what follows the streamed words."""
-        from lecturetui.core.answer.result import Answer
-
         answer = end.result
         assert isinstance(answer, Answer)
         # refused before the model wrote anything: the model is not waited for
@@ -190,17 +183,11 @@ class _Printer:
 
     def overview(self, end: Ended) -> None:
         """A course's overview: a line per lecture."""
-        from rich.markup import escape
-
-        from lecturetui.core.requests.kinds import shown_text
-
         self.out.print(escape(shown_text(end.record)), soft_wrap=True)
 
     def evidence(self, found: Retrieved) -> None:
         """What the search found, before any model writes: how it searched, the evidence, the
         lecturer's words the answer opens with."""
-        from rich.markup import escape
-
         lines: list[str] = []
         if found.turn.previous is not None:
             question = escape(found.turn.previous.question)
@@ -217,8 +204,6 @@ class _Printer:
             self.out.print(f"[dim]{line}[/]")
         print_evidence(self.out, found)
         if found.quote is not None:  # the answer opens with the lecturer's words
-            from lecturetui.core.answer.events import opening
-
             # the quote, or both moments when it is in doubt (core/answer/verdict.py)
             self.out.print(f"[italic cyan]{escape(opening(found).rstrip())}[/]\n")
         if found.checking:  # the answer model reads the two closest moments first
@@ -236,10 +221,6 @@ ENDS: dict[str, Callable[[_Printer, Ended], None]] = {
 
 def print_evidence(out: Console, found: Retrieved) -> None:
     """The best sentences, each in its lecture at its time, with the words around it."""
-    from rich.markup import escape
-
-    from lecturetui.core.timefmt import format_timestamp
-
     if not found.evidence:
         return
     out.print("[bold]" + _("Evidence") + "[/]")
@@ -255,8 +236,6 @@ def print_evidence(out: Console, found: Retrieved) -> None:
 
 
 def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None) -> None:
-    from rich.markup import escape
-
     if not answer.unsure:  # an unsure answer streamed nothing after its moments
         sys.stdout.write("\n")
     if answer.abstained:
@@ -280,10 +259,6 @@ def print_answer_end(out: Console, answer: Answer, generator: AnswerModel | None
 
 
 def _print_references(out: Console, answer: Answer) -> None:
-    from rich.markup import escape
-
-    from lecturetui.core.timefmt import format_span
-
     if not answer.citations:
         if answer.text:
             note(_("(no segment supports the answer closely enough to cite it)"))
@@ -300,10 +275,6 @@ def _print_references(out: Console, answer: Answer) -> None:
 
 
 def _print_segments(out: Console, answer: Answer) -> None:
-    from rich.markup import escape
-
-    from lecturetui.core.timefmt import format_span
-
     out.print("\n[bold]" + _("Segments") + "[/]")
     for h in answer.hits:
         mark = next((f"[{p.number}]" for p in answer.passages if h in p.hits), "")

@@ -9,8 +9,9 @@ import click
 from lecturetui.cli.context import Context
 from lecturetui.cli.defaults import setting_names
 from lecturetui.cli.group import LtGroup
-from lecturetui.cli.output import USAGE_ERROR, console, fail
+from lecturetui.cli.output import USAGE_ERROR, console, escape, fail
 from lecturetui.core.i18n import _
+from lecturetui.core.models.management import MODELS_SETTING, ROOT, ROOT_KEYS, save_setting
 
 
 @click.group("config", cls=LtGroup, invoke_without_command=True)
@@ -23,8 +24,6 @@ def config_group(ctx: click.Context) -> None:
 
 
 def show(obj: Context | None) -> None:
-    from rich.markup import escape
-
     assert obj is not None, "the root group sets the context"
     path = obj.home.settings_file
     out = console()
@@ -40,9 +39,6 @@ def _option(ctx: click.Context, key: str) -> tuple[str, str, click.Parameter]:
     """(command, file key, parameter) for `COMMAND.OPTION` (the option as --help spells it), or
     ("", key, parameter) for an option of the program itself (device, embed-model) or the
     models folder."""
-    from lecturetui.core.paths import MODELS_SETTING
-    from lecturetui.core.settings import ROOT, ROOT_KEYS
-
     command_name, _dot, option = key.partition(".")
     root = ctx.find_root().command
     assert isinstance(root, click.Group)
@@ -88,8 +84,6 @@ def _option(ctx: click.Context, key: str) -> tuple[str, str, click.Parameter]:
 @click.pass_context
 def set_cmd(ctx: click.Context, key: str, value: str) -> None:
     """Set KEY (COMMAND.OPTION, e.g. ask.llm-url) to VALUE, checked as the option checks it."""
-    from lecturetui.core.settings import save_setting
-
     obj = ctx.find_object(Context)
     assert obj is not None
     command, name, param = _option(ctx, key)
@@ -113,8 +107,6 @@ def set_cmd(ctx: click.Context, key: str, value: str) -> None:
 @click.pass_context
 def unset_cmd(ctx: click.Context, key: str) -> None:
     """Remove KEY (COMMAND.OPTION) from the settings: the option's own default applies again."""
-    from lecturetui.core.settings import save_setting
-
     obj = ctx.find_object(Context)
     assert obj is not None
     command, name, _param = _option(ctx, key)

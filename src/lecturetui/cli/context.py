@@ -11,13 +11,19 @@ import click
 from lecturetui.cli.output import console, note
 from lecturetui.cli.prepare import prepare_models
 from lecturetui.core.i18n import _, decimal
+from lecturetui.core.models.management import (
+    BULK,
+    DOWNLOAD_GB,
+    ONE_SHOT,
+    DataHome,
+    Notify,
+    Placement,
+    first_run_done,
+)
 
 if TYPE_CHECKING:
+    from lecturetui.core.asking import AnswerChoice, ModelSession
     from lecturetui.core.library import Library
-    from lecturetui.core.models.locate import Notify
-    from lecturetui.core.models.placement import Placement
-    from lecturetui.core.paths import DataHome
-    from lecturetui.core.session import AnswerChoice, ModelSession
 
 
 #: the commands that embed many texts (the app embeds every sentence in the background): under
@@ -28,8 +34,6 @@ BULK_COMMANDS = frozenset({"app", "ingest", "reindex", "summary", "eval"})
 
 def workload_of(command: str | None) -> str:
     """The workload of a command by its name (None: `lecturetui` alone, which opens the app)."""
-    from lecturetui.core.models.placement import BULK, ONE_SHOT
-
     return BULK if (command or "app") in BULK_COMMANDS else ONE_SHOT
 
 
@@ -41,8 +45,6 @@ class Context:
         device: str | None,
         command: str | None = None,
     ) -> None:
-        from lecturetui.core.paths import DataHome
-
         self.home: DataHome = DataHome.resolve(home)
         self.embed_model = embed_model
         self.device = device or "auto"  # --device, placed in `placement`
@@ -54,14 +56,12 @@ class Context:
     @functools.cached_property
     def placement(self) -> Placement:
         """Where this command's models run, each part settled once (core/models/placement.py)."""
-        from lecturetui.core.models.placement import Placement
-
         return Placement(self.device, workload=self.workload)
 
     def models(self) -> ModelSession:
         """This command's model session (core/session.py): its library, opened once."""
         if self._models is None:
-            from lecturetui.core.session import ModelSession
+            from lecturetui.core.asking import ModelSession  # lazy: the library; not for --help
 
             self._models = ModelSession(
                 self.home, self.placement, self.embed_model, notify=self.notify
@@ -71,20 +71,16 @@ class Context:
     def library(self) -> Library:
         return self.models().library
 
-    def session(self, answer: AnswerChoice | None = None, quiet: bool = False) -> ModelSession:
+    def session(self, answer: AnswerChoice, quiet: bool = False) -> ModelSession:
         """The models for this command with the answer model `answer` chooses, on this
         command's library and placement; `quiet`: without notes."""
-        from lecturetui.core.session import AnswerChoice
-
         notify = None if quiet else self.notify
-        return self.models().answering(answer or AnswerChoice(), notify)
+        return self.models().answering(answer, notify)
 
     def first_run(self) -> None:
         """On a fresh install, prepare every offline model once, before the first command that
         needs one (with progress; a model that cannot be prepared is one line, and the command
         goes on without it)."""
-        from lecturetui.core.models.setup import DOWNLOAD_GB, first_run_done
-
         if first_run_done(self.home.models_dir):
             return
         console(stderr=True).print(

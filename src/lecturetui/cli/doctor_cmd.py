@@ -8,28 +8,36 @@ from typing import TYPE_CHECKING
 import click
 
 from lecturetui.cli.context import Context, pass_ctx
-from lecturetui.cli.output import console, json_text
+from lecturetui.cli.output import console
+from lecturetui.cli.shared import json_text
+from lecturetui.core.asking import DEFAULT_GUESS, AnswerChoice, guess_planned, runtime_of
+from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _, decimal
+from lecturetui.core.models.management import (
+    FIRST_STAGE,
+    RERANKING,
+    diagnose,
+    embedders,
+    reranker,
+    where_line,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lecturetui.core.models.doctor import Doctor
-    from lecturetui.core.models.embedding import Embedder
-    from lecturetui.core.session import AnswerModel
+    from lecturetui.core.asking import AnswerModel, Embedder
+    from lecturetui.core.models.management import Doctor
 
 
 def labels() -> tuple[str, ...]:
     """The report's row labels, in the order printed (the names of software are not
     translated); the embedders' rows are their roles' (core/models/embedders.py)."""
-    from lecturetui.core.models.embedders import ROLE_LABELS
-
     return (
         "GPU",
         "CUDA nvcc",
         "torch",
         "llama.cpp",
-        *ROLE_LABELS.values(),
+        *embedders.ROLE_LABELS.values(),
         N_("answers"),
         N_("guess"),
         N_("speech"),
@@ -50,11 +58,6 @@ def label(name: str) -> str:
 def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> None:
     """Show the GPU, torch's device and dtype, llama.cpp's backend and offloaded layers, where
     each model runs and why."""
-    from lecturetui.core.answer.guess import guess_planned
-    from lecturetui.core.models.doctor import diagnose
-    from lecturetui.core.models.embedders import FIRST_STAGE, RERANKING, ROLE_LABELS
-    from lecturetui.core.question_options import DEFAULT_GUESS
-
     embedder, generator, failures = (None, None, []) if no_load else _load(obj, llm)
     rerank = rerank_line(obj, load=not no_load, human=not as_json)
     report = diagnose(embedder, generator, obj.placement, obj.home.models_dir)
@@ -73,8 +76,8 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
         return
     out = console()
     _print_machine(out, report)
-    out.print(label(ROLE_LABELS[FIRST_STAGE]) + report.embedder_device)
-    out.print(label(ROLE_LABELS[RERANKING]) + rerank)
+    out.print(label(embedders.ROLE_LABELS[FIRST_STAGE]) + report.embedder_device)
+    out.print(label(embedders.ROLE_LABELS[RERANKING]) + rerank)
     out.print(label("answers") + report.llm_device)
     out.print(
         label("guess")
@@ -91,9 +94,6 @@ def doctor_cmd(obj: Context, llm: str | None, no_load: bool, as_json: bool) -> N
 def _load(obj: Context, llm: str | None) -> tuple[Embedder | None, AnswerModel | None, list[str]]:
     """The first stage's embedder and the answer model (loaded small, not kept), and why either
     could not be loaded."""
-    from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.session import AnswerChoice
-
     embedder = generator = None
     failures: list[str] = []
     try:
@@ -144,8 +144,6 @@ def _print_machine(out: Console, report: Doctor) -> None:
 
 def print_verdict(out: Console, report: Doctor, failures: list[str]) -> None:
     """Where each model runs and why, then what to fix (or that nothing is)."""
-    from lecturetui.core.models.doctor import where_line
-
     out.print(_("Where each model runs, and why:"))
     for row in report.where:
         out.print("  " + where_line(row), soft_wrap=True, markup=False, highlight=False)
@@ -159,9 +157,6 @@ def rerank_line(obj: Context, load: bool, human: bool = True) -> str:
     """The re-ranking model (core/models/embedders.py): where it is, its size, device and dtype,
     its licence; or why it is off (in the current language for people, `human`; in English for
     --json)."""
-    from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.models.embedders import reranker
-
     say = _ if human else N_
     library = obj.library()
     problem = library.rerank_status()
@@ -177,8 +172,6 @@ def rerank_line(obj: Context, load: bool, human: bool = True) -> str:
         except LectureTuiError as exc:
             return say(N_("off: {problem}")).format(problem=exc.message)
         if emb:
-            from lecturetui.core.models.runtime import runtime_of
-
             where = (
                 f"{getattr(emb, 'planned', emb.device)}, {getattr(emb, 'dtype', 'float32')},"
                 f" {runtime_of(emb)}"

@@ -15,16 +15,31 @@ from lecturetui.cli.options import (
     scope_options,
     ttft_option,
 )
-from lecturetui.cli.output import console, json_text, note, renamed
+from lecturetui.cli.output import console, note, renamed
 from lecturetui.cli.progress import progress_bars
+from lecturetui.cli.shared import json_text
+from lecturetui.core.asking import MODES, AnswerChoice, Scope, guess_planned
+from lecturetui.core.errors import LectureTuiError
+from lecturetui.core.evaluation.marking import (
+    NO_JUDGE,
+    EvalSettings,
+    Judge,
+    Runs,
+    evaluate_retrieval,
+    load_questions,
+    render_report,
+    render_retrieval_table,
+    run_evaluation,
+    run_key,
+)
 from lecturetui.core.i18n import _, decimal, ngettext
+from lecturetui.core.models.management import resolve_llm
+from lecturetui.core.records import to_json
 
 if TYPE_CHECKING:
-    from lecturetui.core.evaluation.evaluate import EvalSettings
-    from lecturetui.core.evaluation.questions import QuestionSet
+    from lecturetui.core.asking import ModelSession
+    from lecturetui.core.evaluation.marking import EvalRecord, QuestionSet, RunInfo
     from lecturetui.core.library import Library
-    from lecturetui.core.retrieval.scope import Scope
-    from lecturetui.core.session import ModelSession
 
 
 @click.command("eval")
@@ -125,9 +140,6 @@ def eval_cmd(
     again continues where it stopped (--force starts over). Manual C/P/I labels are given in
     the app (`lecturetui app`, key e) and appear in the report the next time it is written.
     """
-    from lecturetui.core.evaluation.questions import load_questions
-    from lecturetui.core.retrieval.scope import Scope
-
     json_path = json_path or renamed(old_json_path, "--json FILE", "--json-out FILE")
     lang = renamed(old_lang, "--lang", "--report-lang") or lang
     qset = load_questions(questions)
@@ -171,13 +183,6 @@ def _retrieval_only(
     llm: str | None,
     n_ctx: int,
 ) -> None:
-    from lecturetui.core.answer.guess import guess_planned
-    from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.evaluation.report import render_retrieval_table
-    from lecturetui.core.evaluation.retrieval_scores import evaluate_retrieval
-    from lecturetui.core.question_options import MODES
-    from lecturetui.core.session import AnswerChoice
-
     with_gold = [q for q in qset.questions if q.gold or q.reference_ranking]
     if not with_gold:
         raise LectureTuiError(
@@ -248,21 +253,9 @@ def _full(
     guess: str,
     temperature: float = 0.0,
 ) -> None:
-    from lecturetui.core.answer.guess import guess_planned
-    from lecturetui.core.evaluation.evaluate import NO_JUDGE, EvalSettings
-    from lecturetui.core.evaluation.report import render_report
-    from lecturetui.core.evaluation.saved_runs import Runs, run_key
-    from lecturetui.core.models.gguf import resolve_llm
-    from lecturetui.core.records import to_json
-    from lecturetui.core.session import AnswerChoice
-
     library = obj.library()
     llm_path = resolve_llm(obj.home.models_dir, llm, note)
-    judge_path: Path | None = llm_path
-    if judge_name == NO_JUDGE:
-        judge_path = None
-    elif judge_name:
-        judge_path = resolve_llm(obj.home.models_dir, judge_name, note)
+    judge_path = _judge_path(obj, llm_path, judge_name)
     settings = EvalSettings(
         mode,
         k,
@@ -298,6 +291,23 @@ def _full(
             ).format(done=len(records), total=len(qset.questions))
         )
     report = report or Path(f"{qset.path.stem}-report.md")
+    _write(report, js, info, records, lang)
+    _say_done(report, evaluated, per_q, interrupted, len(records))
+
+
+def _judge_path(obj: Context, llm_path: Path, judge_name: str | None) -> Path | None:
+    """The judge's GGUF file: the answer model's unless --judge names another; None: no judge."""
+    if judge_name == NO_JUDGE:
+        return None
+    if judge_name:
+        return resolve_llm(obj.home.models_dir, judge_name, note)
+    return llm_path
+
+
+def _write(
+    report: Path, js: Path | None, info: RunInfo, records: list[EvalRecord], lang: str
+) -> None:
+    """The run's report (Markdown), and its records as JSON where --json names a file."""
     report.write_text(render_report(info, records, lang), encoding="utf-8")
     if js is not None:
         data = {
@@ -305,6 +315,13 @@ def _full(
             "records": [{"manual_label": r.manual_label, **to_json(r.payload)} for r in records],
         }
         js.write_text(json_text(data), encoding="utf-8")
+
+
+def _say_done(
+    report: Path, evaluated: int, per_q: float | None, interrupted: bool, saved: int
+) -> None:
+    """The closing line: the report written, and how many questions were evaluated now (or
+    were already)."""
     if interrupted:
         console().print(_("Wrote {report}.").format(report=report))
     elif evaluated:
@@ -325,8 +342,8 @@ def _full(
             ngettext(
                 "{n} question already evaluated; wrote {report}.",
                 "{n} questions already evaluated; wrote {report}.",
-                len(records),
-            ).format(n=decimal(len(records), 0), report=report)
+                saved,
+            ).format(n=decimal(saved, 0), report=report)
         )
 
 
@@ -338,9 +355,6 @@ def _evaluate(
     force: bool,
 ) -> tuple[int, float | None, bool]:
     """Load the models and evaluate what the run lacks: (questions done, s a question, stopped)."""
-    from lecturetui.core.evaluation.evaluate import run_evaluation
-    from lecturetui.core.evaluation.judge import Judge
-
     library = session.library
     library.warm()
     # the answers' prompts are sized as `ask` sizes them (the session reads the model's speed)

@@ -17,6 +17,7 @@ from lecturetui.cli.options import F
 from lecturetui.cli.output import (
     USAGE_ERROR,
     console,
+    escape,
     fail,
     lecture_count,
     renamed,
@@ -24,14 +25,19 @@ from lecturetui.cli.output import (
 )
 from lecturetui.cli.progress import progress_bars, write_rerank_vectors
 from lecturetui.cli.shared import check_inputs
+from lecturetui.cli.summaries import write_pending
+from lecturetui.core.asking import AnswerChoice
 from lecturetui.core.i18n import N_, _, decimal
+from lecturetui.core.intake import FolderWatcher, IngestOptions, SegmentConfig, WatchEvent
+from lecturetui.core.study.aids import format_timestamp
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
 
-    from lecturetui.core.ingest.pipeline import FileResult, IngestOptions, IngestReport
+    from lecturetui.core.intake import FileResult, IngestReport
     from lecturetui.core.library import Library
+
 
 #: what became of a file, as the ingest and the watch print it (the record keeps the English)
 STATUS = {
@@ -116,9 +122,6 @@ def ingest_options(fn: F) -> F:
 
     @functools.wraps(fn)
     def with_options(*args: Any, **kwargs: Any) -> Any:
-        from lecturetui.core.ingest.pipeline import IngestOptions
-        from lecturetui.core.ingest.segmenting import SegmentConfig
-
         new, old = kwargs.pop("max_tokens"), kwargs.pop("old_max_tokens")
         max_tokens = renamed(old, "--max-tokens", "--segment-tokens") or new
         try:
@@ -233,7 +236,7 @@ def _summaries(obj: Context, library: Library, report: IngestReport, wanted: boo
     added = [lecture for lecture in library.lectures() if lecture.id in ids]
     if not added:
         return
-    session = obj.session()
+    session = obj.session(AnswerChoice())
     if wanted is None and not (obj.placement.answer_on_gpu and session.answer_name()):
         console(stderr=True).print(
             "[dim]"
@@ -245,8 +248,6 @@ def _summaries(obj: Context, library: Library, report: IngestReport, wanted: boo
             soft_wrap=True,
         )
         return
-    from lecturetui.cli.summaries import write_pending
-
     try:
         write_pending(library, session, added)
     finally:
@@ -280,10 +281,6 @@ def _interrupted(bar: Progress) -> Iterator[None]:
 
 def _watch(library: Library, folder: Path, options: IngestOptions, prune: bool) -> None:
     """Keep the folder indexed until Ctrl+C (the ingest above already caught up with it)."""
-    from rich.markup import escape
-
-    from lecturetui.core.watch import FolderWatcher, WatchEvent
-
     out = console()
 
     def on_event(event: WatchEvent) -> None:
@@ -332,8 +329,6 @@ class IngestBars:
         self.bar.update(self.audio, visible=False)
 
     def on_audio(self, done_s: float, total_s: float) -> None:
-        from lecturetui.core.timefmt import format_timestamp
-
         if done_s <= 0 or self.audio_t0 == 0.0:
             self.audio_t0 = time.perf_counter()
         speed = done_s / max(time.perf_counter() - self.audio_t0, 1e-6)
@@ -360,8 +355,6 @@ class IngestBars:
 
 
 def print_result(out: Console, r: FileResult) -> None:
-    from rich.markup import escape
-
     name = escape(str(r.path))
     if r.failed:
         out.print(f"[red]{status_word('failed')}[/] {name}: {escape(r.message)}", soft_wrap=True)

@@ -7,8 +7,17 @@ from typing import Any
 import click
 
 from lecturetui.cli.context import Context, pass_ctx
-from lecturetui.cli.output import console, json_text, lecture_count, one_lecture, segment_count
+from lecturetui.cli.output import (
+    console,
+    escape,
+    lecture_count,
+    one_lecture,
+    rich_table,
+    segment_count,
+)
+from lecturetui.cli.shared import json_text
 from lecturetui.core.i18n import N_, _
+from lecturetui.core.study.aids import Lecture, format_span
 
 #: the lecture table's columns (Lecture.TABLE_COLUMNS and the optional ones)
 COLUMNS = {
@@ -28,10 +37,6 @@ COLUMNS = {
 @pass_ctx
 def lectures_cmd(obj: Context, as_json: bool = False) -> None:
     """List the lectures in the library."""
-    from rich.table import Table
-
-    from lecturetui.core.lectures import Lecture
-
     items = obj.library().lectures()
     if as_json:
         click.echo(json_text({"lectures": [_lecture_json(x) for x in items]}))
@@ -42,7 +47,7 @@ def lectures_cmd(obj: Context, as_json: bool = False) -> None:
         formats = _("WebVTT, SRT, Whisper JSON, JSONL, text, audio, video")
         out.print("[dim]" + _("hint:") + f"[/] lecturetui ingest PATH... ({formats})")
         return
-    table = Table(
+    table = rich_table(
         title=f"{lecture_count(len(items))} · {segment_count(sum(x.segment_count for x in items))}"
     )
     for col in Lecture.TABLE_COLUMNS:
@@ -86,10 +91,6 @@ def _lecture_json(x: Any) -> dict[str, Any]:
 @pass_ctx
 def show_cmd(obj: Context, lecture: str, as_json: bool) -> None:
     """Print a lecture's segments with their timestamps (LECTURE: id, title or a prefix)."""
-    from rich.markup import escape
-
-    from lecturetui.core.timefmt import format_span
-
     library = obj.library()
     lec = one_lecture(library, lecture)
     segments = library.segments(lec.id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from lecturetui.cli.context import Context, pass_ctx
-from lecturetui.cli.output import USAGE_ERROR, console, fail, one_lecture, segment_count
+from lecturetui.cli.output import USAGE_ERROR, console, escape, fail, one_lecture, segment_count
 from lecturetui.core.i18n import _, decimal, ngettext
 
 
@@ -16,8 +16,6 @@ from lecturetui.core.i18n import _, decimal, ngettext
 def remove_cmd(obj: Context, lectures: tuple[str, ...], yes: bool) -> None:
     """Remove LECTURES (ids, titles or unique prefixes) from the library, with their segments
     and vectors. Bookmarks of them stay, with the lecture's title and times."""
-    from rich.markup import escape
-
     library = obj.library()
     chosen = {lec.id: lec for lec in (one_lecture(library, name) for name in lectures)}
     out = console()
@@ -46,8 +44,6 @@ def edit_cmd(
     obj: Context, lecture: str, title: str | None, course: str | None, url: str | None
 ) -> None:
     """Change LECTURE's title, course or link (nothing is embedded again)."""
-    from rich.markup import escape
-
     if title is None and course is None and url is None:
         fail(
             _("Say what to change: --title, --course or --url."),

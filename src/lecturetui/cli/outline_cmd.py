@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 import click
 
 from lecturetui.cli.context import Context, pass_ctx
-from lecturetui.cli.output import console, fail, json_text, note, one_lecture
-from lecturetui.cli.shared import read_old_chapters
+from lecturetui.cli.output import console, escape, fail, note, one_lecture
+from lecturetui.cli.shared import json_text, read_old_chapters
 from lecturetui.core.i18n import _
-from lecturetui.core.lectures import Chapter, Lecture
+from lecturetui.core.study.aids import Chapter, Lecture, records
 
 if TYPE_CHECKING:
     from lecturetui.core.library import Library
@@ -26,10 +26,6 @@ def outline_cmd(obj: Context, lecture: str, as_json: bool) -> None:
     The chapters are the video's own, as its author wrote them: a lecture downloaded with
     yt-dlp --write-info-json keeps them.
     """
-    from rich.markup import escape
-
-    from lecturetui.core.study.outline import records
-
     library = obj.library()
     read_old_chapters(library)
     lec = one_lecture(library, lecture)

@@ -1,25 +1,41 @@
-"""The command line's output: the console, errors as one sentence and a hint, counts, JSON, notes."""
+"""The command line's output: the console, errors as one sentence and a hint, counts, notes (JSON:
+cli/shared.py, `json_text`)."""
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from lecturetui.core.i18n import _, decimal, ngettext
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
-    from lecturetui.core.lectures import Lecture
-    from lecturetui.core.library_contents import LibraryContents
+    from lecturetui.core.library import Library
+    from lecturetui.core.study.aids import Lecture
 
 T = TypeVar("T")
 
 
 def console(stderr: bool = False) -> Console:
-    from rich.console import Console
+    from rich.console import Console  # lazy: rich only for output to people, not for --json
 
     return Console(stderr=stderr, highlight=False)
+
+
+def escape(text: str) -> str:
+    """`text` as it is, in Rich's markup (a `[` in it is not a style)."""
+    from rich.markup import escape as escaped  # lazy: rich only for output to people
+
+    return escaped(text)
+
+
+def rich_table(**options: Any) -> Table:
+    """A Rich table with these options, for the console."""
+    from rich.table import Table  # lazy: rich only for output to people
+
+    return Table(**options)
 
 
 #: exit codes: a runtime error (bad file, missing model, no such lecture) and a usage error
@@ -46,7 +62,7 @@ def lecture_count(n: int) -> str:
     return ngettext("{n} lecture", "{n} lectures", n).format(n=decimal(n, 0))
 
 
-def one_lecture(library: LibraryContents, name: str) -> Lecture:
+def one_lecture(library: Library, name: str) -> Lecture:
     """The one lecture `name` (an id, a title or a unique prefix) names, or one sentence."""
     matches = library.resolve_lecture(name)
     if not matches:
@@ -63,16 +79,6 @@ def one_lecture(library: LibraryContents, name: str) -> Lecture:
             hint=_("give the full id"),
         )
     return matches[0]
-
-
-def json_text(payload: object) -> str:
-    """The one way the CLI writes JSON: `{"schema": 2, ...}` from typed records
-    (core/records.py) or a dict of them."""
-    import json
-
-    from lecturetui.core.records import envelope
-
-    return json.dumps(envelope(payload), ensure_ascii=False, indent=2)
 
 
 def note(message: str) -> None:

@@ -12,17 +12,20 @@ import click
 
 from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.options import lecture_options
-from lecturetui.cli.output import console, fail, json_text, lecture_count, segment_count
+from lecturetui.cli.output import console, escape, fail, lecture_count, segment_count
 from lecturetui.cli.progress import progress_bars, write_rerank_vectors
-from lecturetui.cli.shared import check_inputs
+from lecturetui.cli.shared import check_inputs, json_text
+from lecturetui.core.asking import Scope
 from lecturetui.core.i18n import N_, _, decimal
+from lecturetui.core.pack.sharing import export_pack, import_pack
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from lecturetui.core.lectures import Lecture
     from lecturetui.core.library import Library
-    from lecturetui.core.pack.importer import ImportResult
+    from lecturetui.core.pack.sharing import ImportResult
+    from lecturetui.core.study.aids import Lecture
+
 
 #: what became of a pack's lecture, as `pack import` prints it (--json keeps the English)
 STATUS = {
@@ -66,8 +69,6 @@ def export_cmd(
     """Write the library's lectures (or a course's, or some lectures) to FILE, a zip a student
     imports with `pack import`: their text, times, chapters, links, vectors, key phrases and
     summaries. Media files never go in; their links do."""
-    from lecturetui.core.pack.export import export_pack
-
     obj.first_run()
     library = obj.library()
     chosen = _chosen(library, courses, lectures)
@@ -96,8 +97,6 @@ def export_cmd(
 
 
 def _chosen(library: Library, courses: tuple[str, ...], lectures: tuple[str, ...]) -> list[Lecture]:
-    from lecturetui.core.retrieval.scope import Scope
-
     scoped = library.scoped(Scope(courses, lectures))
     return [x for x in library.lectures() if scoped is None or x.id in scoped.lecture_ids]
 
@@ -110,8 +109,6 @@ def import_cmd(obj: Context, file: Path, as_json: bool) -> None:
     """Merge the pack FILE into the library: its lectures are searchable at once. A lecture
     imported before is updated in place; one of your own is never replaced. Nothing in the
     file is trusted: a pack that fails any check is refused whole, the library unchanged."""
-    from lecturetui.core.pack.importer import import_pack
-
     check_inputs([file])
     obj.first_run()
     library = obj.library()
@@ -136,8 +133,6 @@ def import_cmd(obj: Context, file: Path, as_json: bool) -> None:
 
 
 def _print(library: Library, result: ImportResult, seconds: float) -> None:
-    from rich.markup import escape
-
     out = console()
     width = max(len(_(word)) for word in STATUS.values())
     for lec in result.lectures:

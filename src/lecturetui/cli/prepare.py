@@ -8,20 +8,18 @@ from typing import TYPE_CHECKING
 
 from lecturetui.cli.output import console
 from lecturetui.cli.progress import progress_bars
+from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _, decimal
+from lecturetui.core.models.management import Prepared, prepare
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from rich.progress import TaskID
 
-    from lecturetui.core.models.setup import Prepared
-
 
 def prepare_models(models_dir: Path, stderr: bool = True) -> list[Prepared]:
     """Every offline model (core/models/setup.py), with a progress bar per model and a line each."""
-    from lecturetui.core.models.setup import prepare
-
     out = console(stderr=stderr)
     t0 = time.perf_counter()
     with progress_bars() as bar:
@@ -51,9 +49,7 @@ def prepare_models(models_dir: Path, stderr: bool = True) -> list[Prepared]:
 
 def _instructions(models_dir: Path, on_step: Callable[[str, int, int], None]) -> Prepared:
     """The answer model's instructions read once and kept with the models (core/session.py)."""
-    from lecturetui.core.errors import LectureTuiError
-    from lecturetui.core.models.setup import Prepared
-    from lecturetui.core.session import read_instructions
+    from lecturetui.core.asking import read_instructions  # lazy: the library; not for --help
 
     what = _("answer model's instructions")
     on_step(what, 0, 1)

@@ -32,7 +32,7 @@ def segment_rate(bar: Progress, task: TaskID, digits: int = 1) -> Callable[[int,
 
 @contextmanager
 def progress_bars() -> Iterator[Progress]:
-    from rich.progress import (
+    from rich.progress import (  # lazy: rich only for output to people
         BarColumn,
         MofNCompleteColumn,
         Progress,

@@ -9,13 +9,16 @@ import click
 
 from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.options import mode_option, scope_options
-from lecturetui.cli.output import console, end_quickly, json_text, segment_count
+from lecturetui.cli.output import console, end_quickly, escape, segment_count
 from lecturetui.cli.progress import progress_bars, segment_rate
+from lecturetui.cli.shared import json_text
+from lecturetui.core.asking import Scope, retriever_tag
 from lecturetui.core.i18n import _, decimal
+from lecturetui.core.study.aids import format_span, format_timestamp, grid, heading, labels, legend
 
 if TYPE_CHECKING:
-    from lecturetui.core.retrieval.search import Hit
-    from lecturetui.core.study.course_map import MapRow
+    from lecturetui.core.asking import Hit
+    from lecturetui.core.study.aids import MapRow
 
 
 @click.command("search")
@@ -53,12 +56,6 @@ def search_cmd(
     which retrievers found it: E (E5) and/or B (BM25 over the words), G when EmbeddingGemma
     re-scored it.
     """
-    from rich.markup import escape
-
-    from lecturetui.core.retrieval.fusion import retriever_tag
-    from lecturetui.core.retrieval.scope import Scope
-    from lecturetui.core.timefmt import format_span
-
     obj.first_run()
     end_quickly()  # a search writes nothing: its process need not free its models
     library = obj.library()
@@ -114,11 +111,6 @@ def search_cmd(
 
 def print_map(rows: list[MapRow], n_hits: int) -> None:
     """The course map as text: readable without colour (shades and numbers are characters)."""
-    from rich.markup import escape
-
-    from lecturetui.core.study.course_map import grid, heading, labels, legend
-    from lecturetui.core.timefmt import format_timestamp
-
     out = console()
     if not rows:
         return
@@ -134,8 +126,6 @@ def print_map(rows: list[MapRow], n_hits: int) -> None:
 
 def excerpt(hit: Hit, context: int = 90) -> str:
     """Rich markup: the hit's text around its matching unit, the unit in bold (or its start)."""
-    from rich.markup import escape
-
     text = hit.segment.text
     if hit.match is None:
         return escape(text[:240] + ("…" if len(text) > 240 else ""))

@@ -1,53 +1,30 @@
-"""What the commands share: a summary as it grows on the terminal (`summary`, and `ask` when a
-question asks for one), the check of the paths a command reads (`ingest`, `pack import`), the
-line for a file written (`export`, `summary --md/--anki/--csv`) and the chapters of older
-lectures read once (`outline`, `export`). Command modules import this one, never each other."""
+"""What the commands share: the one way JSON is written (`json_text`), the check of the paths a
+command reads (`ingest`, `pack import`), the line for a file written (`export`, `summary
+--md/--anki/--csv`) and the chapters of older lectures read once (`outline`, `export`). Command
+modules import this one (and cli/summaries.py: a summary on the terminal), never each other."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lecturetui.cli.output import console, fail, note
+from lecturetui.cli.output import console, escape, fail
 from lecturetui.cli.progress import progress_bars
 from lecturetui.core.i18n import _, ngettext
+from lecturetui.core.records import envelope
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from lecturetui.core.library_contents import LibraryContents
-    from lecturetui.core.study.export import WrittenFile
-    from lecturetui.core.summary.events import SummaryGrew
+    from lecturetui.core.library import Library
+    from lecturetui.core.study.aids import WrittenFile
 
 
-class SummaryPrinter:
-    """A summary as it grows, on the terminal, as core/summary/render.py shows it: the parts at
-    once (time, title, the lecturer's words), then each part's label as it is written, then the
-    gist."""
-
-    def __init__(self, out: Console) -> None:
-        self.out = out
-
-    def __call__(self, grew: SummaryGrew) -> None:
-        from lecturetui.core.summary.events import PartsReady, PartWritten
-        from lecturetui.core.summary.render import terminal_gist, terminal_part, terminal_parts
-
-        summary, step = grew.summary, grew.step
-        notes: list[str] = []
-        if isinstance(step, PartsReady):
-            shown = terminal_parts(summary)
-        elif isinstance(step, PartWritten):
-            part = next(p for p in summary.parts if p.number == step.part.number)
-            line, notes = terminal_part(part)
-            shown = [line]
-        else:
-            shown = terminal_gist(summary)
-        for block in shown:
-            self.out.print(block, soft_wrap=True)
-        for line in notes:
-            note(line)
+def json_text(payload: object) -> str:
+    """The one way the CLI writes JSON: `{"schema": 2, ...}` from typed records
+    (core/records.py) or a dict of them."""
+    return json.dumps(envelope(payload), ensure_ascii=False, indent=2)
 
 
 def check_inputs(paths: Sequence[Path]) -> None:
@@ -70,8 +47,6 @@ def check_inputs(paths: Sequence[Path]) -> None:
 
 
 def report_written(w: WrittenFile) -> None:
-    from rich.markup import escape
-
     if w.format == "markdown":
         what = ngettext("{n} moment", "{n} moments", w.count).format(n=w.count)
     else:
@@ -80,7 +55,7 @@ def report_written(w: WrittenFile) -> None:
     console(stderr=True).print(wrote, soft_wrap=True)
 
 
-def read_old_chapters(library: LibraryContents) -> None:
+def read_old_chapters(library: Library) -> None:
     """The chapters of the lectures stored before chapters were kept, looked for once (their
     info files beside their sources), with a progress bar; Ctrl+C keeps what was read."""
     pending = library.unread_chapters()

@@ -13,18 +13,28 @@ import click
 
 from lecturetui.cli.context import Context, pass_ctx
 from lecturetui.cli.options import export_options, llm_options, server_options
-from lecturetui.cli.output import USAGE_ERROR, console, fail, json_text, note, one_lecture
+from lecturetui.cli.output import USAGE_ERROR, console, fail, note, one_lecture
 from lecturetui.cli.progress import progress_bars
-from lecturetui.cli.shared import SummaryPrinter, report_written
-from lecturetui.cli.summaries import write_pending
+from lecturetui.cli.shared import json_text, report_written
+from lecturetui.cli.summaries import SummaryPrinter, write_pending
+from lecturetui.core.asking import AnswerChoice
 from lecturetui.core.i18n import _
+from lecturetui.core.requests.door import run_request
+from lecturetui.core.requests.words import Failed, Loaded, QuestionSettings
+from lecturetui.core.study.aids import Targets
+from lecturetui.core.summary.showing import (
+    LectureSummary,
+    SummaryDone,
+    SummaryGrew,
+    export_summary,
+    summary_language,
+)
 
 if TYPE_CHECKING:
-    from lecturetui.core.lectures import Lecture
+    from lecturetui.core.asking import ModelSession, ServerGenerator
     from lecturetui.core.library import Library
-    from lecturetui.core.llm.server import ServerGenerator
     from lecturetui.core.records import SummaryRecord
-    from lecturetui.core.session import ModelSession
+    from lecturetui.core.study.aids import Lecture
 
 
 @click.command("summary")
@@ -62,11 +72,6 @@ def summary_cmd(
     the lecturer's words at once, then what each part explains, then the gist citing the
     parts. Written once and kept; Ctrl+C keeps the parts already written. With --all instead of
     LECTURE: every summary not written yet, in course order, with a progress bar."""
-    from lecturetui.core.session import AnswerChoice
-    from lecturetui.core.study.export import Targets
-    from lecturetui.core.summary.render import export_summary
-    from lecturetui.core.summary.writing import summary_language
-
     _check_one_or_all(lecture, every, parts_only or as_json or bool(md or anki or csv_path))
     obj.first_run()
     library = obj.library()
@@ -118,11 +123,6 @@ def _summarise(
     """The summary through the front door (a LectureSummary, not kept in the history), its
     events printed as they come (`quiet`: a progress bar instead), and its record; Ctrl+C stops
     it, keeping the parts written."""
-    from lecturetui.core.requests.door import run_request
-    from lecturetui.core.requests.words import Failed, Loaded, QuestionSettings
-    from lecturetui.core.summary.asked import LectureSummary
-    from lecturetui.core.summary.events import SummaryDone, SummaryGrew
-
     stop = threading.Event()
     source = session.source()
     # --parts-only: the answer model is never loaded (a summary it wrote whole is read back)
