@@ -559,3 +559,54 @@ def test_a_summary_is_its_own_answer_folded_in_one_place() -> None:
     assert folders == {"core/summary/fold.py": {"_Unfolding"}, "core/summary/asked.py": {"unfold"}}
     # the check can fail: the module that folds is found
     assert modules_using({"_Unfolding"}, SRC / "core" / "summary") == {"fold.py": {"_Unfolding"}}
+
+
+#: imports inside functions the package may keep: each waits for a measured reason (start-up
+#: time, an optional or heavy library only some paths need), written beside it
+MOST_LAZY_IMPORTS = 60
+
+
+def lazy_imports(source: str, name: str = "module.py") -> list[tuple[str, bool]]:
+    """Each import inside a function of `source` ("name:line"), and whether it gives its reason
+    (a `# lazy: …` comment on one of its lines or the line above)."""
+    lines = source.splitlines()
+    found = {}
+    for fn in ast.walk(ast.parse(source)):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    end = node.end_lineno or node.lineno
+                    said = lines[max(node.lineno - 2, 0) : end]
+                    found[node.lineno] = any("# lazy:" in line for line in said)
+    return [(f"{name}:{line}", why) for line, why in sorted(found.items())]
+
+
+def test_imports_wait_only_for_a_reason_given_beside_them() -> None:
+    found = [
+        hit
+        for path in sorted(SRC.rglob("*.py"))
+        for hit in lazy_imports(path.read_text(encoding="utf-8"), str(path.relative_to(SRC)))
+    ]
+    assert [where for where, why in found if not why] == []
+    assert len(found) <= MOST_LAZY_IMPORTS, len(found)
+
+
+def test_the_lazy_import_check_finds_them() -> None:
+    source = (
+        "import os\n"
+        "def f():\n"
+        "    import json  # lazy: a reason\n"
+        "    def g():\n"
+        "        from x import (\n"
+        "            y,\n"
+        "        )\n"
+        "class C:\n"
+        "    def m(self):\n"
+        "        # lazy: said above\n"
+        "        import torch\n"
+    )
+    assert lazy_imports(source) == [
+        ("module.py:3", True),
+        ("module.py:5", False),
+        ("module.py:11", True),
+    ]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from lecturetui.core.answer.guess import guess_planned
 from lecturetui.core.models.embedding import Embedder
-from lecturetui.core.models.runtime import runtime_of
+from lecturetui.core.models.placement import runtime_of
 from lecturetui.core.question_options import (
     DEFAULT_GUESS,
     DEFAULT_MODE,

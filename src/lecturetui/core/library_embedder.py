@@ -12,8 +12,8 @@ from pathlib import Path
 from lecturetui.core.i18n import _
 from lecturetui.core.models.embedding import Embedder, weights_hash
 from lecturetui.core.models.locate import Notify, resolve_embed_model
-from lecturetui.core.models.placement import Placement
-from lecturetui.core.models.runtime import load_embedder, runtime_of
+from lecturetui.core.models.placement import Placement, runtime_of
+from lecturetui.core.models.runtime import load_embedder
 from lecturetui.core.models.tokens import TokenCounter
 
 __all__ = ["LibraryEmbedder"]

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from watchfiles import Change, watch
-
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import _
 from lecturetui.core.ingest.pipeline import FileResult, IngestOptions
@@ -145,6 +143,8 @@ class FolderWatcher:
         self._gone(state.by_path, state)
 
     def run(self, stop: threading.Event | None = None) -> None:
+        from watchfiles import Change, watch  # lazy: 30-40 ms on every ingest; --watch needs it
+
         started = time.time() - 1.0  # (a second of slack for coarse file times)
         self.catch_up()
         armed = False

@@ -20,7 +20,7 @@ from lecturetui.core.ingest.media import Cancelled
 from lecturetui.core.lectures import Lecture, StoredSegment
 from lecturetui.core.models.doctor import diagnose, where_line
 from lecturetui.core.models.embedders import reranker
-from lecturetui.core.models.runtime import runtime_of
+from lecturetui.core.models.placement import runtime_of
 from lecturetui.core.timefmt import format_timestamp
 from lecturetui.tui.context import context, worker_failed
 from lecturetui.tui.i18n import Translated

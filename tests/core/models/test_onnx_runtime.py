@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from lecturetui.core.errors import LectureTuiError
-from lecturetui.core.models import hardware, runtime
+from lecturetui.core.models import hardware, placement, runtime
 from lecturetui.core.models.hardware import Gpu
 from lecturetui.core.models.onnx_export import EXPORT_VERSION, RECORD, read_record, usable, verify
 from lecturetui.core.models.placement import BULK, ONE_SHOT, Placement, uses_onnx
@@ -29,7 +29,7 @@ def test_e5_on_onnx_runtime_gives_pytorchs_vectors_and_counts(e5: Any, e5_dir: P
     want = e5.embed_passages(TEXTS)
     for name in ("openvino", "onnxruntime"):
         fast = OnnxEmbedder(e5_dir, folder, model_id=e5.model_id, runtime=name)
-        assert runtime.runtime_of(fast) == runtime.NAMES[name] != runtime.runtime_of(e5)
+        assert placement.runtime_of(fast) == placement.NAMES[name] != placement.runtime_of(e5)
         assert (fast.dim, fast.query_prefix, fast.passage_prefix, fast.max_tokens) == (
             e5.dim, e5.query_prefix, e5.passage_prefix, e5.max_tokens)  # fmt: skip
         assert fast.fingerprint() == e5.fingerprint()  # the same model: the index stays valid

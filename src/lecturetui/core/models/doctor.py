@@ -34,9 +34,8 @@ from lecturetui.core.models.placement import (
     device_reason,
     graph_runtime,
     no_gpu_reason,
+    runtime_of,
 )
-from lecturetui.core.models.runtime import runtime_of
-from lecturetui.core.models.sentence_ends import ENV, ready, turned_off
 
 CUDA_HINT = (
     'CMAKE_ARGS="-DGGML_CUDA=on" .venv/bin/pip install --force-reinstall --no-deps '
@@ -178,6 +177,9 @@ WORKLOAD_NAMES = {
 
 def sentence_row(models_dir: Path) -> Where:
     """Where the sentence model (core/models/sentence_ends.py) runs, or why it does not."""
+    # lazy: numpy, 80 ms that --help would pay (it reads this module's gathering module)
+    from lecturetui.core.models.sentence_ends import ENV, ready, turned_off
+
     model = _("sentence ends")
     if turned_off():
         return Where(model, "", _("off"), f"{ENV}=off")

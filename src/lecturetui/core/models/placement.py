@@ -240,3 +240,11 @@ def answer_reason(build: LlamaReport | None, device: str | None) -> str:
     if not build.gpu_offload:
         return _("this llama.cpp build has no GPU backend")
     return _("llama.cpp's {backend} build: every layer on the GPU").format(backend=build.backend)
+
+
+TORCH = "PyTorch"
+
+
+def runtime_of(embedder: object) -> str:
+    """The runtime's name as doctor and the app show it."""
+    return NAMES.get(str(getattr(embedder, "runtime", "")), TORCH)

@@ -21,17 +21,11 @@ from lecturetui.core.models import onnx_embedder, ov_tokenizer
 from lecturetui.core.models.embedding import Embedder, quiet_env, weights_hash
 from lecturetui.core.models.onnx_export import EXPORT_VERSION, export_dir, usable, verify
 from lecturetui.core.models.ov_cache import pass_turn
-from lecturetui.core.models.placement import NAMES, Placement, graph_runtime
+from lecturetui.core.models.placement import Placement, graph_runtime
 from lecturetui.core.progress import Notify
 
-TORCH = "PyTorch"
 #: beside an export that failed, so that it is not tried again for the same weights
 FAILED = "failed.json"
-
-
-def runtime_of(embedder: object) -> str:
-    """The runtime's name as doctor and the app show it."""
-    return NAMES.get(str(getattr(embedder, "runtime", "")), TORCH)
 
 
 def _marker(folder: Path) -> Path:

@@ -15,13 +15,11 @@ from pathlib import Path
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.i18n import N_, _
-from lecturetui.core.models import sentence_ends
 from lecturetui.core.models.embedders import EMBEDDERS, FIRST_STAGE, EmbedderSpec
 from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM, assemble
 from lecturetui.core.models.locate import setup_default_embedder
 from lecturetui.core.models.onnx_export import export_dir
 from lecturetui.core.models.placement import ONE_SHOT, Placement
-from lecturetui.core.models.runtime import compile_ahead, prepare_export
 from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR, assemble_whisper
 from lecturetui.core.progress import StepProgress as Progress
 
@@ -76,6 +74,9 @@ def _runtime(models_dir: Path, progress: Progress) -> Path:
     """The embedders exported once to ONNX, where they run from it (a CPU; a one-shot command
     on a GPU machine), and compiled for OpenVINO once (core/models/ov_cache.py), so that no
     command compiles them."""
+    # lazy: numpy and the embedders' code, 80 ms that --help would pay (as sentence_ends)
+    from lecturetui.core.models.runtime import compile_ahead, prepare_export
+
     folder = models_dir / "onnx"
     # a one-shot command runs them from it even where a GPU is (`auto`, core/models/placement.py)
     if not Placement(workload=ONE_SHOT).embedders.onnx:
@@ -112,6 +113,9 @@ def exported_models(models_dir: Path, embedders: Sequence[EmbedderSpec] = EMBEDD
 def _sentences(models_dir: Path, progress: Progress) -> Path:
     """The sentence-end model (core/models/sentence_ends.py) built from E5's weights and the shipped
     deltas, once (core/models/sentence_export.py)."""
+    # lazy: numpy, 80 ms that --help would pay (it reads this module's gathering module)
+    from lecturetui.core.models import sentence_ends
+
     what = _("sentence ends model")
     e5 = setup_default_embedder(models_dir)
     folder = export_dir(models_dir, e5)
