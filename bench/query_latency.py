@@ -47,7 +47,7 @@ def main() -> None:
         args.sizes, args.queries = [1000], 10
 
     from lecturetui.core.lectures import Segment
-    from lecturetui.core.models.embedding import TorchEmbedder
+    from lecturetui.core.models.torch_embedder import TorchEmbedder
     from lecturetui.core.retrieval.vector_index import EXACT_SEARCH_LIMIT, Manifest, VectorIndex
     from lecturetui.core.storage.store import LectureRow, Store
 

@@ -158,7 +158,7 @@ def real_model(which: str | None, runtime: str) -> Any:
 
 
 def runtime_of(embedder: Any) -> str:
-    from lecturetui.core.models.runtime import runtime_of as name
+    from lecturetui.core.models.placement import runtime_of as name
 
     return name(embedder)
 
