@@ -610,3 +610,43 @@ def test_the_lazy_import_check_finds_them() -> None:
         ("module.py:5", False),
         ("module.py:11", True),
     ]
+
+
+#: the core modules the command line may import: the Library, the front door, the records and a
+#: few modules that gather what the commands use
+CLI_CORE_MODULES = 15
+#: the longest a function may be, in lines
+LONGEST_FUNCTION = 80
+
+
+def test_the_command_line_reaches_the_core_through_a_few_modules() -> None:
+    graph = import_graph()
+    core = {
+        dep
+        for module, deps in graph.items()
+        if module.startswith("lecturetui.cli")
+        for dep in deps
+        if dep.startswith("lecturetui.core.") and dep != "lecturetui.core"
+    }
+    assert "lecturetui.core.library" in core
+    assert len(core) <= CLI_CORE_MODULES, sorted(core)
+
+
+def test_no_two_classes_share_a_name() -> None:
+    where: dict[str, list[str]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(path.relative_to(SRC)))
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
+
+
+def test_no_function_is_too_long() -> None:
+    long = [
+        f"{path.relative_to(SRC)}:{node.lineno} {node.name}"
+        for path in sorted(SRC.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (node.end_lineno or node.lineno) - node.lineno + 1 > LONGEST_FUNCTION
+    ]
+    assert long == []
