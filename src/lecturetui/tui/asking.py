@@ -157,7 +157,7 @@ class AskingScreen(Screen[None]):
         self, question: str, summary: LectureSummary | None, stop: threading.Event, serial: int
     ) -> None:
         """The question (or the summary asked for) through the core's front door
-        (core/requests.py), each of its events posted to this screen as a message; no widget is
+        (core/requests/door.py), each of its events posted to this screen as a message; no widget is
         touched from this thread."""
 
         ctx = self.ctx

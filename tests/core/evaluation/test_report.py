@@ -191,7 +191,7 @@ def test_key_points_are_scored_without_a_judge(library: Library, tmp_path: Path)
 def test_a_question_asking_for_a_summary_is_evaluated_as_one_and_the_report_says_so(
     library: Library, tmp_path: Path
 ) -> None:
-    """Eval asks through the front door (core/requests.py): a question that asks for a
+    """Eval asks through the front door (core/requests/door.py): a question that asks for a
     lecture's summary is answered with the summary, and the record and the report say so."""
     path = tmp_path / "mixed.jsonl"
     rows = [

@@ -1,4 +1,4 @@
-"""The events of one question (core/answer/question.py's `run_question`), as every face reads
+"""The events of one question (core/answer/question.py's `answer_question`), as every face reads
 them, and the opening the answer shows before the model writes: the quote, or both moments
 when it is in doubt (core/answer/verdict.py).
 

@@ -8,7 +8,7 @@ on the verdict; every face shows it through the events (core/answer/events.py).
     covered ────── the first two moments close ─────────── ReadFirst(close) ── Explain | Unsure
                 └─ otherwise ─── Explain ── the explanation borne out? ──────── Explain | Refuse
 
-Before any of it, the front door (core/requests.py, `route`) answers a question that asks for a
+Before any of it, the front door (core/requests/door.py, `route`) answers a question that asks for a
 lecture's summary ("resuma a aula 3") or what a course covers with the summary or a line per
 lecture instead; neither is searched, and neither comes here.
 

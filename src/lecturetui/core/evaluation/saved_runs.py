@@ -55,7 +55,7 @@ class EvalPayload(AnswerRecord):
     retrieval: QuestionRetrieval | None = None
     judge: JudgeRecord = field(default_factory=JudgeRecord)
     key_points: KeyPointScore | None = None  # when the question file gives key points
-    #: what the front door answered it as (core/requests.py): "moment", or "summary"/"course"
+    #: what the front door answered it as (core/requests/door.py): "moment", or "summary"/"course"
     #: for a question that asks for a lecture's summary or a course's overview
     answered_as: str = "moment"
 

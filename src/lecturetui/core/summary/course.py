@@ -1,4 +1,4 @@
-"""What a course covers, lecture by lecture (the answer to a CourseOverview: core/requests.py):
+"""What a course covers, lecture by lecture (the answer to a CourseOverview: core/requests/door.py):
 one line per lecture, its gist's first sentence where its summary was written, else its parts'
 titles; the course map (`c` in the app) shows the same line (`gist_line`)."""
 

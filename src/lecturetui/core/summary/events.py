@@ -1,5 +1,5 @@
 """The events of a lecture's summary and of a course's overview, as the front door
-(core/requests.py) yields them and every face reads them:
+(core/requests/door.py) yields them and every face reads them:
 
     Started -> SummaryGrew ... -> SummaryDone      a lecture's summary (or Failed)
     Started -> OverviewDone                        what a course covers (or Failed)

@@ -1,6 +1,6 @@
 """Whether a question asks for a lecture's summary ("resuma a aula 3", "main topics of the
 lecture on graphs", "o que vimos na aula passada?"), and which lecture; or what a whole course
-covers. The front door (core/requests.py) answers such a question with that lecture's summary
+covers. The front door (core/requests/door.py) answers such a question with that lecture's summary
 (core/summary/writing.py), or a line per lecture, instead of one moment.
 
 A question asks for a lecture's summary when it asks for a summary, an overview or the main

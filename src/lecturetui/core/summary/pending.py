@@ -1,6 +1,6 @@
 """The summaries still to write: the lectures whose summary by a model, in a language, is not
 whole yet (core/summary/writing.py), in course order; and where their writing stands
-(`SummaryProgress`). The front door writes them one after another (core/requests.py,
+(`SummaryProgress`). The front door writes them one after another (core/requests/door.py,
 `write_summaries`), for the CLI's `summary --all`, its `ingest` on a GPU and the app while it is
 idle."""
 
