@@ -2,7 +2,8 @@
 used data home, on the product's runtime (OpenVINO on a CPU) or on PyTorch.
 
     .venv/bin/python bench/cold_start.py [--faces search,ask,ingest,ingest3,summary,app]
-        [--runs 2] [--runtime auto|torch] [--old PATH] [--src PATH] [--lecture FILE.srt] [--quick]
+        [--runs 2] [--runtime auto|torch] [--profiles machine,laptop] [--old PATH] [--src PATH]
+        [--lecture FILE.srt] [--quick]
 
 - search: `lecturetui search` until the process ends (it prints its hits at the end).
 - ask: `lecturetui ask` in a terminal (a pty): the lecturer's words on screen (the quote's opening
@@ -23,6 +24,13 @@ face. The models folder is `models/` (as the README's set-up leaves it: exported
 `--old` runs another checkout's `src/` with this venv (PYTHONPATH) before each run of this one,
 old and new alternating, each in homes of its own: a before/after table from one machine; `--src`
 runs the new code from another `src/` (a staged snapshot: bench/cold_gpu.sh).
+Each figure is taken in two profiles, alternating (`--profiles`): "machine", this CPU as it is,
+and "laptop", a student's laptop on the same machine: oneDNN (OpenVINO's kernels) capped at AVX2
+(`ONEDNN_MAX_CPU_ISA=AVX2`, so the embedders run in fp32: core/models/precision.py) and llama.cpp
+built for AVX2 at most (bench/laptop_llama.sh, run first: about ten minutes, once). The laptop
+profile has a models folder of its own (`bench/.laptop/models`: links to models/'s files, its own
+measured prompt speed and saved prompt starts) and prepares its compiled models with `models
+setup` once, as a laptop's set-up does, before anything is timed.
 `--quick`: the search face once, over two demo lectures (the whole path in seconds: a check, no
 figures).
 """
@@ -53,13 +61,57 @@ QUESTION = "O TensorFlow prioriza a execução de operações em qual dispositiv
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
+LAPTOP = ROOT / "bench" / ".laptop"
+#: models/'s entries the laptop profile keeps its own of (measured on its own llama.cpp)
+OWN = ("llm_speed.json", "llm_prefix", "README.md")
+
+
+def laptop_models() -> Path:
+    """The laptop profile's models folder: links to models/'s files and folders (the compiled
+    models sit in a folder of their own for each precision and cap), without its speeds."""
+    folder = LAPTOP / "models"
+    folder.mkdir(parents=True, exist_ok=True)
+    for entry in (ROOT / "models").iterdir():
+        link = folder / entry.name
+        if entry.name not in OWN and not link.is_symlink():
+            link.symlink_to(entry.resolve())
+    return folder
+
+
 def env(args: argparse.Namespace) -> dict[str, str]:
     out = dict(os.environ, LECTURETUI_MODELS=str(ROOT / "models"), LECTURETUI_LANGUAGE="en")
     out["LECTURETUI_RUNTIME"] = args.runtime
-    out.pop("PYTHONPATH", None)
-    if args.src:
-        out["PYTHONPATH"] = str(Path(args.src).resolve())
+    for name in ("PYTHONPATH", "ONEDNN_MAX_CPU_ISA", "LECTURETUI_PRECISION"):
+        out.pop(name, None)
+    path = [str(Path(args.src).resolve())] if args.src else []
+    if args.profile == "laptop":
+        out["ONEDNN_MAX_CPU_ISA"] = "AVX2"
+        out["LECTURETUI_MODELS"] = str(laptop_models())
+        path.append(str(LAPTOP / "llama"))  # before the venv's llama.cpp
+    if path:
+        out["PYTHONPATH"] = os.pathsep.join(path)
     return out
+
+
+PROBE = (
+    "import llama_cpp; from lecturetui.core.models.precision import current; "
+    "info = llama_cpp.llama_print_system_info().decode(); "
+    "print(current().tag, 'llama.cpp', 'AVX-512' if 'AVX512 = 1' in info else 'AVX2')"
+)
+
+
+def prepare(args: argparse.Namespace) -> str:
+    """The laptop's compiled models made now (`models setup`, as its set-up does; the machine's
+    are models/'s, as the README's set-up leaves them), and what the profile runs:
+    "f32-avx2 llama.cpp AVX2"."""
+    if args.profile == "laptop":
+        if not (LAPTOP / "llama" / "llama_cpp").is_dir():
+            sys.exit("the laptop profile needs llama.cpp built for AVX2: run bench/laptop_llama.sh")
+        subprocess.run([PY, "-m", "lecturetui", "models", "setup"], env=env(args), check=True,
+                       capture_output=True)  # fmt: skip
+    probe = subprocess.run([PY, "-c", PROBE], env=env(args), check=True, capture_output=True,
+                           text=True)  # fmt: skip
+    return probe.stdout.strip()
 
 
 def lt(home: Path, *words: str) -> list[str]:
@@ -221,6 +273,8 @@ def main() -> None:
     ap.add_argument("--faces", default="search,ask,ingest,ingest3,summary,app")
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--runtime", default="auto", choices=("auto", "torch", "openvino"))
+    ap.add_argument("--profiles", default="machine,laptop",
+                    help="machine (this CPU), laptop (AVX2 at most), or both")  # fmt: skip
     ap.add_argument("--old", default=None, help="another checkout's src/, run before each new run")
     ap.add_argument("--src", default=None, help="the new code's src/ (default: this venv's)")
     ap.add_argument("--lecture", type=Path, default=LECTURE)
@@ -228,17 +282,23 @@ def main() -> None:
                     help="the search face once, two demo lectures: a check, no figures")  # fmt: skip
     args = ap.parse_args()
     if args.quick:
-        args.faces, args.runs = "search", 1
+        args.faces, args.runs, args.profiles = "search", 1, "machine"
     new = args.src
     versions = [("old", args.old), ("new", new)] if args.old else [("new", new)]
+    profiles = args.profiles.split(",")
+    for profile in profiles:
+        args.profile, args.src = profile, new
+        print(f"{profile}: {prepare(args)}", flush=True)
     table: dict[str, dict[str, list[float]]] = {}
     for face in args.faces.split(","):
         for _ in range(args.runs):
-            for name, src in versions:  # old and new alternating
-                args.src = src
-                for row, figures in face_runs(face, args).items():
-                    table.setdefault(row, {}).setdefault(name, []).extend(figures)
-    names = [n for n, _ in versions]
+            for profile in profiles:  # each profile, old and new, alternating
+                for name, src in versions:
+                    args.profile, args.src = profile, src
+                    column = f"{profile} {name}" if len(profiles) > 1 else name
+                    for row, figures in face_runs(face, args).items():
+                        table.setdefault(row, {}).setdefault(column, []).extend(figures)
+    names = [f"{p} {n}" if len(profiles) > 1 else n for p in profiles for n, _ in versions]
     print("| face | " + " | ".join(f"{n}: median (runs)" for n in names) + " |")
     print("|---|" + "---|" * len(names))
     for row, by in table.items():

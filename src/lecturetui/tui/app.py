@@ -16,6 +16,7 @@ from textual.worker import Worker, get_current_worker
 
 from lecturetui.core.i18n import N_, _, ngettext, set_language
 from lecturetui.core.models.embedders import first_stage, reranker
+from lecturetui.core.models.precision import shown_where
 from lecturetui.core.session import failed_to_load
 from lecturetui.tui import background
 from lecturetui.tui.bookmarkscreen import BookmarksScreen
@@ -133,7 +134,7 @@ class LectureApp(Translated, App[None]):
             + " · "
             + ngettext("{n} segment", "{n} segments", n_segments).format(n=n_segments),
             *scope,
-            f"{first_stage().short} {self.models.device.upper()}",
+            f"{first_stage().short} {self.models.device}",
             *([self.models.rerank] if self.models.rerank else []),
             *([self.models.chapters] if self.models.chapters else []),
             *([self.models.summaries] if self.models.summaries else []),
@@ -180,7 +181,7 @@ class LectureApp(Translated, App[None]):
         move = getattr(embedder, "use_accelerator", None)
         if callable(move):
             move()
-        self.models.device = embedder.device
+        self.models.device = shown_where(embedder)
         self.models.rerank = self._rerank_label(0)
         self.models.ready.set()
         self._loading(_("the answer model"))
@@ -203,8 +204,8 @@ class LectureApp(Translated, App[None]):
         if pending:
             return _("re-ranking vectors: {done}/{total}").format(done=total - pending, total=total)
         stage = library.rerank_stage()
-        device = stage.embedder.device if stage is not None and stage.loaded else "…"
-        return f"{reranker().short} {device.upper()}"
+        where = shown_where(stage.embedder) if stage is not None and stage.loaded else "…"
+        return f"{reranker().short} {where}"
 
     @work(thread=True, exclusive=True, group="rerank", exit_on_error=False)
     def write_rerank_vectors(self) -> None:

@@ -12,6 +12,9 @@ from lecturetui.core.models import doctor, hardware
 from lecturetui.core.models.doctor import Where, diagnose, where_line
 from lecturetui.core.models.hardware import Gpu, LlamaReport, TorchReport
 from lecturetui.core.models.placement import BULK, ONE_SHOT, Placement
+from lecturetui.core.models.precision import choose
+
+F32_WHY = "; f32: the CPU has no bfloat16 instructions"
 
 OFFLOADS = LlamaReport("0.3.36", "CUDA", True, "")
 CPU_BUILD = LlamaReport("0.3.36", "CPU", False, "")
@@ -59,6 +62,8 @@ def machine(monkeypatch: pytest.MonkeyPatch, gpus: list[Gpu], llama: LlamaReport
     monkeypatch.setattr(ctranslate2, "get_cuda_device_count", lambda: cuda_devices)
     monkeypatch.setattr(doctor, "loaded_twice", lambda maps=None: twice)
     monkeypatch.setattr(doctor, "graph_runtime", lambda runtime=None: "openvino")
+    # a laptop's CPU: no bfloat16 (core/models/precision.py)
+    monkeypatch.setattr(doctor, "precision_now", lambda: choose(frozenset({"avx2"}), ""))
 
 
 def test_on_a_gpu_machine_each_model_s_place_comes_with_its_reason(
@@ -67,8 +72,8 @@ def test_on_a_gpu_machine_each_model_s_place_comes_with_its_reason(
     machine(monkeypatch, [H100], OFFLOADS, cuda_devices=1)
     report = diagnose(None, Model(Report(4242, ())), Placement(workload=ONE_SHOT))
     assert report.where == [
-        Where("E5, EmbeddingGemma", ONE_SHOT, "CPU, OpenVINO",
-              "one-shot command: the CPU runtime starts faster"),
+        Where("E5, EmbeddingGemma", ONE_SHOT, "CPU, OpenVINO, f32",
+              "one-shot command: the CPU runtime starts faster" + F32_WHY),
         Where("E5, EmbeddingGemma", BULK, "PyTorch on CUDA", "bulk work: the GPU pays for its start"),
         Where("answer model", "", "CUDA, 28/28 layers",
               "llama.cpp's CUDA build: every layer on the GPU"),
@@ -76,8 +81,9 @@ def test_on_a_gpu_machine_each_model_s_place_comes_with_its_reason(
     ]  # fmt: skip
     assert report.problems == []
     assert where_line(report.where[0]) == (
-        "E5, EmbeddingGemma: search, ask, show…: CPU, OpenVINO"
-        " — one-shot command: the CPU runtime starts faster"
+        "E5, EmbeddingGemma: search, ask, show…: CPU, OpenVINO, f32"
+        " — one-shot command: the CPU runtime starts faster; f32: the CPU has no bfloat16"
+        " instructions"
     )
     assert where_line(report.where[2]).startswith("answer model: CUDA, 28/28 layers — ")
 
@@ -102,13 +108,14 @@ def test_without_a_gpu_one_row_says_so_for_both_workloads(monkeypatch: pytest.Mo
     machine(monkeypatch, [], CPU_BUILD, cuda_devices=0)
     report = diagnose(None, None, Placement(workload=ONE_SHOT))
     assert report.where == [
-        Where("E5, EmbeddingGemma", "", "CPU, OpenVINO", "no GPU found by nvidia-smi"),
+        Where("E5, EmbeddingGemma", "", "CPU, OpenVINO, f32", "no GPU found by nvidia-smi" + F32_WHY),
         Where("answer model", "", "CPU, in a process of its own",
               "this llama.cpp build has no GPU backend"),
         Where("speech", "", "cpu (int8)", "no GPU found by nvidia-smi"),
     ]  # fmt: skip
     assert where_line(report.where[0]) == (
-        "E5, EmbeddingGemma: CPU, OpenVINO — no GPU found by nvidia-smi"
+        "E5, EmbeddingGemma: CPU, OpenVINO, f32 — no GPU found by nvidia-smi; f32: the CPU has"
+        " no bfloat16 instructions"
     )
 
 
@@ -116,7 +123,7 @@ def test_the_device_asked_for_is_the_reason(monkeypatch: pytest.MonkeyPatch) -> 
     machine(monkeypatch, [H100], OFFLOADS, cuda_devices=1)
     cpu = diagnose(None, None, Placement("cpu", workload=ONE_SHOT)).where
     assert [(w.model, w.runs, w.why) for w in cpu] == [
-        ("E5, EmbeddingGemma", "CPU, OpenVINO", "--device cpu"),
+        ("E5, EmbeddingGemma", "CPU, OpenVINO, f32", "--device cpu" + F32_WHY),
         ("answer model", "CPU, in a process of its own", "--device cpu"),
         ("speech", "cpu (int8)", "--device cpu"),
     ]

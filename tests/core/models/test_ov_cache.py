@@ -12,6 +12,7 @@ import pytest
 
 from lecturetui.core.models import ov_cache
 from lecturetui.core.models.ov_cache import RECORD, CacheRecord, check
+from lecturetui.core.models.precision import BF16, F32, Precision, current
 from lecturetui.core.models.runtime import ensure_export
 from tests.conftest import MODELS_DIR
 
@@ -72,8 +73,9 @@ def test_a_damaged_or_stale_compiled_model_is_compiled_again_with_one_line(
     first = _vector(compiled())
     assert said == ["Compiling E5 for this CPU, once…"]
     version = ov_cache.read_record(folder)
+    kept = {**CONFIG, "INFERENCE_PRECISION_HINT": current().hint}  # the precision is recorded
     assert version is not None and version.blobs and check(folder, "export-1", version.openvino,
-                                                            CONFIG) == ""  # fmt: skip
+                                                            kept) == ""  # fmt: skip
     said.clear()
     again = _vector(compiled())  # from the cache: nothing said, the same model
     assert said == [] and np.allclose(first, again)
@@ -83,9 +85,7 @@ def test_a_damaged_or_stale_compiled_model_is_compiled_again_with_one_line(
     blob.write_bytes(blob.read_bytes()[: blob.stat().st_size // 2])  # an interrupted copy
     repaired = _vector(compiled())
     assert said == ["The compiled copy of E5 is damaged: compiling it again, once…"]
-    assert (
-        np.allclose(first, repaired) and check(folder, "export-1", version.openvino, CONFIG) == ""
-    )
+    assert np.allclose(first, repaired) and check(folder, "export-1", version.openvino, kept) == ""
 
     said.clear()
     _vector(compiled("export-2"))  # a new export of the model: the old blob is not reused
@@ -202,3 +202,39 @@ def test_a_thread_that_compiles_nothing_after_all_passes_its_turn(
     for thread in threads:
         thread.join(60)
     assert compiled == ["e5"]
+
+
+def test_each_precision_and_cap_compiles_into_a_folder_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a laptop profile (f32 under an AVX2 cap) never recompiles the machine's own bf16 models,
+    # and the precision it was compiled for is in what OpenVINO is given and what is recorded
+    import types
+
+    given: list[tuple[str, dict[str, str]]] = []
+
+    class Core:
+        def compile_model(self, model_file: str, device: str, config: dict[str, str]) -> str:
+            given.append((config["CACHE_DIR"], config["INFERENCE_PRECISION_HINT"]))
+            Path(config["CACHE_DIR"], "1.blob").write_bytes(b"x")
+            return model_file
+
+    monkeypatch.setattr(
+        ov_cache, "openvino", lambda: types.SimpleNamespace(Core=Core, get_version=lambda: "ov1")
+    )
+    model = tmp_path / "onnx" / "e5" / "model.onnx"
+    (model.parent / "openvino").mkdir(parents=True)
+    (model.parent / "openvino" / "old.blob").write_bytes(b"x")  # kept before folders per precision
+    native = Precision(BF16, "", "")
+    laptop = Precision(F32, "", "AVX2")
+    for precision in (native, laptop, native, laptop):
+        ov_cache.compile_cached(model, "sha", CONFIG, "E5", precision=precision)
+    base = model.parent / "openvino"
+    assert [(Path(d).name, hint) for d, hint in given] == [
+        ("bf16", "bf16"), ("f32-avx2", "f32"), ("bf16", "bf16"), ("f32-avx2", "f32")
+    ]  # fmt: skip
+    for tag, hint in (("bf16", "bf16"), ("f32-avx2", "f32")):
+        record = ov_cache.read_record(base / tag)
+        assert record is not None and record.config["INFERENCE_PRECISION_HINT"] == hint
+        assert check(base / tag, "sha", "ov1", {**CONFIG, "INFERENCE_PRECISION_HINT": hint}) == ""
+    assert not (base / "old.blob").exists()  # the flat copy from before is gone

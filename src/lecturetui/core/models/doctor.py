@@ -36,6 +36,7 @@ from lecturetui.core.models.placement import (
     no_gpu_reason,
     runtime_of,
 )
+from lecturetui.core.models.precision import current as precision_now
 
 CUDA_HINT = (
     'CMAKE_ARGS="-DGGML_CUDA=on" .venv/bin/pip install --force-reinstall --no-deps '
@@ -210,16 +211,27 @@ def embedder_rows(
         w: placement if w == placement.workload else placement.for_workload(w) for w in WORKLOADS
     }
     runs = {w: embedder_runs(p.embedders, p) for w, p in each.items()}
+    why = {w: each[w].embedders.why + _precision_why(each[w].embedders) for w in WORKLOADS}
     model = ", ".join(e.name for e in embedders)
     if len(set(runs.values())) == 1:
-        return [Where(model, "", runs[BULK], each[BULK].embedders.why)]
-    return [Where(model, w, runs[w], each[w].embedders.why) for w in WORKLOADS]
+        return [Where(model, "", runs[BULK], why[BULK])]
+    return [Where(model, w, runs[w], why[w]) for w in WORKLOADS]
+
+
+def _precision_why(embedders: EmbedderPlacement) -> str:
+    """Why OpenVINO computes in its precision here ("; bf16: the CPU computes bfloat16…")."""
+    if not embedders.onnx or graph_runtime(embedders.runtime) != "openvino":
+        return ""
+    chosen = precision_now()
+    return f"; {chosen.name}: {chosen.why}"
 
 
 def embedder_runs(embedders: EmbedderPlacement, placement: Placement) -> str:
-    """Where the embedders run and on what: "CPU, OpenVINO", "PyTorch on CUDA"."""
+    """Where the embedders run and on what: "CPU, OpenVINO, bf16", "PyTorch on CUDA"."""
     if embedders.onnx:
-        return _("CPU, {runtime}").format(runtime=NAMES[graph_runtime(embedders.runtime)])
+        runtime = graph_runtime(embedders.runtime)
+        runs = _("CPU, {runtime}").format(runtime=NAMES[runtime])
+        return f"{runs}, {precision_now().name}" if runtime == "openvino" else runs
     device = placement.device if placement.device != "auto" else placement.gpu or "cpu"
     return _("PyTorch on {device}").format(device=device.upper())
 

@@ -29,6 +29,7 @@ from lecturetui.core.atomic import write_atomic
 from lecturetui.core.i18n import _
 from lecturetui.core.models.locate import Notify
 from lecturetui.core.models.openvino_import import openvino
+from lecturetui.core.models.precision import Precision, current
 
 FOLDER = "openvino"
 RECORD = "cache.json"
@@ -60,8 +61,19 @@ class CacheRecord:
     blobs: dict[str, int]  # file name -> size in bytes
 
 
-def cache_dir(model_file: Path) -> Path:
-    return model_file.parent / FOLDER
+def cache_dir(model_file: Path, tag: str = "") -> Path:
+    """Where the model's compilations are kept: one folder for each precision and instruction-set
+    cap (core/models/precision.py: "bf16", "f32-avx2")."""
+    base = model_file.parent / FOLDER
+    return base / tag if tag else base
+
+
+def _clear_flat(model_file: Path) -> None:
+    """A compilation kept before each precision had its folder (blobs straight in `openvino/`):
+    removed, once, so that no stale copy stays on the disk."""
+    flat = cache_dir(model_file)
+    if (flat / RECORD).exists() or any(flat.glob("*.blob")):
+        _clear(flat)
 
 
 def _blobs(folder: Path) -> dict[str, int]:
@@ -184,15 +196,22 @@ def compile_cached(
     name: str,
     notify: Notify | None = None,
     folder: Path | None = None,
+    precision: Precision | None = None,
 ) -> Any:
-    """The model compiled for this CPU: mapped from OpenVINO's cache when a whole, current
-    compilation is there, else compiled (saying why when a cache was there) and cached; in this
-    thread's turn (`going_first`)."""
+    """The model compiled for this CPU at `precision` (by default this CPU's: core/models/
+    precision.py): mapped from OpenVINO's cache when a whole, current compilation is there, else
+    compiled (saying why when a cache was there) and cached; in this thread's turn
+    (`going_first`)."""
     from filelock import FileLock, Timeout  # lazy: 30 ms; only an OpenVINO compilation locks
 
+    chosen = precision or current()
+    config = {**config, "INFERENCE_PRECISION_HINT": chosen.hint}
     ov = openvino()
     with _turn():
-        folder = folder or cache_dir(model_file)
+        if folder is None:
+            folder = cache_dir(model_file, chosen.tag)
+            with contextlib.suppress(OSError):
+                _clear_flat(model_file)
         version = str(ov.get_version())
         core = ov.Core()
         cached = {**config, "CACHE_DIR": str(folder)}
