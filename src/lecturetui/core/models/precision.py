@@ -5,9 +5,10 @@ OpenVINO runs the embedders' ONNX exports (core/models/onnx_embedder.py) and the
 (core/models/sentence_ends.py) in bfloat16 where the CPU computes it natively (AVX-512 BF16,
 AMX), else in fp32: the vectors agree to a cosine of 0.9999 and the ranking with them
 (bench/RESULTS.md, "int8 embedders on a CPU without bf16"). int8 (weights and activations,
-through the CPU's VNNI instructions) was measured too and is not used: its fastest form moves the
-final top-10 of a third of the questions, its most careful one still of 14% (the bar is 10%),
-for at most 1.2x over fp32 on a laptop's instruction set.
+through the CPU's VNNI instructions) was measured too and is not used: E5's fastest int8 form
+changes the final top-10 of a third of the questions, its most careful one still of 14% (the bar
+is 10%), for at most 1.2x over fp32 on a laptop's instruction set; EmbeddingGemma in int8 (1.4x)
+reorders nearly every final list, as it gives the final scores.
 
 The choice is asked of the CPU's own flags (/proc/cpuinfo; macOS's sysctl), within the
 instruction set oneDNN is allowed (`$ONEDNN_MAX_CPU_ISA`, which a laptop profile sets to AVX2:

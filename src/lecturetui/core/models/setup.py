@@ -20,6 +20,7 @@ from lecturetui.core.models.gguf import BUNDLED, DEFAULT_LLM, assemble
 from lecturetui.core.models.locate import setup_default_embedder
 from lecturetui.core.models.onnx_export import export_dir
 from lecturetui.core.models.placement import ONE_SHOT, Placement
+from lecturetui.core.models.precision import current
 from lecturetui.core.models.whisper import BUNDLED_ASR, DEFAULT_ASR, assemble_whisper
 from lecturetui.core.progress import StepProgress as Progress
 
@@ -83,12 +84,13 @@ def _runtime(models_dir: Path, progress: Progress) -> Path:
         progress(_("ONNX exports (not used: the embedders run on PyTorch)"), 1, 1)
         return folder
     models = exported_models(models_dir)
+    tag = current().tag  # the CPU's precision: each compiled for it (core/models/precision.py)
     for done, path in enumerate(models):
 
         def step(message: str, done: int = done) -> None:
             progress(_("ONNX exports ({step})").format(step=message), done, len(models))
 
-        step(path.name)
+        step(f"{path.name}, {tag}")
         made = prepare_export(path, models_dir, step)
         compile_ahead(path, made, step)
     progress(_("ONNX exports"), len(models), len(models))
