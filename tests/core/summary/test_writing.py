@@ -12,7 +12,14 @@ from lecturetui.core.paths import DataHome
 from lecturetui.core.storage.summaries import Written
 from lecturetui.core.study.parts import Part
 from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
-from lecturetui.core.summary.label import NEGATIONS, Said, ask_label, label_fault
+from lecturetui.core.summary.label import (
+    LABEL_SYSTEM,
+    NEGATIONS,
+    Said,
+    ask_label,
+    label_fault,
+    label_messages,
+)
 from lecturetui.core.summary.writing import (
     first_sentence,
     summary_events,
@@ -196,3 +203,19 @@ def test_a_label_is_no_scrap_of_speech_and_a_part_is_left_unnamed_rather_than_mi
     assert fallback_label(made, lambda label, p: True) == ""
     titled = Part(3, 120.0, 180.0, "Capítulo do autor", False, (), "t", "t", phrases)
     assert fallback_label(titled, lambda label, p: False) == "Capítulo do autor"
+
+
+def test_a_label_prompt_keeps_the_lecture_among_the_instructions_and_the_part_after_them() -> None:
+    # every part of a lecture shares the prompt's start (read once, then from llama.cpp's
+    # cache); what differs, the part's words, comes last
+    one = label_messages("Aula 3: filas", "o professor fala de filas", "Portuguese")
+    two = label_messages("Aula 3: filas", "agora pilhas e recursão", "Portuguese")
+    assert one[0] == two[0] and one[0]["role"] == "system"
+    assert "Aula 3: filas" in one[0]["content"] and "Aula 3: filas" not in one[1]["content"]
+    assert "o professor fala de filas" in one[1]["content"]
+    assert one[1]["content"].endswith("(português, duas a seis palavras):")
+    # two lectures in one language share the instructions: only the title differs
+    other = label_messages("Aula 4: grafos", "um grafo tem vértices", "Portuguese")
+    instructions = LABEL_SYSTEM.format(language="Portuguese")
+    assert one[0]["content"].startswith(instructions)
+    assert other[0]["content"].startswith(instructions)

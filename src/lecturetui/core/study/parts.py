@@ -46,13 +46,15 @@ RADIUS = 12
 TITLE_WORDS = 4
 #: the lecturer's sentences shown for a part
 QUOTED_SENTENCES = 2
-#: the words of a part the answer model reads to summarise it: its most representative
-#: sentences, in order, at most DIGEST_WORDS (about 230 tokens: 7 s on a 2-core CPU) and
-#: LECTURE_DIGEST_WORDS for the whole lecture shared among its parts (a long lecture's summary
-#: reads about as much as a short one's), never under MIN_DIGEST_WORDS
-DIGEST_WORDS = 170
-LECTURE_DIGEST_WORDS = 1300
-MIN_DIGEST_WORDS = 80
+#: the words of a part the answer model reads to name it: its most representative sentences,
+#: in order, at most DIGEST_WORDS and LECTURE_DIGEST_WORDS for the whole lecture shared among
+#: its parts (a long lecture's summary reads about as much as a short one's), never under
+#: MIN_DIGEST_WORDS. Reading the prompt is most of a summary's time; from 1300/170/80 these
+#: took a 9-part lecture's labels from 21.6 to 12.9 s on a laptop's 2 cores, and the labels
+#: read by hand named their part as often (bench/RESULTS.md, "A summary on a laptop")
+DIGEST_WORDS = 120
+LECTURE_DIGEST_WORDS = 800
+MIN_DIGEST_WORDS = 50
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 
 #: the E5 vectors of units, by their labels in the unit index
