@@ -29,12 +29,16 @@ def test_doctor_says_where_each_model_runs_and_why(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(doctor, "loaded_twice", lambda maps=None: ("libcudart",))
+    monkeypatch.setenv("LECTURETUI_PRECISION", "f32")  # whatever this CPU computes
     result = CliRunner().invoke(cli, ["doctor", "--no-load"], catch_exceptions=False)
     out = result.output
     assert "NVIDIA H100 80GB HBM3" in out and "Where each model runs, and why:" in out
     lines = [line.strip() for line in out.splitlines()]
     one_shot = next(x for x in lines if x.startswith("E5, EmbeddingGemma: search, ask, show…: "))
-    assert one_shot.endswith(" — one-shot command: the CPU runtime starts faster")
+    assert one_shot.endswith(
+        ": CPU, OpenVINO, f32 — one-shot command: the CPU runtime starts faster;"
+        " f32: asked for (LECTURETUI_PRECISION=f32)"
+    )
     assert ("E5, EmbeddingGemma: ingest, reindex, summary, eval, the app: PyTorch on CUDA"
             " — bulk work: the GPU pays for its start") in lines  # fmt: skip
     assert any(x.startswith("answer model: ") for x in lines)
