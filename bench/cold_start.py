@@ -173,7 +173,9 @@ def app_once(home: Path, args: argparse.Namespace) -> float:
     if tmux is None:
         sys.exit("the app face needs tmux")
     e = env(args)
-    exports = " ".join(f"{k}={v!r}" for k, v in e.items() if k.startswith(("LECTURETUI", "PYTHON")))
+    exports = " ".join(
+        f"{k}={v!r}" for k, v in e.items() if k.startswith(("LECTURETUI", "PYTHON", "ONEDNN"))
+    )
     cmd = f"env {exports} {' '.join(lt(home, 'app'))}"
     subprocess.run([tmux, "kill-session", "-t", session], capture_output=True)
     t0 = time.perf_counter()
