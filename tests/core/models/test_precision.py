@@ -7,7 +7,7 @@ import pytest
 
 from lecturetui.core.errors import LectureTuiError
 from lecturetui.core.models import precision
-from lecturetui.core.models.precision import BF16, F32, choose
+from lecturetui.core.models.precision import BF16, F16, F32, choose
 
 ZEN5 = frozenset({"avx2", "avx512f", "avx512_vnni", "avx512_bf16", "avx_vnni"})
 SAPPHIRE_RAPIDS = frozenset({"avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_int8"})
@@ -26,6 +26,8 @@ OLD_LAPTOP = frozenset({"avx2", "fma"})
         (LAPTOP, "", F32, "f32"),
         (OLD_LAPTOP, "", F32, "f32"),
         (frozenset(), "", F32, "f32"),  # a platform that does not say
+        (frozenset({"fp", "asimd", "asimdhp"}), "", F16, "f16"),  # ARM with float16
+        (frozenset({"fp", "asimd"}), "", F32, "f32"),
     ],
 )
 def test_the_cpu_and_its_cap_choose_the_precision(
@@ -40,6 +42,20 @@ def test_asking_overrides_the_cpu() -> None:
     assert choose(OLD_LAPTOP, "", BF16).name == BF16
     assert choose(ZEN5, "", F32).name == F32
     assert "LECTURETUI_PRECISION" in choose(ZEN5, "", F32).why
+    assert choose(ZEN5, "", F16).name == F16
+
+
+def test_a_mac_says_its_features_through_sysctl(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = {
+        ("hw.optional.arm.FEAT_FP16",): "1\n",
+        ("machdep.cpu.features", "machdep.cpu.leaf7_features"): "FPU AVX2 FMA\nAVX512F AVX512BF16",
+    }
+    monkeypatch.setattr(precision, "_sysctl", lambda *names: answers[names])
+    monkeypatch.setattr(precision.platform, "machine", lambda: "arm64")
+    assert choose(precision._mac_flags(), "").name == F16  # Apple silicon
+    monkeypatch.setattr(precision.platform, "machine", lambda: "x86_64")
+    assert {"avx2", "avx512_bf16"} <= precision._mac_flags()  # an Intel Mac
+    assert choose(precision._mac_flags(), "").name == BF16
 
 
 def test_the_environment_is_read_and_a_wrong_value_is_one_sentence(

@@ -3,7 +3,8 @@ compiled for it.
 
 OpenVINO runs the embedders' ONNX exports (core/models/onnx_embedder.py) and the sentence model
 (core/models/sentence_ends.py) in bfloat16 where the CPU computes it natively (AVX-512 BF16,
-AMX), else in fp32: the vectors agree to a cosine of 0.9999 and the ranking with them
+AMX), in float16 on an ARM CPU that computes it (Apple silicon: OpenVINO's own choice there),
+else in fp32: the vectors agree to a cosine of 0.9999 and the ranking with them
 (bench/RESULTS.md, "int8 embedders on a CPU without bf16"). int8 (weights and activations,
 through the CPU's VNNI instructions) was measured too and is not used: E5's fastest int8 form
 changes the final top-10 of a third of the questions, its most careful one still of 14% (the bar
@@ -14,7 +15,7 @@ The choice is asked of the CPU's own flags (/proc/cpuinfo; macOS's sysctl), with
 instruction set oneDNN is allowed (`$ONEDNN_MAX_CPU_ISA`, which a laptop profile sets to AVX2:
 bench/cold_start.py), and given to OpenVINO as `INFERENCE_PRECISION_HINT`: OpenVINO itself
 would choose bfloat16 even under an AVX2 cap, then fail to find a bfloat16 Softmax for it.
-`$LECTURETUI_PRECISION` (auto, bf16, f32) overrides it. Each precision and cap has its own
+`$LECTURETUI_PRECISION` (auto, bf16, f16, f32) overrides it. Each precision and cap has its own
 compiled models (`openvino/<tag>/` beside each export: core/models/ov_cache.py), so that changing
 one never recompiles the other's.
 """
@@ -33,8 +34,12 @@ from lecturetui.core.i18n import _
 
 ENV = "LECTURETUI_PRECISION"
 CAP_ENV = "ONEDNN_MAX_CPU_ISA"
-BF16, F32 = "bf16", "f32"
-CHOICES = ("auto", BF16, F32)
+BF16, F16, F32 = "bf16", "f16", "f32"
+CHOICES = ("auto", BF16, F16, F32)
+#: ARM's float16 arithmetic, as Linux names it (OpenVINO computes in f16 there by default)
+F16_FLAG = "asimdhp"
+#: Apple silicon's sysctl for it
+APPLE_FP16 = "hw.optional.arm.FEAT_FP16"
 #: the CPU flags (as /proc/cpuinfo names them) that compute bfloat16 natively
 BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
 #: oneDNN's instruction-set caps that keep bfloat16 (its names, upper case); any other cap
@@ -47,7 +52,7 @@ BF16_CAPS |= frozenset({"AVX512_CORE_AMX_FP16", "AVX10_1_512_AMX_FP16", "AVX2_VN
 class Precision:
     """The embedders' precision on this CPU, and why."""
 
-    name: str  # "bf16" or "f32"
+    name: str  # "bf16", "f16" (ARM) or "f32"
     why: str  # in a few words, translated: "the CPU computes bfloat16 (AVX-512 BF16)"
     cap: str = ""  # oneDNN's instruction-set cap, upper case; "" when none
 
@@ -63,30 +68,33 @@ class Precision:
 
 
 def _linux_flags() -> frozenset[str]:
+    """/proc/cpuinfo's first list of features: `flags` on x86, `Features` on ARM."""
     try:
         with Path("/proc/cpuinfo").open(encoding="utf-8") as f:
             for line in f:
-                if line.startswith("flags"):
+                if line.startswith(("flags", "Features")):
                     return frozenset(line.split(":", 1)[1].split())
     except OSError:
         pass
     return frozenset()
 
 
-def _mac_flags() -> frozenset[str]:
-    """An Intel Mac's features as sysctl lists them ("AVX512BF16"…), in /proc/cpuinfo's names."""
+def _sysctl(*names: str) -> str:
     try:
-        out = subprocess.run(
-            ["sysctl", "-n", "machdep.cpu.features", "machdep.cpu.leaf7_features"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
+        return subprocess.run(
+            ["sysctl", "-n", *names], capture_output=True, text=True, timeout=5, check=False
         ).stdout
     except (OSError, subprocess.SubprocessError):
-        return frozenset()
-    names = {w.lower().replace("avx512bf16", "avx512_bf16") for w in out.split()}
-    return frozenset(names)
+        return ""
+
+
+def _mac_flags() -> frozenset[str]:
+    """A Mac's features in /proc/cpuinfo's names: an Intel Mac's as sysctl lists them
+    ("AVX512BF16"…), Apple silicon's float16 arithmetic as `asimdhp`."""
+    if platform.machine() == "arm64":
+        return frozenset({F16_FLAG} if _sysctl(APPLE_FP16).strip() == "1" else ())
+    out = _sysctl("machdep.cpu.features", "machdep.cpu.leaf7_features")
+    return frozenset(w.lower().replace("avx512bf16", "avx512_bf16") for w in out.split())
 
 
 @cache
@@ -104,11 +112,12 @@ def isa_cap() -> str:
 
 
 def choose(flags: frozenset[str], cap: str, asked: str = "auto") -> Precision:
-    """The precision for CPU `flags` under oneDNN's `cap`; `asked` (auto, bf16, f32) overrides."""
-    if asked == F32:
-        return Precision(F32, _("asked for ({env}=f32)").format(env=ENV), cap)
-    if asked == BF16:
-        return Precision(BF16, _("asked for ({env}=bf16)").format(env=ENV), cap)
+    """The precision for CPU `flags` under oneDNN's `cap`; `asked` (auto, bf16, f16, f32)
+    overrides."""
+    if asked != "auto":
+        return Precision(asked, _("asked for ({env}={value})").format(env=ENV, value=asked), cap)
+    if F16_FLAG in flags:  # ARM (Apple silicon): OpenVINO's own choice there
+        return Precision(F16, _("the CPU computes float16 (ARM FP16)"), cap)
     if not flags & BF16_FLAGS:
         return Precision(F32, _("the CPU has no bfloat16 instructions"), cap)
     if cap and cap not in BF16_CAPS:
@@ -122,7 +131,7 @@ def choose(flags: frozenset[str], cap: str, asked: str = "auto") -> Precision:
 
 
 def asked() -> str:
-    """`$LECTURETUI_PRECISION`, checked: auto, bf16 or f32."""
+    """`$LECTURETUI_PRECISION`, checked: auto, bf16, f16 or f32."""
     value = os.environ.get(ENV, "auto").strip().lower() or "auto"
     if value not in CHOICES:
         raise LectureTuiError(
