@@ -134,7 +134,7 @@ class LectureApp(Translated, App[None]):
             + " · "
             + ngettext("{n} segment", "{n} segments", n_segments).format(n=n_segments),
             *scope,
-            f"{first_stage().short} {self.models.device}",
+            f"{first_stage().short} {self.models.where}",
             *([self.models.rerank] if self.models.rerank else []),
             *([self.models.chapters] if self.models.chapters else []),
             *([self.models.summaries] if self.models.summaries else []),
@@ -181,7 +181,7 @@ class LectureApp(Translated, App[None]):
         move = getattr(embedder, "use_accelerator", None)
         if callable(move):
             move()
-        self.models.device = shown_where(embedder)
+        self.models.where = shown_where(embedder)
         self.models.rerank = self._rerank_label(0)
         self.models.ready.set()
         self._loading(_("the answer model"))

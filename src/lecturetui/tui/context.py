@@ -71,7 +71,8 @@ class ModelState:
     ready: threading.Event = field(default_factory=threading.Event)
     #: set once the answer model is loaded or has failed to (a question waits on it)
     answered: threading.Event = field(default_factory=threading.Event)
-    device: str = "…"
+    #: where the first stage's embedder runs and in what, for the status line: "CPU bf16"
+    where: str = "…"
     generator: Generator | None = None
     error: LectureTuiError | None = None  # why the models could not load
     #: the re-ranking model (core/models/embedders.py) in the status line: "Gemma CPU",

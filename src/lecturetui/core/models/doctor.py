@@ -36,6 +36,7 @@ from lecturetui.core.models.placement import (
     no_gpu_reason,
     runtime_of,
 )
+from lecturetui.core.models.precision import Precision
 from lecturetui.core.models.precision import current as precision_now
 
 CUDA_HINT = (
@@ -211,27 +212,29 @@ def embedder_rows(
         w: placement if w == placement.workload else placement.for_workload(w) for w in WORKLOADS
     }
     runs = {w: embedder_runs(p.embedders, p) for w, p in each.items()}
-    why = {w: each[w].embedders.why + _precision_why(each[w].embedders) for w in WORKLOADS}
+    why = {w: each[w].embedders.why for w in WORKLOADS}
+    for w in WORKLOADS:
+        chosen = _openvino_precision(each[w].embedders)
+        if chosen is not None:  # the precision OpenVINO computes in, and why
+            runs[w] += f", {chosen.name}"
+            why[w] += f"; {chosen.name}: {chosen.why}"
     model = ", ".join(e.name for e in embedders)
     if len(set(runs.values())) == 1:
         return [Where(model, "", runs[BULK], why[BULK])]
     return [Where(model, w, runs[w], why[w]) for w in WORKLOADS]
 
 
-def _precision_why(embedders: EmbedderPlacement) -> str:
-    """Why OpenVINO computes in its precision here ("; bf16: the CPU computes bfloat16…")."""
-    if not embedders.onnx or graph_runtime(embedders.runtime) != "openvino":
-        return ""
-    chosen = precision_now()
-    return f"; {chosen.name}: {chosen.why}"
+def _openvino_precision(embedders: EmbedderPlacement) -> Precision | None:
+    """The precision the embedders compute in where OpenVINO runs them; None elsewhere."""
+    if embedders.onnx and graph_runtime(embedders.runtime) == "openvino":
+        return precision_now()
+    return None
 
 
 def embedder_runs(embedders: EmbedderPlacement, placement: Placement) -> str:
-    """Where the embedders run and on what: "CPU, OpenVINO, bf16", "PyTorch on CUDA"."""
+    """Where the embedders run and on what: "CPU, OpenVINO", "PyTorch on CUDA"."""
     if embedders.onnx:
-        runtime = graph_runtime(embedders.runtime)
-        runs = _("CPU, {runtime}").format(runtime=NAMES[runtime])
-        return f"{runs}, {precision_now().name}" if runtime == "openvino" else runs
+        return _("CPU, {runtime}").format(runtime=NAMES[graph_runtime(embedders.runtime)])
     device = placement.device if placement.device != "auto" else placement.gpu or "cpu"
     return _("PyTorch on {device}").format(device=device.upper())
 

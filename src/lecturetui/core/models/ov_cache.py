@@ -70,7 +70,8 @@ def cache_dir(model_file: Path, tag: str = "") -> Path:
 
 def _clear_flat(model_file: Path) -> None:
     """A compilation kept before each precision had its folder (blobs straight in `openvino/`):
-    removed, once, so that no stale copy stays on the disk."""
+    removed when the model is first compiled into its precision's folder, so that no stale copy
+    stays on the disk (a model mapped from its folder looks no further)."""
     flat = cache_dir(model_file)
     if (flat / RECORD).exists() or any(flat.glob("*.blob")):
         _clear(flat)
@@ -208,10 +209,8 @@ def compile_cached(
     config = {**config, "INFERENCE_PRECISION_HINT": chosen.hint}
     ov = openvino()
     with _turn():
-        if folder is None:
-            folder = cache_dir(model_file, chosen.tag)
-            with contextlib.suppress(OSError):
-                _clear_flat(model_file)
+        tagged = folder is None  # the folder of its precision, beside the export
+        folder = folder or cache_dir(model_file, chosen.tag)
         version = str(ov.get_version())
         core = ov.Core()
         cached = {**config, "CACHE_DIR": str(folder)}
@@ -234,6 +233,9 @@ def compile_cached(
                 return compile_locked(core, str(model_file), DEVICE, cached)  # compiled meanwhile
             _say(notify, why, name)
             _clear(folder)
+            if tagged:
+                with contextlib.suppress(OSError):
+                    _clear_flat(model_file)
             compiled = compile_locked(core, str(model_file), DEVICE, cached)
             blobs = _blobs(folder)
             if blobs:

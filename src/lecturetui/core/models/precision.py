@@ -149,7 +149,7 @@ def current() -> Precision:
 
 
 #: a precision's name as the status line shows it beside a model's device
-SHORT = {"bfloat16": BF16, "float32": F32, "float16": "f16", BF16: BF16, F32: F32}
+SHORT = {"bfloat16": BF16, "float16": F16, "float32": F32}
 
 
 def short(dtype: str) -> str:
