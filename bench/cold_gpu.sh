@@ -117,7 +117,7 @@ face() {
   t0=$SECONDS
   say "face $f (pass $pass, $budget s left)"
   timeout "$budget" "$REPO/.venv/bin/python" bench/cold_start.py --faces "$f" --runs 1 \
-    --src "$STAGE/src" --lecture "$STAGE/lecture.srt" ${COLD_GPU_ARGS:-} >"$W/face.md" 2>"$W/face.err"
+    --profiles machine --src "$STAGE/src" --lecture "$STAGE/lecture.srt" ${COLD_GPU_ARGS:-} >"$W/face.md" 2>"$W/face.err"
   rc=$?
   cat "$W/face.md" "$W/face.err"
   { echo "pass $pass, $f: rc $rc, $((SECONDS - t0)) s"; echo; cat "$W/face.md"; echo; } >>"$out/cold_start.md"

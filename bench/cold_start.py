@@ -109,9 +109,9 @@ def prepare(args: argparse.Namespace) -> str:
             sys.exit("the laptop profile needs llama.cpp built for AVX2: run bench/laptop_llama.sh")
         subprocess.run([PY, "-m", "lecturetui", "models", "setup"], env=env(args), check=True,
                        capture_output=True)  # fmt: skip
-    probe = subprocess.run([PY, "-c", PROBE], env=env(args), check=True, capture_output=True,
-                           text=True)  # fmt: skip
-    return probe.stdout.strip()
+    probe = subprocess.run([PY, "-c", PROBE], env=env(args), capture_output=True, text=True)
+    said = probe.stdout.strip() or (probe.stderr.strip().splitlines() or ["?"])[-1]
+    return said if probe.returncode == 0 else f"(not probed: {said})"
 
 
 def lt(home: Path, *words: str) -> list[str]:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # llama.cpp as a student's laptop runs it: built for AVX2 at most (no AVX-512, no AVX-VNNI), into
-# bench/.laptop/llama/, which bench/cold_start.py --profile laptop puts first on the answer
+# bench/.laptop/llama/, which bench/cold_start.py --profiles laptop puts first on the answer
 # model's path. Once; about ten minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
