@@ -61,9 +61,11 @@ def label_messages(title: str, digest: str, language: str) -> list[dict[str, str
     """The prompt for one part's label: the instructions and the lecture's title first (the same
     for every part of a lecture, read once and then kept in llama.cpp's cache), then what the
     lecturer says in the part. With the title among the instructions rather than beside each
-    part, the model repeats it less: of 43 parts read by hand, its kept labels named their part
-    15 times against 9, 11 times with the shorter digests of core/study/parts.py (bench/
-    RESULTS.md, "The embedders' precision on a laptop"). The labels of the parts before it
+    part, the model repeats it less: of 43 parts read by hand (English with and without
+    punctuation, Portuguese automatic captions), its kept labels named their part 15 times
+    against 9 (11 with the shorter digests of core/study/parts.py); on 14 parts of punctuated
+    Portuguese it wrote the same labels as before
+    (bench/RESULTS.md, "The embedders' precision on a laptop"). The labels of the parts before it
     are not listed: shown them, the small model copied one in two of them (bench/RESULTS.md,
     "Summaries: the lecturer claims, the model names")."""
     ask = LABEL_ASK.get(language, LABEL_ASK_ANY.format(language=language))
