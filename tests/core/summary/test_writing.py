@@ -5,6 +5,7 @@ part; with fakes. (The questions that ask for one: tests/core/test_requests.py.)
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from lecturetui.core.library import Library
@@ -13,6 +14,7 @@ from lecturetui.core.storage.summaries import Written
 from lecturetui.core.study.parts import Part
 from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
 from lecturetui.core.summary.label import (
+    LABEL_MAX_WORDS,
     LABEL_SYSTEM,
     NEGATIONS,
     Said,
@@ -127,6 +129,35 @@ def test_a_label_is_a_name_not_a_sentence() -> None:
     )
     sentence = "O professor explica que a GPU é mais rápida que a CPU"
     assert ask_label(FakeGenerator(sentence), asked, stop) == ""
+    # the short words that join a name's words are not counted against it
+    name = "Manipulação de pontos de referência com quadro-chaves"
+    assert ask_label(FakeGenerator(name), asked, stop) == name
+    # a sentence is not read to its end
+    talker = FakeGenerator(" ".join(["palavra"] * 40))
+    taken: list[str] = []
+
+    class Counting:
+        def stream(self, *args: object, **kwargs: object) -> Iterator[str]:
+            for piece in talker.stream(*args, **kwargs):  # type: ignore[no-untyped-call]
+                taken.append(piece)
+                yield piece
+
+    assert ask_label(Counting(), asked, stop) == ""  # type: ignore[arg-type]
+    assert 0 < len(taken) <= LABEL_MAX_WORDS + 1
+
+
+def test_a_label_holds_six_words_that_carry_meaning_at_most() -> None:
+    lecture = _library().lectures()[0]
+    part = _part(2, "Pontos de referência e quadros-chave no Synfig.", "quadros")
+    stop = threading.Event()
+    joined = "Manipulação de pontos de referência com quadros-chave"
+    kept = write_part(FakeGenerator(joined), lecture, part, "Portuguese", stop,
+                      lambda label, p: True)  # fmt: skip
+    assert kept.label == joined
+    listed = "Pontos referência quadros chave Synfig animação braços"
+    long = write_part(FakeGenerator(listed), lecture, part, "Portuguese", stop,
+                      lambda label, p: True)  # fmt: skip
+    assert long.label == "" and long.refused == (listed,)
 
 
 def test_a_label_names_its_part_only_in_the_lecturer_s_words_and_sense() -> None:

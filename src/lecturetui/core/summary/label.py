@@ -23,10 +23,16 @@ import numpy.typing as npt
 from lecturetui.core.llm.model import Generator
 from lecturetui.core.study.keyphrases import fold
 
-#: a label has this many words at most
+#: a label has this many words that carry meaning at most (`content_words`)...
 LABEL_WORDS = 6
-#: tokens the model may write for one
-LABEL_TOKENS = 16
+#: ... and this many in all: the short words a language joins them with are not counted
+#: ("Manipulação de pontos de referência com quadro-chaves" names its part in seven). Read on
+#: 14 parts of punctuated Portuguese, a six-word limit on all words dropped three of their
+#: model's labels, each a name (bench/RESULTS.md, "Labels in the lecture's own words")
+LABEL_MAX_WORDS = 9
+#: tokens the model may write for one: a Portuguese word is about two, and a reply cut here
+#: is longer than LABEL_MAX_WORDS, never a name cut short
+LABEL_TOKENS = 24
 #: the share of a label's content words its part must say (the lecture's language)
 SAID_SHARE = 0.5
 #: a label in another language than the lecture's: its part must be among this share of the
@@ -84,16 +90,16 @@ def without_title(label: str, title: str) -> str:
 
 
 def ask_label(generator: Generator, messages: list[dict[str, str]], stop: threading.Event) -> str:
-    """The model's label: its first line, without quotes or a closing stop, LABEL_WORDS words at
-    most ("" when it wrote none)."""
+    """The model's label: its first line, without quotes or a closing stop, LABEL_MAX_WORDS words
+    at most ("" when it wrote none, or a sentence)."""
     reply = ""
     for piece in generator.stream(messages, LABEL_TOKENS, stop, temperature=0.0):
         reply += piece
-        if "\n" in reply.strip():
-            break
+        if "\n" in reply.strip() or len(reply.split()) > LABEL_MAX_WORDS:
+            break  # its first line is written, or it is a sentence
     line = next((x for x in reply.strip().splitlines() if x.strip(_TRIM)), "")
     words = line.strip(_TRIM).split()
-    if len(words) > LABEL_WORDS:
+    if len(words) > LABEL_MAX_WORDS:
         return ""  # a sentence, not a name
     return " ".join(words).strip(_TRIM)
 

@@ -39,6 +39,7 @@ from lecturetui.core.study.lecture_keyphrases import part_vectors
 from lecturetui.core.study.parts import Part
 from lecturetui.core.summary.events import GistWritten, PartsReady, PartWritten
 from lecturetui.core.summary.label import (
+    LABEL_WORDS,
     NEGATIONS,
     Said,
     ask_label,
@@ -93,15 +94,16 @@ def write_part(
     check: Check,
     before: Sequence[str] = (),
 ) -> Written:
-    """A part's label: the model's, where `check` finds it names the part and it repeats none
-    of the labels `before` it; else `fallback_label`, the model's then kept as refused."""
+    """A part's label: the model's, where it has LABEL_WORDS words that carry meaning at most,
+    `check` finds it names the part and it repeats none of the labels `before` it; else
+    `fallback_label`, the model's then kept as refused."""
     messages = label_messages(lecture.title, part.digest, language)
     label = without_title(ask_label(generator, messages, stop), lecture.title)
     code = code_of(language)
     stop_words = stopwords(code) if code else frozenset()
-    words = set(content_words(label, stop_words))
-    repeats = any(words == set(content_words(b, stop_words)) for b in before)
-    if label and not repeats and check(label, part):
+    said = content_words(label, stop_words)
+    repeats = any(set(said) == set(content_words(b, stop_words)) for b in before)
+    if label and len(said) <= LABEL_WORDS and not repeats and check(label, part):
         return Written(part.number, part.start, label, ())
     return Written(part.number, part.start, fallback_label(part, check), (label,) if label else ())
 
