@@ -49,14 +49,13 @@ QUOTED_SENTENCES = 2
 #: the words of a part the answer model reads to name it: its most representative sentences,
 #: in order, at most DIGEST_WORDS and LECTURE_DIGEST_WORDS for the whole lecture shared among
 #: its parts (a long lecture's summary reads about as much as a short one's), never under
-#: MIN_DIGEST_WORDS. Reading the prompt is most of a summary's time; from 1300/170/80 these
-#: took a 9-part lecture's labels from 21.6 to 12.9 s on a laptop's 2 cores. Read by hand, the
-#: labels named their part 11 times against 9 in 43 parts (English with and without
-#: punctuation, Portuguese automatic captions), but 2 against 5 in 14 of punctuated Portuguese
-#: (bench/RESULTS.md, "The embedders' precision on a laptop")
-DIGEST_WORDS = 120
-LECTURE_DIGEST_WORDS = 800
-MIN_DIGEST_WORDS = 50
+#: MIN_DIGEST_WORDS. Reading the prompt is most of a summary's time, yet shorter digests
+#: (800/120/50) misnamed more parts: read blind on 47 parts of 6 lectures no rule was tuned on,
+#: 5 labels named something else against 1 with these (bench/RESULTS.md, "Labels in the
+#: lecture's own words")
+DIGEST_WORDS = 170
+LECTURE_DIGEST_WORDS = 1300
+MIN_DIGEST_WORDS = 80
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 
 #: the E5 vectors of units, by their labels in the unit index

@@ -26,9 +26,9 @@ from lecturetui.core.study.keyphrases import fold
 #: a label has this many words that carry meaning at most (`content_words`)...
 LABEL_WORDS = 6
 #: ... and this many in all: the short words a language joins them with are not counted
-#: ("Manipulação de pontos de referência com quadro-chaves" names its part in seven). Read on
-#: 14 parts of punctuated Portuguese, a six-word limit on all words dropped three of their
-#: model's labels, each a name (bench/RESULTS.md, "Labels in the lecture's own words")
+#: ("Manipulação de pontos de referência com quadro-chaves" names its part in seven). On 14
+#: parts of punctuated Portuguese, a limit of six words in all dropped three of the model's
+#: labels, each a name (bench/RESULTS.md, "Labels in the lecture's own words")
 LABEL_MAX_WORDS = 9
 #: tokens the model may write for one: a Portuguese word is about two, and a reply cut here
 #: is longer than LABEL_MAX_WORDS, never a name cut short
@@ -69,11 +69,11 @@ def label_messages(title: str, digest: str, language: str) -> list[dict[str, str
     lecturer says in the part. With the title among the instructions rather than beside each
     part, the model repeats it less: of 43 parts read by hand (English with and without
     punctuation, Portuguese automatic captions), its kept labels named their part 15 times
-    against 9 (11 with the shorter digests of core/study/parts.py); on 14 parts of punctuated
-    Portuguese it wrote the same labels as before
-    (bench/RESULTS.md, "The embedders' precision on a laptop"). The labels of the parts before it
-    are not listed: shown them, the small model copied one in two of them (bench/RESULTS.md,
-    "Summaries: the lecturer claims, the model names")."""
+    against 9; read blind on 47 parts of 6 other lectures (with LABEL_MAX_WORDS), 19 against 15,
+    one naming something else as before (bench/RESULTS.md, "Labels in the lecture's own
+    words"). The labels of the parts before it are not listed: shown them, the small model
+    copied one in two of them (bench/RESULTS.md, "Summaries: the lecturer claims, the model
+    names")."""
     ask = LABEL_ASK.get(language, LABEL_ASK_ANY.format(language=language))
     user = f"What the lecturer says in this part:\n“{digest}”\n\n{ask}"
     system = LABEL_SYSTEM.format(language=language) + f"\n\nThe lecture: {title}"
