@@ -101,9 +101,9 @@ def write_part(
     label = without_title(ask_label(generator, messages, stop), lecture.title)
     code = code_of(language)
     stop_words = stopwords(code) if code else frozenset()
-    said = content_words(label, stop_words)
-    repeats = any(set(said) == set(content_words(b, stop_words)) for b in before)
-    if label and len(said) <= LABEL_WORDS and not repeats and check(label, part):
+    words = content_words(label, stop_words)
+    repeats = any(set(words) == set(content_words(b, stop_words)) for b in before)
+    if label and len(words) <= LABEL_WORDS and not repeats and check(label, part):
         return Written(part.number, part.start, label, ())
     return Written(part.number, part.start, fallback_label(part, check), (label,) if label else ())
 
